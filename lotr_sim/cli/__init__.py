@@ -1,0 +1,1 @@
+"""The ``lotr-sim`` command line: a Typer root app, one module per command."""

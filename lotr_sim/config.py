@@ -1,0 +1,175 @@
+"""Rule parameters, TOML configs, ``--set`` overrides and config hashing.
+
+Every game declares its parameters as ``Param`` objects (name, default, allowed values,
+the rule ID it belongs to, help). ``resolve_params`` merges defaults, a config file's
+``[params]`` table and ``--set name=value`` overrides, validating each value; an unknown
+name is an error that names the closest valid parameter.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from lotr_sim.errors import ConfigError
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named rule parameter.
+
+    kind: "int", "float", "bool" or "choice". ``choices`` lists the allowed values of a
+    "choice" (strings); ``lo``/``hi`` bound an "int"/"float" (inclusive).
+    """
+
+    name: str
+    default: Any
+    kind: str
+    rule: str
+    help: str
+    choices: tuple = ()
+    lo: float | None = None
+    hi: float | None = None
+
+    def allowed(self) -> str:
+        if self.kind == "bool":
+            return "true|false"
+        if self.kind == "choice":
+            return "|".join(str(c) for c in self.choices)
+        lo = "-inf" if self.lo is None else _fmt(self.lo)
+        hi = "inf" if self.hi is None else _fmt(self.hi)
+        return f"{self.kind} in [{lo}, {hi}]"
+
+    def coerce(self, value: Any) -> Any:
+        """Turn ``value`` (a TOML value or a command-line string) into a valid value."""
+        where = f"parameter '{self.name}'"
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+                return value.strip().lower() in _TRUE
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        if self.kind == "choice":
+            text = str(value).strip() if not isinstance(value, bool) else str(value).lower()
+            for c in self.choices:
+                if text == str(c):
+                    return c
+            raise ConfigError(f"{where}: {value!r} is not one of {self.allowed()}")
+        if self.kind in ("int", "float"):
+            try:
+                if isinstance(value, bool):
+                    raise ValueError
+                if self.kind == "int":
+                    if isinstance(value, float) and not value.is_integer():
+                        raise ValueError
+                    v = int(value) if not isinstance(value, str) else int(value.strip())
+                else:
+                    v = float(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{where}: expected {self.kind}, got {value!r}") from None
+            if (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
+                raise ConfigError(f"{where}: {v} is outside the allowed {self.allowed()}")
+            return v
+        raise ConfigError(f"{where}: unknown kind {self.kind!r}")  # a bug in a game's table
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def closest(name: str, names: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest name, or '' when none is close."""
+    m = difflib.get_close_matches(name, list(names), n=1, cutoff=0.4)
+    return f"; did you mean '{m[0]}'?" if m else ""
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise ConfigError(f"expected name=value, got {text!r}")
+    name, value = text.split("=", 1)
+    name = name.strip().replace("-", "_")
+    if not name:
+        raise ConfigError(f"expected name=value, got {text!r}")
+    return name, value.strip()
+
+
+def resolve_params(
+    params: Sequence[Param],
+    file_values: Mapping[str, Any] | None = None,
+    overrides: Sequence[str] | Mapping[str, Any] | None = None,
+    game: str = "",
+) -> dict[str, Any]:
+    """Defaults <- config-file values <- overrides, each checked against ``params``."""
+    table = {p.name: p for p in params}
+    out = {p.name: p.default for p in params}
+
+    def put(name: str, value: Any, origin: str) -> None:
+        if name not in table:
+            g = f" of game '{game}'" if game else ""
+            raise ConfigError(f"unknown parameter '{name}'{g} ({origin}){closest(name, table)}")
+        out[name] = table[name].coerce(value)
+
+    for k, v in (file_values or {}).items():
+        put(k, v, "config file")
+    if isinstance(overrides, Mapping):
+        for k, v in overrides.items():
+            put(k, v, "override")
+    else:
+        for text in overrides or ():
+            k, v = parse_assignment(text)
+            put(k, v, "--set")
+    return out
+
+
+def load_toml(path: str | os.PathLike) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}")
+    try:
+        with p.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {p}: {e.strerror}") from None
+
+
+def config_hash(obj: Any) -> str:
+    """A stable hash of a JSON-able object (a game's data plus resolved parameters)."""
+    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def configs_dir() -> Path:
+    """The ``configs/`` folder: $LOTR_SIM_CONFIGS, the source tree's, or the installed copy."""
+    env = os.environ.get("LOTR_SIM_CONFIGS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent / "configs", here / "configs"):
+        if cand.is_dir():
+            return cand
+    raise ConfigError("cannot find the configs/ folder (set LOTR_SIM_CONFIGS)")
+
+
+@dataclass
+class GameConfig:
+    """A loaded, validated game configuration: the game's data plus resolved parameters."""
+
+    game: str
+    data: dict
+    params: dict[str, Any]
+    source: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def hash(self) -> str:
+        return config_hash({"game": self.game, "data": self.data, "params": self.params})

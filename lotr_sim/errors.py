@@ -1,0 +1,9 @@
+"""The one exception family the CLI turns into a single error line and a non-zero exit."""
+
+
+class LotrSimError(Exception):
+    """A user-facing error: bad input, broken config, unreachable scheduler, ..."""
+
+
+class ConfigError(LotrSimError):
+    """A game config, parameter or override is wrong."""

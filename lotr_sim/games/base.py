@@ -1,0 +1,83 @@
+"""The seam between games and the experiment layer.
+
+Every game is one ``Game`` subclass registered in ``registry.py``. The experiment layer
+(run, sweep, compare, balance, bench, reports) only ever calls this surface: it asks for
+"games first..first+n of this config" and adds up the outcomes; it never looks inside a
+game. Game ``i`` always uses random stream ``(seed, i)`` (``lotr_sim.kernels.rng``), so any
+split of a range across threads, processes or Dask workers gives the same rows.
+
+Outcomes are a ``dict[str, np.ndarray]``, one entry per column, one row per game, with
+the common columns
+
+    game      int64  the game index (its stream index)
+    winner    int8   index into ``Game.outcomes``     (e.g. good / evil / draw)
+    reason    int8   index into ``Game.reasons``      (e.g. leaders / city / deck)
+    rounds    int32  rounds played
+    turns     int32  turns played
+    points_<side> int32 for each side in ``Game.sides``
+
+plus any game-specific columns (e.g. units lost per type).
+"""
+from __future__ import annotations
+
+import abc
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.config import GameConfig, Param
+from lotr_sim.errors import ConfigError
+
+COMMON_COLUMNS = ("game", "winner", "reason", "rounds", "turns")
+
+
+class Game(abc.ABC):
+    name: str = ""                      # registry name, e.g. "minas-tirith"
+    title: str = ""                     # human title
+    sides: tuple[str, ...] = ()         # e.g. ("good", "evil")
+    outcomes: tuple[str, ...] = ()      # winner labels, e.g. ("good", "evil", "draw")
+    reasons: tuple[str, ...] = ()       # end reasons, e.g. ("leaders", "city", "deck")
+    policies: tuple[str, ...] = ()      # AI player names, e.g. ("random", "greedy", ...)
+    default_policies: Mapping[str, str] = {}
+
+    # -- configuration ------------------------------------------------------------------
+    @abc.abstractmethod
+    def params(self) -> list[Param]:
+        """Every rule parameter: name, default, allowed values, rule ID, help."""
+
+    @abc.abstractmethod
+    def load(self, config: str | None = None,
+             overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
+        """The default config (or ``config`` TOML file) with ``overrides``, validated.
+        Raises ConfigError with one clear line on anything wrong."""
+
+    @abc.abstractmethod
+    def compile(self, cfg: GameConfig) -> Any:
+        """Everything the kernels need, as flat NumPy arrays (picklable)."""
+
+    # -- simulation -----------------------------------------------------------------------
+    @abc.abstractmethod
+    def simulate(self, compiled: Any, policies: Mapping[str, str], seed: int,
+                 first: int, n: int, threads: int | None = None) -> dict[str, np.ndarray]:
+        """Play games ``first .. first+n-1``; game i uses stream (seed, i)."""
+
+    @abc.abstractmethod
+    def play(self, compiled: Any, policies: Mapping[str, str], seed: int,
+             game_index: int) -> tuple[dict[str, np.ndarray], list[dict]]:
+        """One game with its full event trace (list of JSON-able dicts)."""
+
+    def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
+        out = dict(self.default_policies)
+        for side, pol in (policies or {}).items():
+            if side not in self.sides:
+                raise ConfigError(f"game '{self.name}' has no side '{side}' (sides: {', '.join(self.sides)})")
+            if pol is None:
+                continue
+            if pol not in self.policies:
+                raise ConfigError(f"unknown policy '{pol}' for {side}; choose from {', '.join(self.policies)}")
+            out[side] = pol
+        return out
+
+    def describe_params(self) -> list[dict]:
+        return [dict(name=p.name, default=p.default, allowed=p.allowed(), rule=p.rule, help=p.help)
+                for p in self.params()]
