@@ -7,3 +7,7 @@ class LotrSimError(Exception):
 
 class ConfigError(LotrSimError):
     """A game config, parameter or override is wrong."""
+
+
+class SeedError(LotrSimError, ValueError):
+    """A seed outside [0, 2**63)."""

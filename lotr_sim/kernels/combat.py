@@ -19,9 +19,9 @@ units or down to its stop level), ``ATTACKER_RETREATED``, ``DEFENDER_RETREATED``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, stream_init_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 
 RULES = {"classic": 0, "lotr-risk": 1, "minas-tirith": 2}
 ATTACKER_WON, DEFENDER_HELD, ATTACKER_RETREATED, DEFENDER_RETREATED = 0, 1, 2, 3
@@ -29,42 +29,47 @@ OUTCOME_NAMES = ("attacker_won", "defender_held", "attacker_retreated", "defende
 
 
 @njit(cache=True, inline="always")
-def _sort3_desc(a, b, c):
-    if a < b:
-        a, b = b, a
-    if b < c:
-        b, c = c, b
-    if a < b:
-        a, b = b, a
-    return a, b, c
+def _dice5_nb(s):
+    """Five fair dice from one uniform draw on [0, 6**5): (a1, a2, a3, d1, d2)."""
+    v = randint_nb(s, 7776)
+    a1 = v % 6 + 1
+    v //= 6
+    a2 = v % 6 + 1
+    v //= 6
+    a3 = v % 6 + 1
+    v //= 6
+    d1 = v % 6 + 1
+    return a1, a2, a3, d1, v // 6 + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
     """One assault roll (MT-7.4, LR-5.3): ``a_dice`` in 1..3, ``d_dice`` in 1..2.
 
-    The bonuses add to each side's highest die only; ties go to the defender.
+    All five dice come from one exact uniform draw on [0, 6**5) (the unused ones are
+    dropped). The bonuses add to each side's highest die only; ties go to the defender.
     Returns (attacker losses, defender losses, attacker natural 6s, defender natural 6s).
     """
-    a1 = d6_nb(s)
-    a2 = d6_nb(s) if a_dice >= 2 else 0
-    a3 = d6_nb(s) if a_dice >= 3 else 0
-    d1 = d6_nb(s)
-    d2 = d6_nb(s) if d_dice >= 2 else 0
+    a1, a2, a3, d1, d2 = _dice5_nb(s)
+    if a_dice < 3:
+        a3 = 0
+    if a_dice < 2:
+        a2 = 0
+    if d_dice < 2:
+        d2 = 0
     a6 = (a1 == 6) + (a2 == 6) + (a3 == 6)
     d6 = (d1 == 6) + (d2 == 6)
-    a1, a2, a3 = _sort3_desc(a1, a2, a3)
-    if d2 > d1:
-        d1, d2 = d2, d1
+    hi = max(a1, max(a2, a3))
+    mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))  # missing dice are 0 placeholders
+    dhi = max(d1, d2)
+    dlo = d1 + d2 - dhi
     # branch-free: (x > y) is 0/1
-    att_first = (a1 + a_bonus) > (d1 + d_bonus)
-    la = 1 - att_first
-    ld = att_first
-    if a_dice >= 2 and d_dice >= 2:
-        att_second = a2 > d2
-        la += 1 - att_second
-        ld += att_second
-    return np.int64(la), np.int64(ld), np.int64(a6), np.int64(d6)
+    first = np.int64((hi + a_bonus) > (dhi + d_bonus))
+    second = np.int64(mid > dlo)
+    two = np.int64(a_dice >= 2 and d_dice >= 2)
+    la = (1 - first) + two * (1 - second)
+    ld = first + two * second
+    return la, ld, np.int64(a6), np.int64(d6)
 
 
 @njit(cache=True)
@@ -120,14 +125,13 @@ def bombard_nb(s, shooters, evil_at_banner):
 
 @njit(cache=True, parallel=True)
 def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
-               good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls):
+               good_attacks, witch_king, nchunks, out_outcome, out_a, out_d, out_rolls):
     """Battles ``first .. first+n-1`` (n = len(out_outcome)); battle i uses stream (seed, i).
 
-    Few large chunks (one per thread) with one stream array each; every battle reseeds, so
-    results do not depend on the thread count or chunking.
+    ``nchunks`` large chunks (``n_chunks(n)``: two per thread) with one stream array each;
+    every battle reseeds, so results do not depend on the thread count or chunking.
     """
     n = out_outcome.shape[0]
-    nchunks = 64 if n >= 64 else (n if n > 0 else 1)
     for c in prange(nchunks):
         s = np.empty(STATE_SIZE, dtype=np.uint64)
         lo = (n * c) // nchunks
@@ -143,11 +147,109 @@ def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bon
 
 
 @njit(cache=True, parallel=True)
-def bombards_nb(seed, first, shooters, evil_at_banner, out_hits):
+def bombards_nb(seed, first, shooters, evil_at_banner, nchunks, out_hits):
     """Bombardments ``first .. first+n-1``; bombardment i uses stream (seed, i)."""
     n = out_hits.shape[0]
-    for i in prange(n):
+    for c in prange(nchunks):
         s = np.empty(STATE_SIZE, dtype=np.uint64)
+        for i in range((n * c) // nchunks, (n * (c + 1)) // nchunks):
+            stream_init_nb(seed, first + i, s)
+            _, h = bombard_nb(s, shooters, evil_at_banner)
+            out_hits[i] = h
+
+
+# --- Python wrappers -------------------------------------------------------------------
+BONUS_RANGE = (-3, 3)
+
+
+def n_chunks(n: int) -> int:
+    """Few, large prange chunks: two per thread (measured faster than many small ones)."""
+    return max(1, min(n, 2 * get_num_threads()))
+
+
+def check_battle(rules: str, attackers: int, defenders: int, attack_bonus: int = 0,
+                 defence_bonus: int = 0, stop_at: int = 0) -> int:
+    """Validate a battle's arguments; returns the rule-set code. Raises LotrSimError."""
+    from lotr_sim.errors import LotrSimError
+
+    if rules not in RULES:
+        raise LotrSimError(f"unknown rule set '{rules}' (choose from {', '.join(RULES)})")
+    code = RULES[rules]
+    home = 0 if code == 2 else 1
+    if attackers < home + 1:
+        need = "2 (one unit stays home)" if home else "1"
+        raise LotrSimError(f"--attackers must be at least {need} under {rules} rules, got {attackers}")
+    if defenders < 1:
+        raise LotrSimError(f"--defenders must be at least 1, got {defenders}")
+    for name, b in (("--attack-bonus", attack_bonus), ("--defence-bonus", defence_bonus)):
+        if not BONUS_RANGE[0] <= b <= BONUS_RANGE[1]:
+            raise LotrSimError(f"{name} must be in {BONUS_RANGE[0]}..{BONUS_RANGE[1]}, got {b}")
+    if stop_at < 0 or stop_at >= attackers:
+        raise LotrSimError(f"--stop-at must be in 0..{attackers - 1}, got {stop_at}")
+    return code
+
+
+def simulate_battles(rules: str, attackers: int, defenders: int, n: int, seed: int,
+                     first: int = 0, attack_bonus: int = 0, defence_bonus: int = 0,
+                     good_attacks: bool = True, witch_king: bool = False,
+                     stop_at: int = 0) -> dict[str, np.ndarray]:
+    """Battles ``first .. first+n-1`` fought to the end (battle i uses stream (seed, i)).
+
+    Returns arrays ``outcome`` (codes of OUTCOME_NAMES), ``attackers_left``,
+    ``defenders_left`` and ``rolls``, one entry per battle."""
+    from lotr_sim.kernels.rng import check_seed
+
+    code = check_battle(rules, attackers, defenders, attack_bonus, defence_bonus, stop_at)
+    check_seed(seed)
+    out = {
+        "outcome": np.empty(n, np.int8),
+        "attackers_left": np.empty(n, np.int32),
+        "defenders_left": np.empty(n, np.int32),
+        "rolls": np.empty(n, np.int32),
+    }
+    battles_nb(seed, first, attackers, defenders, code, stop_at, attack_bonus, defence_bonus,
+               good_attacks, witch_king, n_chunks(n), out["outcome"], out["attackers_left"],
+               out["defenders_left"], out["rolls"])
+    return out
+
+
+def simulate_bombardments(shooters: int, n: int, seed: int, evil_at_banner: bool = False,
+                          divisor: int = 2, first: int = 0) -> np.ndarray:
+    """Hits of bombardments ``first .. first+n-1`` (MT-7.2). With ``evil_at_banner`` one
+    die per ``divisor`` shooters: the kernel sees the dice count directly."""
+    from lotr_sim.exact.bombard import bombard_dice
+    from lotr_sim.kernels.rng import check_seed
+
+    check_seed(seed)
+    dice = bombard_dice(shooters, evil_at_banner, divisor)
+    out = np.empty(n, np.int32)
+    bombards_nb(seed, first, dice, False, n_chunks(n), out)
+    return out
+
+
+@njit(cache=True)
+def rolls_nb(seed, first, a_dice, d_dice, a_bonus, d_bonus, out):
+    """Single assault rolls ``first .. first+n-1`` (roll i on stream (seed, i)); writes
+    (attacker losses, defender losses, attacker 6s, defender 6s) into ``out[i, :]``."""
+    s = np.empty(STATE_SIZE, dtype=np.uint64)
+    for i in range(out.shape[0]):
         stream_init_nb(seed, first + i, s)
-        _, h = bombard_nb(s, shooters, evil_at_banner)
-        out_hits[i] = h
+        la, ld, a6, d6 = assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus)
+        out[i, 0] = la
+        out[i, 1] = ld
+        out[i, 2] = a6
+        out[i, 3] = d6
+
+
+def simulate_rolls(a_dice: int, d_dice: int, n: int, seed: int, a_bonus: int = 0,
+                   d_bonus: int = 0, first: int = 0) -> np.ndarray:
+    """``n`` single assault rolls as an int64 array [n, 4] (see ``rolls_nb``)."""
+    from lotr_sim.errors import LotrSimError
+    from lotr_sim.kernels.rng import check_seed
+
+    if not (1 <= a_dice <= 3 and 1 <= d_dice <= 2):
+        raise LotrSimError(f"a roll needs 1-3 attacking and 1-2 defending dice, got {a_dice} and {d_dice}")
+    check_seed(seed)
+    out = np.empty((n, 4), np.int64)
+    rolls_nb(seed, first, a_dice, d_dice, a_bonus, d_bonus, out)
+    return out

@@ -113,8 +113,10 @@ def make_stream(seed: int, index: int) -> np.ndarray:
 
 
 def check_seed(seed: int) -> int:
-    if not isinstance(seed, (int, np.integer)) or not (0 <= int(seed) < 2**63):
-        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+    from lotr_sim.errors import SeedError
+
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= int(seed) < 2**63):
+        raise SeedError(f"seed must be an integer in [0, 2**63), got {seed!r}")
     return int(seed)
 
 

@@ -1,0 +1,51 @@
+"""``lotr-sim bench kernels`` and ``lotr-sim bench --game NAME``."""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.errors import LotrSimError
+
+
+@cli_errors
+def bench(
+    what: Optional[str] = typer.Argument(None, help="'kernels' for the combat kernels; omit with --game."),
+    game: Optional[str] = typer.Option(None, "--game", "-g", help="Benchmark full games of this game."),
+    games: int = typer.Option(20_000, "--games", "-n", help="Games per timed call (with --game)."),
+    battles: int = typer.Option(2_000_000, "--battles", help="Battles per timed call (kernels)."),
+    seed: int = typer.Option(1, "--seed", "-s"),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""
+    from lotr_sim import bench as b
+
+    if what == "kernels" and game is None:
+        if battles < 1000:
+            raise LotrSimError(f"--battles must be at least 1000, got {battles}")
+        res = b.bench_kernels(battles=battles, seed=seed)
+        if json_out:
+            print_json(res)
+            return
+        bps, rps = res["battles_per_s"], res["rolls_per_s"]
+        typer.echo(res["battle"])
+        for k in ("numba_1_thread", "numba_all_threads", "python_reference"):
+            typer.echo(f"  {k:<18} {bps[k] / 1e6:10.3f} M battles/s  {rps[k] / 1e6:10.2f} M rolls/s")
+        r = res["ratios"]
+        typer.echo(f"  all threads ({res['threads_available']}) / 1 thread: {r['all_threads_over_1_thread']:.2f}x;"
+                   f"  numba 1 thread / Python: {r['numba_1_thread_over_python']:.0f}x")
+        return
+    if what is None and game is not None:
+        if games < 10:
+            raise LotrSimError(f"--games must be at least 10, got {games}")
+        res = b.bench_game(game, games=games, seed=seed)
+        if json_out:
+            print_json(res)
+            return
+        g = res["games_per_hour"]
+        typer.echo(f"{game}, {res['policies']}:")
+        typer.echo(f"  one thread   {g['one_thread'] / 1e6:8.3f} M games/h  ({g['one_thread'] / 3600:,.0f} games/s)")
+        typer.echo(f"  all threads  {g['all_threads'] / 1e6:8.3f} M games/h  ({g['all_threads'] / 3600:,.0f} games/s)")
+        return
+    raise LotrSimError("say what to benchmark: 'lotr-sim bench kernels' or 'lotr-sim bench --game NAME'")

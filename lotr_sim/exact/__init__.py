@@ -1,0 +1,1 @@
+"""Exact laws (no Monte Carlo) that every kernel is checked against."""

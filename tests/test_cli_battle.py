@@ -1,0 +1,113 @@
+"""`lotr-sim battle`, `bombard`, `bench kernels`, `--version` through Typer's runner."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from lotr_sim import __version__
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_version_and_help():
+    r = run("--version")
+    assert r.exit_code == 0 and __version__ in r.output
+    for cmd in ("battle", "bombard", "bench"):
+        r = run(cmd, "--help")
+        assert r.exit_code == 0 and "Usage" in r.output
+
+
+def test_battle_json_exact_and_monte_carlo():
+    r = run("battle", "--rules", "minas-tirith", "--attackers", "3", "--defenders", "5",
+            "--attack-bonus", "1", "--defence-bonus", "2", "--good", "defender", "--games", "50000",
+            "--seed", "3", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    ex, mc = out["exact"], out["monte_carlo"]
+    for k in ("attacker_wins", "defender_wins", "retreat", "attacker_survivors_mean",
+              "defender_survivors_mean"):
+        assert k in ex
+    assert ex["attacker_wins"] + ex["defender_wins"] + ex["retreat"] == pytest.approx(1.0)
+    assert mc["games"] == 50000
+    lo, hi = mc["ci95"]
+    assert lo < mc["attacker_wins"] < hi
+    assert abs(mc["z"]) < 4
+
+
+def test_battle_osborne_10_v_10_through_cli():
+    r = run("battle", "--rules", "classic", "--attackers", "11", "--defenders", "10",
+            "--games", "0", "--json")
+    out = json.loads(r.output)
+    assert round(out["exact"]["attacker_wins"], 3) == 0.568
+    assert "monte_carlo" not in out
+
+
+def test_battle_text_and_plot(tmp_path):
+    png = tmp_path / "s.png"
+    r = run("battle", "-r", "lotr-risk", "-a", "6", "-d", "4", "--attack-bonus", "1",
+            "-n", "20000", "--plot", str(png))
+    assert r.exit_code == 0, r.output
+    assert "attacker takes territory" in r.output and "Wilson" in r.output
+    assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--rules", "chess", "-a", "3", "-d", "2"], "unknown rule set 'chess'"),
+    (["--rules", "classic", "-a", "1", "-d", "2"], "--attackers must be at least 2"),
+    (["-a", "0", "-d", "2"], "--attackers must be at least 1"),
+    (["-a", "3", "-d", "0"], "--defenders must be at least 1"),
+    (["-a", "3", "-d", "-4"], "--defenders must be at least 1"),
+    (["-a", "3", "-d", "2", "--attack-bonus", "7"], "--attack-bonus must be in -3..3"),
+    (["-r", "classic", "-a", "3", "-d", "2", "--witch-king"], "only to --rules minas-tirith"),
+    (["-a", "3", "-d", "2", "--good", "both"], "--good must be"),
+    (["-a", "3", "-d", "2", "--games", "-1"], "--games must be 0 or more"),
+    (["-a", "3", "-d", "2", "--seed", "-1"], "seed must be"),
+])
+def test_battle_bad_input_one_line_nonzero_exit(args, needle):
+    r = run("battle", *args)
+    assert r.exit_code != 0
+    assert needle in r.output
+    assert "Traceback" not in r.output
+    assert len([ln for ln in r.output.splitlines() if ln.strip()]) == 1
+
+
+def test_bombard_json_mt_7_2():
+    r = run("bombard", "--shooters", "4", "--banner", "--games", "40000", "--json")
+    out = json.loads(r.output)
+    assert out["bombard"]["dice"] == 2
+    assert out["exact"]["p_at_least_one"] == pytest.approx(1 - (5 / 6) ** 2)
+    assert abs(out["monte_carlo"]["z"]) < 4
+    r = run("bombard", "--shooters", "0")
+    assert r.exit_code != 0 and "shooters must be at least 1" in r.output
+
+
+def test_bench_kernels_json_reports_all_three():
+    r = run("bench", "kernels", "--battles", "200000", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    b = out["battles_per_s"]
+    assert set(b) == {"numba_1_thread", "numba_all_threads", "python_reference"}
+    assert all(v > 0 for v in b.values())
+    r = run("bench")
+    assert r.exit_code != 0 and "say what to benchmark" in r.output
+
+
+def test_numba_cache_falls_back_when_home_cache_unwritable(tmp_path):
+    """With no NUMBA_CACHE_DIR and an unusable cache home, a writable fallback is used."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = "/dev/null/not-a-dir"
+    env["TMPDIR"] = str(tmp_path)
+    code = ("import os, lotr_sim; d = os.environ['NUMBA_CACHE_DIR']; print(d);"
+            "from lotr_sim.kernels.combat import simulate_battles as s; s('classic', 3, 2, 10, 1);"
+            "print(len(os.listdir(d)) > 0)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    lines = out.stdout.split()
+    assert lines[0].startswith(str(tmp_path)) and lines[1] == "True"

@@ -1,0 +1,122 @@
+"""Combat kernels against the exact laws, their properties, and determinism."""
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lotr_sim.exact.battle import OUTCOMES, battle_law, roll_counts
+from lotr_sim.exact.bombard import bombard_law
+from lotr_sim.kernels.combat import (RULES, assault_roll_nb, simulate_battles,
+                                     simulate_bombardments, simulate_rolls)
+from lotr_sim.kernels.reference import battles_py
+from lotr_sim.kernels.rng import make_stream
+
+
+def _z(k, n, p):
+    if p in (0.0, 1.0):
+        return 0.0 if k == n * p else np.inf
+    return (k / n - p) / np.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("a,d,ab,db", [(3, 2, 0, 0), (2, 2, 1, 0), (1, 2, 0, 2), (3, 1, 2, 1), (2, 1, 0, 0)])
+def test_roll_kernel_matches_exact_roll_law(a, d, ab, db):
+    n = 200_000
+    r = simulate_rolls(a, d, n, seed=11, a_bonus=ab, d_bonus=db)
+    law = roll_counts(a, d, ab, db) / 6.0 ** (a + d)
+    for la in range(3):
+        for ld in range(3):
+            p = law[la, ld].sum()
+            k = int(((r[:, 0] == la) & (r[:, 1] == ld)).sum())
+            assert abs(_z(k, n, p)) < 4, (la, ld, k, p)
+    # at least one six among the attacker's dice
+    p6 = law[:, :, 1, :].sum()
+    assert abs(_z(int((r[:, 2] > 0).sum()), n, p6)) < 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.integers(1, 3), d=st.integers(1, 2), ab=st.integers(-3, 3), db=st.integers(-3, 3),
+       seed=st.integers(0, 2**63 - 1), index=st.integers(0, 2**40))
+def test_roll_kernel_properties(a, d, ab, db, seed, index):
+    s = make_stream(seed, index)
+    la, ld, a6, d6 = assault_roll_nb(s, a, d, ab, db)
+    pairs = min(a, d)
+    assert la >= 0 and ld >= 0
+    assert la + ld == pairs          # every compared pair costs exactly one unit
+    assert la <= pairs and ld <= pairs
+    assert 0 <= a6 <= a and 0 <= d6 <= d
+
+
+GRID = [
+    ("classic", 11, 10, 0, 0, True, False),
+    ("classic", 4, 3, 0, 0, True, False),
+    ("lotr-risk", 6, 5, 1, 2, True, False),
+    ("lotr-risk", 3, 4, 1, 0, True, False),
+    ("minas-tirith", 3, 5, 1, 2, False, False),
+    ("minas-tirith", 6, 4, 2, 1, False, True),
+    ("minas-tirith", 8, 6, 1, 1, True, True),
+    ("minas-tirith", 5, 5, 0, 2, True, False),
+]
+
+
+@pytest.mark.parametrize("rules,a,d,ab,db,good_att,wk", GRID)
+def test_battle_kernel_matches_markov_chain(rules, a, d, ab, db, good_att, wk):
+    n = 300_000
+    r = simulate_battles(rules, a, d, n, seed=2024, attack_bonus=ab, defence_bonus=db,
+                         good_attacks=good_att, witch_king=wk)
+    law = battle_law(rules, a, d, ab, db, good_att, wk)
+    counts = np.bincount(r["outcome"], minlength=4)
+    for o, name in enumerate(OUTCOMES):
+        assert abs(_z(int(counts[o]), n, law.prob(name))) < 4, (name, counts[o] / n, law.prob(name))
+    # survivors: each attacker-survivor cell within 4 standard errors
+    for k, p in enumerate(law.attacker_survivors):
+        assert abs(_z(int((r["attackers_left"] == k).sum()), n, p)) < 4, k
+    for k, p in enumerate(law.defender_survivors):
+        assert abs(_z(int((r["defenders_left"] == k).sum()), n, p)) < 4, k
+    sd = np.sqrt(r["rolls"].var() / n)
+    assert abs(r["rolls"].mean() - law.expected_rolls) < 4 * sd
+
+
+def test_kernel_is_bit_identical_to_plain_python_reference():
+    for rules, a, d, kw in [("classic", 11, 10, {}), ("lotr-risk", 5, 4, dict(a_bonus=1, d_bonus=2)),
+                            ("minas-tirith", 7, 5, dict(a_bonus=1, d_bonus=2, good_attacks=False,
+                                                         witch_king=True))]:
+        r = simulate_battles(rules, a, d, 3000, seed=99, first=500,
+                             attack_bonus=kw.get("a_bonus", 0), defence_bonus=kw.get("d_bonus", 0),
+                             good_attacks=kw.get("good_attacks", True), witch_king=kw.get("witch_king", False))
+        ref = battles_py(99, 500, 3000, a, d, RULES[rules], **kw)
+        got = list(zip(*(r[k].tolist() for k in ("outcome", "attackers_left", "defenders_left", "rolls"))))
+        assert got == ref
+
+
+def test_same_seed_bit_identical_for_1_or_2_threads_and_any_chunking():
+    args = ("minas-tirith", 9, 7)
+    kw = dict(attack_bonus=1, defence_bonus=1, witch_king=True)
+    numba.set_num_threads(1)
+    try:
+        one = simulate_battles(*args, 100_001, seed=5, **kw)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert numba.config.NUMBA_NUM_THREADS >= 2
+    numba.set_num_threads(2)
+    two = simulate_battles(*args, 100_001, seed=5, **kw)
+    # chunked differently: three calls over consecutive index ranges
+    parts = [simulate_battles(*args, n, seed=5, first=f, **kw)
+             for f, n in ((0, 7), (7, 50_000), (50_007, 49_994))]
+    for k in one:
+        assert np.array_equal(one[k], two[k])
+        assert np.array_equal(one[k], np.concatenate([p[k] for p in parts]))
+    other = simulate_battles(*args, 1000, seed=6, **kw)
+    assert not np.array_equal(other["rolls"], one["rolls"][:1000])
+
+
+@pytest.mark.parametrize("shooters,banner", [(4, False), (6, True), (3, True), (1, False)])
+def test_bombard_kernel_matches_binomial(shooters, banner):
+    """MT-7.2 bombardment against the exact binomial law."""
+    n = 200_000
+    hits = simulate_bombardments(shooters, n, seed=3, evil_at_banner=banner)
+    law = bombard_law(shooters, evil_at_banner=banner)
+    c = np.bincount(hits, minlength=len(law))
+    assert len(c) == len(law)
+    for k, p in enumerate(law):
+        assert abs(_z(int(c[k]), n, p)) < 4
