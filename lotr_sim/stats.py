@@ -1,11 +1,6 @@
 """Small statistics shared by the commands (the experiment layer has the rest).
 
-Wilson score interval for a proportion k/n at confidence 1 - alpha, z = Phi^-1(1 - alpha/2):
-
-    centre = (p + z^2 / 2n) / (1 + z^2 / n)
-    half   = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2)
-
-computed by scipy (``binomtest(...).proportion_ci(method="wilson")``).
+The Wilson score interval itself is ``lotr_sim.experiments.stats.wilson`` (formula there).
 """
 from __future__ import annotations
 
@@ -13,12 +8,11 @@ import math
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    if n <= 0:
-        return (0.0, 1.0)
-    from scipy.stats import binomtest
+    """Wilson score interval; the one implementation lives in ``experiments.stats``."""
+    from lotr_sim.experiments.stats import wilson as _wilson
 
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return (float(ci.low), float(ci.high))
+    lo, hi = _wilson(k, n, confidence)
+    return (float(lo), float(hi))
 
 
 def z_score(k: int, n: int, p: float) -> float:

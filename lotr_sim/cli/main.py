@@ -17,11 +17,16 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-# (command name, "module:function"); a module missing from a partial checkout is skipped.
+# (command name, "module:function"): one module per command.
 COMMANDS = [
     ("battle", "lotr_sim.cli.battle:battle"),
     ("bombard", "lotr_sim.cli.battle:bombard"),
     ("bench", "lotr_sim.cli.bench:bench"),
+    ("run", "lotr_sim.cli.run:run"),
+    ("sweep", "lotr_sim.cli.sweep:sweep"),
+    ("compare", "lotr_sim.cli.compare:compare"),
+    ("balance", "lotr_sim.cli.balance:balance"),
+    ("report", "lotr_sim.cli.report:report"),
 ]
 
 

@@ -27,6 +27,12 @@ def register(name: str, target: str) -> None:
     _cache.pop(name, None)
 
 
+def unregister(name: str) -> None:
+    """Remove a registered game (plug-ins and tests undo ``register`` with this)."""
+    _GAMES.pop(name, None)
+    _cache.pop(name, None)
+
+
 def get_game(name: str):
     if name not in _GAMES:
         raise ConfigError(f"unknown game '{name}'{closest(name, _GAMES)} (games: {', '.join(_GAMES)})")

@@ -1,0 +1,211 @@
+"""The public Python API of lotr-sim (what the CLI and notebooks use).
+
+Every function takes a game by registry name (``"minas-tirith"``) or a ``Game`` object and
+works for any game through the ``Game`` seam only. Parameters are given as ``{"name": value}``
+mappings or ``["name=value", ...]`` lists; policies per side as ``{"good": "greedy"}``.
+
+>>> from lotr_sim import api
+>>> r = api.run_games("minas-tirith", games=10_000, seed=1)
+>>> r.summary["good_win_rate"], r.summary["good_ci95"]
+>>> s = api.sweep("minas-tirith", params={"leader_bonus": [0, 1, 2]}, games=4000, out="reports/lb")
+>>> s.results[["label", "rate_good", "lo_good", "hi_good", "delta_good"]]
+>>> api.compare("minas-tirith", {"leave_one_behind": True}, {"leave_one_behind": False})
+>>> api.balance("minas-tirith", "banner_defence_bonus", "0:3")
+
+Statistics (see ``lotr_sim.experiments.stats`` for the formulas): Wilson score intervals
+for win rates, t intervals for paired per-game differences (common random numbers: game i
+of every variant uses random stream i), Wald's normal SPRT on the per-game paired differences.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from lotr_sim.errors import LotrSimError
+
+__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "compare", "balance", "load_results",
+           "report", "RunResult", "SweepResult"]
+
+
+def get_game(game):
+    """A ``Game`` object from a registry name (or the object itself)."""
+    if isinstance(game, str):
+        from lotr_sim.games.registry import get_game as _get
+        return _get(game)
+    return game
+
+
+def _pols(good: str | None = None, evil: str | None = None,
+          policies: Mapping[str, str] | None = None) -> dict:
+    out = dict(policies or {})
+    if good is not None:
+        out["good"] = good
+    if evil is not None:
+        out["evil"] = evil
+    return out
+
+
+def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, str] | None = None,
+              sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
+              threads: int | None = None, out: str | Path | None = None, trace: str | Path | None = None,
+              progress: bool = False, good: str | None = None, evil: str | None = None,
+              scheduler: str | None = None, cluster: str | None = None):
+    """Play games ``0..games-1`` of one configuration (game i uses stream (seed, i)).
+
+    Returns a ``RunResult`` with ``summary`` (games, wins{outcome}, ``<outcome>_win_rate``,
+    ``<outcome>_ci95`` Wilson 95% intervals, reasons{...}, rounds/turns means and quantiles,
+    points per side, timing) and ``games`` (a DataFrame, one row per game). ``out`` writes
+    ``games.parquet`` and ``summary.json``; ``trace`` writes every game's event trace as
+    JSON Lines (via ``Game.play``; meant for small counts).
+    """
+    from lotr_sim.experiments.run import run_games as _run
+    g = get_game(game)
+    return _run(g, games, seed, _pols(good, evil, policies), sets, config, threads, out, trace, progress,
+                scheduler=scheduler, cluster=cluster)
+
+
+def default_sweep_file(game_name: str) -> Path:
+    from lotr_sim.config import configs_dir
+    return configs_dir() / "sweeps" / f"{game_name}.toml"
+
+
+def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, grid: bool | None = None,
+               games: int | None = None, precision: float | None = None, max_games: int | None = None,
+               seed: int | None = None, policies: Mapping[str, str] | None = None,
+               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
+               chunk: int | None = None, sweep_file: str | Path | None = None,
+               good: str | None = None, evil: str | None = None):
+    """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
+    sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
+    ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``."""
+    from lotr_sim.config import parse_assignment
+    from lotr_sim.experiments.spec import SweepSpec, load_sweep_file, parse_param
+    g = get_game(game)
+    file_d: dict = {}
+    if not params and sweep_file is None:
+        sweep_file = default_sweep_file(g.name)
+        if not Path(sweep_file).is_file():
+            raise LotrSimError(f"no --param given and no default sweep file {sweep_file} for game '{g.name}'")
+    if sweep_file is not None:
+        file_d = load_sweep_file(sweep_file)
+        if file_d.get("game", g.name) != g.name:
+            raise LotrSimError(f"sweep file {sweep_file} is for game '{file_d['game']}', not '{g.name}'")
+    if params:
+        if isinstance(params, Mapping):
+            dims = [(k, list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in params.items()]
+        else:
+            dims = [parse_param(p) for p in params]
+    else:
+        dims = file_d.get("dims", [])
+    if not dims:
+        raise LotrSimError("nothing to sweep: give at least one --param name=values")
+    base_sets = dict(file_d.get("set", {}))
+    if isinstance(sets, Mapping):
+        base_sets.update(sets)
+    else:
+        for s in sets or []:
+            k, v = parse_assignment(s)
+            base_sets[k] = v
+    pols = dict(file_d.get("policies", {}))
+    pols.update(_pols(good, evil, policies))
+    if games is None and precision is None:
+        games = file_d.get("games")
+        precision = file_d.get("precision")
+        if games is None and precision is None:
+            games = 9604
+    if games is not None and precision is not None:
+        raise LotrSimError("give either --games or --precision, not both")
+    return SweepSpec(
+        game=g.name, dims=dims, grid=bool(file_d.get("grid", False) if grid is None else grid),
+        base_sets=base_sets, policies=pols, config=config or file_d.get("config"),
+        seed=int(file_d.get("seed", 1) if seed is None else seed),
+        games=games, precision=precision,
+        max_games=max_games if max_games is not None else file_d.get("max_games"),
+        chunk=int(chunk or file_d.get("chunk", 2000)))
+
+
+def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
+          precision: float | None = None, max_games: int | None = None, seed: int | None = None,
+          policies: Mapping[str, str] | None = None, sets=None, config: str | None = None,
+          threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
+          scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
+          save_games: bool = False, progress: bool = False, chunk: int | None = None,
+          sweep_file: str | Path | None = None, report: bool = True,
+          good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0):
+    """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
+
+    Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so
+    every point's change against the baseline comes with a paired 95% interval. Output
+    folder (default ``reports/<game>/<timestamp>/``): ``results.parquet``, ``manifest.json``,
+    ``chunks/``, ``report.md``/``report.html`` with ``plots/``, and ``games.parquet`` when
+    ``save_games``. ``resume=DIR`` continues a killed sweep (other arguments must match or
+    be omitted). ``scheduler="tcp://host:port"`` or ``cluster="local"`` run on Dask.
+    Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``).
+    """
+    from lotr_sim.experiments.sweep import run_sweep
+    g = get_game(game)
+    explicit = any(x is not None and x != [] and x != {} for x in
+                   (params, grid, games, precision, max_games, seed, policies, sets, config, chunk,
+                    sweep_file, good, evil))
+    spec = None
+    if resume is None or explicit:
+        spec = sweep_spec(g, params, grid, games, precision, max_games, seed, policies, sets, config,
+                          chunk, sweep_file, good, evil)
+    return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
+                     workers=workers, save_games=save_games, progress=progress, resume=resume,
+                     report=report, connect_timeout=connect_timeout)
+
+
+def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],
+            sets=None, policies: Mapping[str, str] | None = None, config: str | None = None,
+            seed: int = 1, alpha: float = 0.05, beta: float = 0.05, p0: float | None = None,
+            p1: float | None = None, delta: float | None = None, max_games: int = 200_000,
+            min_games: int = 100, threads: int | None = None, paired: bool = True, progress: bool = False,
+            scheduler: str | None = None, cluster: str | None = None) -> dict:
+    """Compare variant ``a`` with variant ``b`` (parameter or ``good``/``evil`` policy
+    assignments) on paired games with Wald's SPRT on the per-game differences of "Good
+    won" (hypotheses ``p0``/``p1`` on Good's win rate under A minus under B, or ``delta``
+    for p0 = -delta, p1 = +delta); stops at the first decision.
+
+    Returns a dict: ``verdict`` (which variant favours the first outcome, e.g. Good),
+    ``favours`` ("A"/"B"/None), ``delta`` (paired change of Good's win rate, A minus B) with
+    ``delta_ci95``, ``games`` used, both rates with Wilson intervals and the SPRT state.
+    """
+    from lotr_sim.experiments.compare import compare as _cmp
+    return _cmp(get_game(game), a, b, sets, policies, config, seed, alpha, beta, p0, p1, delta,
+                max_games, min_games=min_games, threads=threads, paired=paired, progress=progress,
+                scheduler=scheduler, cluster=cluster)
+
+
+def balance(game, param: str, range: str, target: float = 0.5, games: int = 4000, sets=None,
+            policies: Mapping[str, str] | None = None, config: str | None = None, seed: int = 1,
+            tol: float | None = None, max_steps: int = 12, threads: int | None = None,
+            progress: bool = False, scheduler: str | None = None, cluster: str | None = None) -> dict:
+    """Find where Good's (the first outcome's) win rate crosses ``target`` as ``param``
+    goes over ``range`` ("a:b"), by bisection on paired runs. Returns the bracketing values
+    with their rates and intervals, an interpolated estimate and its interval."""
+    from lotr_sim.experiments.compare import balance as _bal
+    return _bal(get_game(game), param, range, None, target, games, sets, policies, config, seed,
+                tol, max_steps, threads, scheduler, cluster, progress)
+
+
+def load_results(folder: str | Path):
+    """``(results DataFrame, manifest dict)`` of a sweep folder."""
+    from lotr_sim.reports.build import load_results as _load
+    return _load(folder)
+
+
+def report(folder: str | Path) -> dict:
+    """Rebuild ``report.md``/``report.html`` and the plots of a sweep folder from its Parquet."""
+    from lotr_sim.reports.build import build_report
+    return build_report(folder)
+
+
+def __getattr__(name):  # lazy re-exports of the result classes
+    if name == "RunResult":
+        from lotr_sim.experiments.run import RunResult
+        return RunResult
+    if name == "SweepResult":
+        from lotr_sim.experiments.sweep import SweepResult
+        return SweepResult
+    raise AttributeError(name)

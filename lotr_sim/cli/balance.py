@@ -1,0 +1,51 @@
+"""``lotr-sim balance``: where does Good's win rate cross the target?"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotr_sim.cli._common import cli_errors, print_json
+
+
+@cli_errors
+def balance(
+    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    param: str = typer.Option(..., "--param", "-p", help="A numeric rule parameter."),
+    range_: str = typer.Option(..., "--range", "-r", help="a:b, the values to search between."),
+    target: float = typer.Option(0.5, "--target", "-t", help="Target win rate of Good."),
+    games: int = typer.Option(4000, "--games", "-n", help="Games per evaluated value."),
+    sets: List[str] = typer.Option([], "--set", help="Other overrides name=value (repeatable)."),
+    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
+    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
+    tol: Optional[float] = typer.Option(None, "--tol", help="Stop width for a float parameter."),
+    max_steps: int = typer.Option(12, "--max-steps", help="Bisection steps at most."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
+    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Find the value of --param where Good's win rate crosses --target.
+
+    Bisection on paired runs; for an integer parameter the two bracketing values."""
+    from lotr_sim import api
+    pol = {k: v for k, v in (("good", good), ("evil", evil)) if v is not None}
+    r = api.balance(game, param, range_, target=target, games=games, sets=sets, policies=pol,
+                    config=str(config) if config else None, seed=seed, tol=tol, max_steps=max_steps,
+                    threads=threads, progress=not quiet and not as_json)
+    if as_json:
+        print_json(r)
+        return
+    for e in r["evaluated"]:
+        typer.echo(f"  {param}={e['value']}: {r['outcome']} {100 * e['rate']:.2f}% "
+                   f"[{100 * e['ci95'][0]:.2f}, {100 * e['ci95'][1]:.2f}] ({e['games']} games)")
+    typer.echo(r["message"])
+    if r["bracketed"]:
+        d = r["bracket_delta"]
+        typer.echo(f"paired change between the bracket ends: {100 * d['delta']:+.2f} points "
+                   f"[{100 * d['ci95'][0]:+.2f}, {100 * d['ci95'][1]:+.2f}]")
+        if r["estimate"] is not None:
+            typer.echo(f"interpolated crossing {r['estimate']:.4g}, 95% interval "
+                       f"[{r['interval'][0]:.4g}, {r['interval'][1]:.4g}]")

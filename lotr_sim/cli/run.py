@@ -1,0 +1,81 @@
+"""``lotr-sim run``: N games of one configuration; win rates with 95% Wilson intervals."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotr_sim.cli._common import cli_errors, print_json
+
+
+def print_summary(game, s: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    con = Console()
+    if not con.is_terminal:
+        con = Console(width=200)
+    n = s["games"]
+    t = Table(title=f"{s['game']}: {n} games, seed {s['seed']}, "
+                    + ", ".join(f"{k} {v}" for k, v in s["policies"].items()))
+    t.add_column("outcome")
+    t.add_column("games", justify="right")
+    t.add_column("rate %", justify="right")
+    t.add_column("95% Wilson", justify="right")
+    for o in game.outcomes:
+        lo, hi = s[f"{o}_ci95"]
+        t.add_row(o, str(s["wins"][o]), f"{100 * s[f'{o}_win_rate']:.2f}", f"[{100 * lo:.2f}, {100 * hi:.2f}]")
+    con.print(t)
+    r = Table(title="end reasons")
+    r.add_column("reason")
+    r.add_column("games", justify="right")
+    r.add_column("share %", justify="right")
+    for k, v in s["reasons"].items():
+        r.add_row(k, str(v), f"{100 * v / n:.2f}" if n else "-")
+    con.print(r)
+    lines = []
+    for key in ("rounds", "turns"):
+        if f"{key}_mean" in s:
+            q = s[f"{key}_quantiles"]
+            lines.append(f"{key}: mean {s[f'{key}_mean']:.2f}, sd {s[f'{key}_sd']:.2f}, "
+                         f"median {q['q50']:g}, 5–95% [{q['q05']:g}, {q['q95']:g}]")
+    for side, p in s.get("points", {}).items():
+        lines.append(f"points {side}: mean {p['mean']:.2f}, sd {p['sd']:.2f}")
+    gps = s.get("games_per_second")
+    lines.append(f"time {s['elapsed_s']:.2f} s" + (f", {gps:,.0f} games/s" if gps else ""))
+    for line in lines:
+        con.print(line)
+
+
+@cli_errors
+def run(
+    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    games: int = typer.Option(10000, "--games", "-n", help="Number of games."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Master seed; game i uses stream (seed, i)."),
+    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
+    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML with a params table."),
+    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads (default: all cores)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Write every game's event trace (JSON Lines)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Play N games of one configuration: win rates with 95% Wilson intervals.
+
+    Also prints end reasons, points and game-length statistics; --out writes one row per
+    game (games.parquet) and summary.json; --json prints the summary."""
+    from lotr_sim import api
+    g = api.get_game(game)
+    res = api.run_games(g, games=games, seed=seed, good=good, evil=evil, sets=sets,
+                        config=str(config) if config else None, threads=threads, out=out,
+                        trace=trace, progress=not quiet and not as_json)
+    if as_json:
+        print_json(res.summary)
+    else:
+        print_summary(g, res.summary)
+        if out is not None:
+            typer.echo(f"wrote {Path(out) / 'games.parquet'} and {Path(out) / 'summary.json'}")
+        if trace is not None:
+            typer.echo(f"wrote {res.summary['trace']['events']} events to {trace}")

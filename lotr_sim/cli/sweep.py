@@ -1,0 +1,79 @@
+"""``lotr-sim sweep``: win rates over rule parameters (and policies), paired, with a report."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotr_sim.cli._common import cli_errors, print_json
+
+
+@cli_errors
+def sweep(
+    game: Optional[str] = typer.Option(None, "--game", "-g", help="Game name (default minas-tirith; "
+                                       "taken from the folder with --resume)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="name=v1,v2,... or name=start:stop:step "
+                                    "(stop included; repeatable). A side name (good/evil) sweeps its policy."),
+    grid: Optional[bool] = typer.Option(None, "--grid/--one-at-a-time", help="Full factorial instead of one-at-a-time."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per point."),
+    precision: Optional[float] = typer.Option(None, "--precision", help="Run in batches until every point's "
+                                              "95% half-width on Good's win rate is at most this."),
+    max_games: Optional[int] = typer.Option(None, "--max-games", help="Cap per point with --precision."),
+    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
+    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    sets: List[str] = typer.Option([], "--set", help="Baseline override name=value (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML (a params table)."),
+    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed (default 1)."),
+    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads per chunk."),
+    chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed sweep in this folder."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    connect_timeout: float = typer.Option(5.0, "--connect-timeout", help="Seconds to reach the scheduler."),
+    save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Sweep rule parameters (or policies) and report Good's win rate at each point.
+
+    One at a time around the baseline (or --grid), common random numbers (game i of every
+    point uses stream i); writes results.parquet, manifest.json and report.md/html with
+    plots. With no option: the game's default sweep file."""
+    from lotr_sim import api
+    from lotr_sim.errors import LotrSimError
+    if resume is not None and out is not None:
+        raise LotrSimError("give either --resume DIR or --out DIR, not both")
+    if game is None:
+        if resume is not None:
+            from lotr_sim.experiments.store import Store
+            game = Store(resume).read_manifest().get("game")
+        else:
+            game = "minas-tirith"
+    g = api.get_game(game)
+    res = api.sweep(g, params=param or None, grid=grid, games=games, precision=precision,
+                    max_games=max_games, seed=seed, sets=sets or None, config=str(config) if config else None,
+                    threads=threads, out=out, resume=resume, scheduler=scheduler, cluster=cluster,
+                    workers=workers, save_games=save_games, progress=not quiet and not as_json,
+                    chunk=chunk, sweep_file=sweep_file, good=good, evil=evil, connect_timeout=connect_timeout)
+    if as_json:
+        df = res.results.drop(columns=["rounds_hist"])
+        print_json(dict(out=str(res.out), manifest=dict(spec_hash=res.manifest["spec_hash"],
+                                                        games=res.manifest["games"],
+                                                        last_run=res.manifest["last_run"]),
+                        results=df.to_dict(orient="records")))
+        return
+    from rich.console import Console
+    from lotr_sim.reports.tables import results_rich
+    con = Console()
+    if not con.is_terminal:
+        con = Console(width=200)
+    con.print(results_rich(res.results, list(g.outcomes), list(g.reasons),
+                           title=f"sweep {g.name}, seed {res.manifest['seed']}"))
+    lr = res.manifest["last_run"]
+    gps = lr.get("games_per_second")
+    con.print(f"{lr['games_played']} games in {lr['elapsed_s']:.1f} s"
+              + (f" ({gps:,.0f} games/s)" if gps else "") + f"; results in {res.out}/ (report.html)")

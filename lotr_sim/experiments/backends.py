@@ -1,0 +1,202 @@
+"""Where chunks of games run: in this process (``LocalBackend``, the game's own threads)
+or on a Dask distributed cluster (``DaskBackend``: ``--scheduler tcp://HOST:PORT`` or
+``--cluster local``).
+
+A *task* is ``(point, first, n)``: games ``first .. first+n-1`` of sweep point ``point``.
+Game i always uses stream (seed, i), so the rows of a task do not depend on where or in
+which order it runs: every backend gives bit-identical results. A worker returns only the
+columns asked for (by default the common ones, a few bytes per game), never the game's
+internals. Dask re-runs the tasks of a lost worker (its ``allowed-failures`` policy).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.errors import LotrSimError
+
+Task = tuple[int, int, int]
+
+
+def common_columns(game) -> list[str]:
+    return ["game", "winner", "reason", "rounds", "turns"] + [f"points_{s}" for s in game.sides]
+
+
+def select_columns(cols: dict[str, np.ndarray], keep: Sequence[str] | None) -> dict[str, np.ndarray]:
+    if keep is None:
+        return cols
+    return {k: cols[k] for k in keep if k in cols}
+
+
+def game_target(game) -> str:
+    """'module:Class' of a game object, so a worker process can rebuild it."""
+    cls = type(game)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+_GAME_CACHE: dict[str, Any] = {}
+
+
+def _game_from_target(target: str):
+    g = _GAME_CACHE.get(target)
+    if g is None:
+        mod, cls = target.split(":")
+        g = getattr(importlib.import_module(mod), cls)()
+        _GAME_CACHE[target] = g
+    return g
+
+
+def run_task(target: str, compiled: Any, policies: Mapping[str, str], seed: int, first: int, n: int,
+             threads: int | None, keep: Sequence[str] | None) -> dict[str, np.ndarray]:
+    """Run one chunk (this is what a Dask worker executes)."""
+    game = _game_from_target(target)
+    cols = game.simulate(compiled, policies, seed, first, n, threads)
+    return select_columns(cols, keep)
+
+
+def _identity(x):
+    return x
+
+
+class LocalBackend:
+    """Chunks one after another in this process; the game parallelises inside a chunk."""
+
+    name = "local"
+
+    def __init__(self, threads: int | None = None):
+        self.threads = threads
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def run(self, game, compiled: Mapping[int, Any], policies: Mapping[int, Mapping[str, str]],
+            seed: int, tasks: Iterable[Task], keep: Sequence[str] | None,
+            on_done: Callable[[Task, dict], None]) -> None:
+        for task in tasks:
+            p, first, n = task
+            cols = game.simulate(compiled[p], policies[p], seed, first, n, self.threads)
+            on_done(task, select_columns(cols, keep))
+
+
+class DaskBackend:
+    """Chunks as Dask tasks (``scheduler`` address, or ``cluster='local'``)."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, cluster: str | None = None,
+                 workers: int | None = None, threads: int | None = 1,
+                 connect_timeout: float = 5.0):
+        self.scheduler = scheduler
+        self.cluster_kind = cluster
+        self.workers = workers
+        self.threads = threads
+        self.connect_timeout = connect_timeout
+        self.client = None
+        self.cluster = None
+
+    def __enter__(self):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:  # pragma: no cover
+            raise LotrSimError("Dask is not installed (pip install 'dask[distributed]')") from None
+        if self.scheduler:
+            addr = self.scheduler
+            _preflight(addr, self.connect_timeout)
+            msg = None
+            try:
+                self.client = Client(addr, timeout=self.connect_timeout, set_as_default=False)
+            except Exception as e:  # timeouts, refused, a non-Dask server answering, ...
+                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if msg is not None:
+                # the half-built Client complains from __del__; keep the error to one line
+                import gc
+                import sys
+                hook = sys.unraisablehook
+                sys.unraisablehook = lambda *_: None
+                try:
+                    gc.collect()
+                finally:
+                    sys.unraisablehook = hook
+                raise LotrSimError(f"cannot reach Dask scheduler {addr} "
+                                   f"(within {self.connect_timeout:g} s): {msg}")
+        elif self.cluster_kind == "local":
+            import os
+            n = self.workers or max(1, min(os.cpu_count() or 1, 8))
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=None)
+            self.client = Client(self.cluster, set_as_default=False)
+        else:
+            raise LotrSimError(f"unknown cluster kind {self.cluster_kind!r} (use --cluster local)")
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if self.client is not None:
+                self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+        return False
+
+    def run(self, game, compiled, policies, seed, tasks, keep, on_done) -> None:
+        from distributed import as_completed
+        target = game_target(game)
+        tasks = list(tasks)
+        if not tasks:
+            return
+        used = sorted({t[0] for t in tasks})
+        # Each point's compiled arrays enter the graph once, as the result of a task whose
+        # input is in the graph: unlike scattered data, it is recomputed if the worker
+        # holding it dies (scattered data would be lost and its dependents cancelled).
+        comp_f = {p: self.client.submit(_identity, compiled[p], pure=False) for p in used}
+        futs = {}
+        for task in tasks:
+            p, first, n = task
+            f = self.client.submit(run_task, target, comp_f[p], dict(policies[p]), seed, first, n,
+                                   self.threads, list(keep) if keep is not None else None,
+                                   pure=False, retries=2)
+            futs[f] = task
+        for f in as_completed(list(futs), loop=self.client.loop):
+            task = futs[f]
+            try:
+                cols = f.result()
+            except Exception as e:  # a game error on a worker: report, don't hang
+                raise LotrSimError(f"a Dask task failed for point {task[0]} games "
+                                   f"{task[1]}..{task[1] + task[2] - 1}: {type(e).__name__}: {e}") from None
+            on_done(task, cols)
+            f.release()
+
+
+def _preflight(addr: str, timeout: float) -> None:
+    """A plain TCP connect with a short timeout: an unreachable scheduler is one clear
+    error in at most ``timeout`` seconds, before Dask's own (slower, noisier) retries."""
+    import socket
+    from urllib.parse import urlparse
+    u = urlparse(addr)
+    try:
+        host, port = u.hostname, u.port
+    except ValueError:
+        host, port = None, None
+    if u.scheme not in ("tcp", "tls") or not host or not port:
+        raise LotrSimError(f"scheduler address must look like tcp://HOST:PORT, got {addr!r}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e:
+        why = e.strerror or (type(e).__name__ if not str(e) else str(e))
+        raise LotrSimError(f"cannot reach Dask scheduler {addr}: {why}") from None
+
+
+def make_backend(threads: int | None = None, scheduler: str | None = None,
+                 cluster: str | None = None, workers: int | None = None,
+                 connect_timeout: float = 5.0):
+    if scheduler and cluster:
+        raise LotrSimError("give either --scheduler or --cluster, not both")
+    if scheduler or cluster:
+        return DaskBackend(scheduler=scheduler, cluster=cluster, workers=workers,
+                           threads=threads or 1, connect_timeout=connect_timeout)
+    return LocalBackend(threads)

@@ -1,0 +1,180 @@
+"""Sweep specifications: ``--param`` parsing, ranges, sweep files, points.
+
+A *dimension* is a rule parameter of the game or a side's policy (``good=random,greedy``:
+a dimension named after one of ``Game.sides``). One-at-a-time sweeps vary each dimension
+alone around the baseline (defaults + ``--set`` + ``--good/--evil``); ``--grid`` runs the
+full factorial. Point 0 is always the baseline; every point plays games ``0..n-1`` with
+streams ``0..n-1`` (common random numbers).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Mapping
+
+from lotr_sim.config import closest, load_toml, parse_assignment
+from lotr_sim.errors import ConfigError
+
+
+@dataclass
+class Point:
+    index: int
+    label: str
+    varied: str                      # dimension name, "baseline" or "grid"
+    value: str                       # the varied value as text ("" for baseline)
+    sets: dict[str, Any]             # rule parameter overrides of this point (beyond base)
+    policies: dict[str, str]         # full policy assignment
+
+    def as_dict(self) -> dict:
+        return dict(index=self.index, label=self.label, varied=self.varied, value=self.value,
+                    sets=self.sets, policies=self.policies)
+
+
+@dataclass
+class SweepSpec:
+    """Everything that decides a sweep's results (hashed for ``--resume``)."""
+
+    game: str
+    dims: list[tuple[str, list[Any]]]
+    grid: bool = False
+    base_sets: dict[str, Any] = field(default_factory=dict)
+    policies: dict[str, str] = field(default_factory=dict)
+    config: str | None = None
+    seed: int = 1
+    games: int | None = None
+    precision: float | None = None
+    max_games: int | None = None
+    chunk: int = 2000
+
+    def as_dict(self) -> dict:
+        return dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
+                    base_sets=self.base_sets, policies=self.policies, config=self.config,
+                    seed=self.seed, games=self.games, precision=self.precision,
+                    max_games=self.max_games, chunk=self.chunk)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "SweepSpec":
+        d = dict(d)
+        d["dims"] = [(n, list(v)) for n, v in d["dims"]]
+        return cls(**d)
+
+
+def _num(text: str) -> Decimal:
+    try:
+        return Decimal(text.strip())
+    except InvalidOperation:
+        raise ConfigError(f"range bound {text!r} is not a number") from None
+
+
+def parse_range(name: str, text: str) -> list[Any]:
+    """``start:stop[:step]`` (stop included) -> list of numbers. Raises on empty/inverted."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise ConfigError(f"--param {name}: range must be start:stop or start:stop:step, got {text!r}")
+    start, stop = _num(parts[0]), _num(parts[1])
+    step = _num(parts[2]) if len(parts) == 3 else Decimal(1)
+    if step <= 0:
+        raise ConfigError(f"--param {name}: range step must be positive, got {parts[2] if len(parts) == 3 else step}")
+    if stop < start:
+        raise ConfigError(f"--param {name}: inverted range {text!r} (start {start} > stop {stop})")
+    vals = []
+    v = start
+    while v <= stop:
+        vals.append(v)
+        v += step
+        if len(vals) > 10000:
+            raise ConfigError(f"--param {name}: range {text!r} has more than 10000 values")
+    is_int = all(x == x.to_integral_value() for x in (start, step))
+    return [int(x) if is_int else float(x) for x in vals]
+
+
+def parse_param(text: str) -> tuple[str, list[Any]]:
+    """``name=v1,v2,...`` or ``name=start:stop:step`` -> (name, values)."""
+    name, rhs = parse_assignment(text)
+    if not rhs:
+        raise ConfigError(f"--param {name}: empty value list")
+    if ":" in rhs and "," not in rhs:
+        vals = parse_range(name, rhs)
+    else:
+        vals = [v.strip() for v in rhs.split(",")]
+        if any(v == "" for v in vals):
+            raise ConfigError(f"--param {name}: empty value in {rhs!r}")
+    if not vals:
+        raise ConfigError(f"--param {name}: empty range {rhs!r}")
+    return name, vals
+
+
+def load_sweep_file(path) -> dict:
+    """A sweep TOML: game, seed, games|precision(+max_games), grid, [policies], [set], [params]."""
+    d = load_toml(path)
+    params = d.get("params", {})
+    if not isinstance(params, dict):
+        raise ConfigError(f"sweep file {path}: [params] must be a table of name = [values]")
+    dims = []
+    for name, vals in params.items():
+        if isinstance(vals, str):
+            dims.append(parse_param(f"{name}={vals}"))
+        elif isinstance(vals, list) and vals:
+            dims.append((name, list(vals)))
+        else:
+            raise ConfigError(f"sweep file {path}: params.{name} must be a non-empty list or a range string")
+    d["dims"] = dims
+    return d
+
+
+def _canon(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
+    """Validate every point against the game (one clear error on anything wrong) and
+    return the points plus each point's loaded config (``{label: GameConfig}`` by index)."""
+    pnames = {p.name for p in game.params()}
+    dim_names = [n for n, _ in spec.dims]
+    if len(set(dim_names)) != len(dim_names):
+        raise ConfigError(f"--param given twice for the same name: {', '.join(dim_names)}")
+    for n, _ in spec.dims:
+        if n not in pnames and n not in game.sides:
+            raise ConfigError(f"unknown parameter '{n}' of game '{game.name}'"
+                              f"{closest(n, list(pnames) + list(game.sides))}")
+    base_pol = game.check_policies(spec.policies)
+    base_cfg = game.load(spec.config, spec.base_sets)
+
+    def make(sets_pol: dict[str, Any]) -> tuple[dict, dict]:
+        sets = {k: v for k, v in sets_pol.items() if k not in game.sides}
+        pol = dict(base_pol)
+        pol.update({k: str(v) for k, v in sets_pol.items() if k in game.sides})
+        pol = game.check_policies(pol)
+        return sets, pol
+
+    cfgs: list = [base_cfg]
+    points = [Point(0, "baseline", "baseline", "", {}, base_pol)]
+    seen = {json.dumps([base_cfg.hash, base_pol], sort_keys=True)}
+
+    def add(label, varied, value, sets_pol):
+        sets, pol = make(sets_pol)
+        cfg = game.load(spec.config, {**spec.base_sets, **sets})
+        # canonical values after validation (e.g. "2" -> 2)
+        sets = {k: cfg.params[k] for k in sets}
+        key = json.dumps([cfg.hash, pol], sort_keys=True)
+        if key in seen:
+            return
+        seen.add(key)
+        points.append(Point(len(points), label, varied, value, sets, pol))
+        cfgs.append(cfg)
+
+    if spec.grid:
+        names = [n for n, _ in spec.dims]
+        for combo in itertools.product(*[v for _, v in spec.dims]):
+            assign = dict(zip(names, combo))
+            label = ",".join(f"{k}={_canon(v)}" for k, v in assign.items())
+            add(label, "grid", label, assign)
+    else:
+        for name, vals in spec.dims:
+            for v in vals:
+                add(f"{name}={_canon(v)}", name, _canon(v), {name: v})
+    return points, {p.index: c for p, c in zip(points, cfgs)}

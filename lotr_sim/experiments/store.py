@@ -1,0 +1,166 @@
+"""Result store: a folder with ``manifest.json``, ``chunks/*.parquet`` (one file per finished
+chunk of games, written atomically: temp file + ``os.replace``), ``results.parquet`` (one
+row per point) and optionally ``games.parquet`` (one row per game).
+
+A chunk file is named ``p<point>_<first>_<n>.parquet`` and holds the per-game columns of
+games ``first .. first+n-1`` of that point; a killed run leaves only whole chunk files
+(plus stray ``.tmp-*`` files, removed on resume), so ``--resume`` re-runs exactly the
+missing chunks and nothing is lost or counted twice.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lotr_sim.errors import LotrSimError
+
+FORMAT = 1
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def machine_info() -> dict:
+    return dict(hostname=socket.gethostname(), platform=platform.platform(),
+                python=platform.python_version(), cpus=os.cpu_count(),
+                processor=platform.processor() or platform.machine())
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    from lotr_sim.cli._common import _json_default
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, default=_json_default) + "\n").encode())
+
+
+def atomic_write_parquet(path: Path, df) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
+    os.close(fd)
+    try:
+        df.to_parquet(tmp, index=False)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def ensure_writable_dir(path: Path) -> Path:
+    """Create ``path`` and check we can write there; one clear error otherwise."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".tmp-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise LotrSimError(f"cannot write to output folder {path}: {e.strerror or e}") from None
+    return path
+
+
+class Store:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.chunks = self.root / "chunks"
+
+    # -- manifest -------------------------------------------------------------------------
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / "manifest.json"
+
+    def read_manifest(self) -> dict:
+        p = self.manifest_path
+        if not p.is_file():
+            raise LotrSimError(f"{self.root} is not a lotr-sim result folder (no manifest.json)")
+        try:
+            return json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise LotrSimError(f"cannot read {p}: {e}") from None
+
+    def write_manifest(self, manifest: dict) -> None:
+        atomic_write_json(self.manifest_path, manifest)
+
+    def create(self) -> None:
+        ensure_writable_dir(self.root)
+        self.chunks.mkdir(exist_ok=True)
+
+    def clean_temp(self) -> int:
+        n = 0
+        for d in (self.root, self.chunks):
+            if d.is_dir():
+                for p in d.glob(".tmp-*"):
+                    try:
+                        p.unlink()
+                        n += 1
+                    except OSError:
+                        pass
+        return n
+
+    # -- chunks ---------------------------------------------------------------------------
+    def chunk_path(self, point: int, first: int, n: int) -> Path:
+        return self.chunks / f"p{point:04d}_{first:010d}_{n:08d}.parquet"
+
+    def has_chunk(self, point: int, first: int, n: int) -> bool:
+        return self.chunk_path(point, first, n).is_file()
+
+    def write_chunk(self, point: int, first: int, n: int, cols: dict[str, np.ndarray]) -> None:
+        import pandas as pd
+        atomic_write_parquet(self.chunk_path(point, first, n), pd.DataFrame(cols))
+
+    def chunk_index(self) -> dict[int, list[tuple[int, int, Path]]]:
+        out: dict[int, list] = {}
+        if not self.chunks.is_dir():
+            return out
+        for p in self.chunks.glob("p*.parquet"):
+            try:
+                pt, first, n = p.stem[1:].split("_")
+                out.setdefault(int(pt), []).append((int(first), int(n), p))
+            except ValueError:
+                continue
+        for v in out.values():
+            v.sort()
+        return out
+
+    def load_games(self, point: int, upto: int | None = None, columns=None):
+        """Per-game rows of ``point`` (games 0..upto-1, sorted by game index)."""
+        import pandas as pd
+        parts = []
+        for first, n, p in self.chunk_index().get(point, []):
+            if upto is not None and first >= upto:
+                continue
+            parts.append(pd.read_parquet(p, columns=columns))
+        if not parts:
+            return pd.DataFrame()
+        df = pd.concat(parts, ignore_index=True).sort_values("game", kind="stable").reset_index(drop=True)
+        if upto is not None:
+            df = df[df["game"] < upto].reset_index(drop=True)
+        return df

@@ -1,0 +1,103 @@
+"""`lotr-sim run` and api.run_games against the fake game (exact win rates known)."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from fakegame import win_probability
+from lotr_sim import api
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def z(k, n, p):
+    return (k - n * p) / math.sqrt(n * p * (1 - p))
+
+
+@pytest.mark.parametrize("sets,pol", [({}, {}), ({"strength": 2}, {}), ({"mode": "tilted", "bonus": True},
+                                                                       {"good": "random"})])
+def test_run_win_rates_match_exact(fake, sets, pol):
+    n = 20000
+    r = api.run_games(fake, games=n, seed=11, sets=sets, policies=pol)
+    cfg = fake.load(None, sets)
+    pg, pd_ = win_probability(cfg.params, fake.check_policies(pol))
+    s = r.summary
+    assert s["games"] == n and sum(s["wins"].values()) == n
+    assert abs(z(s["wins"]["good"], n, pg)) < 4
+    assert abs(z(s["wins"]["draw"], n, pd_)) < 4
+    lo, hi = s["good_ci95"]
+    assert lo < s["good_win_rate"] < hi
+    assert abs(s["rounds_mean"] - 10.5) < 4 * 5.77 / math.sqrt(n)
+    assert sum(s["reasons"].values()) == n
+
+
+def test_run_identical_for_any_chunking_and_threads(fake):
+    from lotr_sim.experiments.run import run_games
+    a = run_games(fake, 5000, seed=3, chunk=5000).games
+    b = run_games(fake, 5000, seed=3, chunk=777, threads=1).games
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_cli_run_json_out_and_trace(tmp_path):
+    out = tmp_path / "o"
+    tr = tmp_path / "t.jsonl"
+    res = runner.invoke(app, ["run", "-g", "fake", "-n", "300", "-s", "2", "--json", "-o", str(out),
+                              "--trace", str(tr), "--set", "strength=6", "--good", "random"])
+    assert res.exit_code == 0, res.output
+    s = json.loads(res.stdout)
+    for key in ("games", "wins", "good_win_rate", "good_ci95", "reasons", "rounds_mean"):
+        assert key in s
+    assert s["games"] == 300 and set(s["wins"]) == {"good", "evil", "draw"}
+    assert s["policies"]["good"] == "random" and s["params"]["strength"] == 6
+    g = pd.read_parquet(out / "games.parquet")
+    assert len(g) == 300 and (g["game"].to_numpy() == np.arange(300)).all()
+    assert int((g["winner"] == 0).sum()) == s["wins"]["good"]
+    assert json.loads((out / "summary.json").read_text())["wins"] == s["wins"]
+    lines = [json.loads(x) for x in tr.read_text().splitlines()]
+    ends = [e for e in lines if e["event"] == "game_end"]
+    assert len(ends) == 300 and sum(e["winner"] == "good" for e in ends) == s["wins"]["good"]
+
+
+def test_cli_run_table(tmp_path):
+    res = runner.invoke(app, ["run", "-g", "fake", "-n", "500", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "good" in res.stdout and "95% Wilson" in res.stdout and "rounds: mean" in res.stdout
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--set", "strenght=3"], "did you mean 'strength'"),
+    (["--set", "strength=11"], "outside the allowed"),
+    (["--set", "mode=wobbly"], "is not one of fair|tilted"),
+    (["--good", "clever"], "unknown policy"),
+    (["-n", "0"], "at least 1"),
+])
+def test_cli_run_bad_input_one_line(args, msg):
+    res = runner.invoke(app, ["run", "-g", "fake", "-n", "10", "-q"] + args)
+    assert res.exit_code == 2
+    err = res.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lotr-sim: error:") and msg in err[0], res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_cli_run_unwritable_out(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    res = runner.invoke(app, ["run", "-g", "fake", "-n", "10", "-q", "-o", str(f / "sub")])
+    assert res.exit_code == 2 and "cannot write to output folder" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_notebook_is_valid_json_and_code_compiles():
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "explore.ipynb").read_text())
+    assert nb["nbformat"] == 4 and nb["cells"]
+    codes = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert any("api.sweep" in "".join(c["source"]) for c in codes)
+    for c in nb["cells"]:
+        assert {"cell_type", "id", "metadata", "source"} <= set(c)
+    for c in codes:
+        compile("".join(c["source"]), "<cell>", "exec")

@@ -1,0 +1,185 @@
+"""`lotr-sim sweep` / `report` against the fake game: exact rates per point, paired deltas,
+precision batches, grid, policies as a dimension, report rebuild, bad input."""
+import json
+import math
+import shutil
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from fakegame import win_probability
+from lotr_sim import api
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def _exact(fake, row, base_sets=None):
+    sets = {**(base_sets or {}), **json.loads(row["params"])}
+    pol = json.loads(row["policies"])
+    return win_probability(fake.load(None, sets).params, pol)
+
+
+def test_sweep_rates_and_paired_deltas_match_exact(fake, tmp_path):
+    n = 8000
+    res = api.sweep(fake, params=["strength=3:7:2", "mode=fair,tilted", "good=random,greedy"], games=n,
+                    seed=4, out=tmp_path / "s", chunk=3000)
+    df = res.results
+    assert df["label"].tolist() == ["baseline", "strength=3", "strength=7", "mode=tilted", "good=random"]
+    assert (df["games"] == n).all()
+    p_base = _exact(fake, df.iloc[0])[0]
+    for _, r in df.iterrows():
+        pg, pdraw = _exact(fake, r)
+        k = r["wins_good"]
+        assert abs(k - n * pg) / math.sqrt(n * pg * (1 - pg)) < 4
+        assert r["lo_good"] <= r["rate_good"] <= r["hi_good"]
+        assert r["wins_good"] + r["wins_evil"] + r["wins_draw"] == n
+        if r["point"] == 0:
+            assert r["delta_good"] == 0
+            continue
+        # the fake game's first draw decides the winner: with common random numbers the
+        # paired difference is exactly the share of u between the two thresholds.
+        true = pg - p_base
+        sd = math.sqrt(abs(true) * (1 - abs(true)) / n)
+        assert abs(r["delta_good"] - true) <= 4 * sd + 1e-12
+        assert r["delta_good_lo"] <= r["delta_good"] <= r["delta_good_hi"]
+        # pairing: the interval is far narrower than an unpaired one would be
+        assert (r["delta_good_hi"] - r["delta_good_lo"]) < 0.5 * 2 * 1.96 * math.sqrt(0.5 / n)
+    out = res.out
+    for f in ("results.parquet", "manifest.json", "report.md", "report.html", "plots/tornado.png",
+              "plots/winrate_strength.png", "plots/lengths_strength.png", "plots/reasons.png",
+              "plots/winrate_good.png"):
+        assert (out / f).is_file(), f
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["status"] == "complete" and m["game"] == "fake" and m["seed"] == 4
+    assert set(m["games"].values()) == {n} and m["package_version"] and m["machine"]["cpus"]
+    assert m["started"] and m["finished"] and m["spec_hash"]
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") >= 5
+    md = (out / "report.md").read_text()
+    assert "![" in md and "strength=7" in md
+
+
+def test_report_rebuilds_from_parquet(fake, tmp_path):
+    res = api.sweep(fake, params=["edge=-0.1:0.1:0.1"], games=500, out=tmp_path / "r", report=False)
+    assert not (res.out / "report.md").exists()
+    shutil.rmtree(res.out / "chunks")
+    (res.out / "manifest.json").unlink()  # Parquet alone
+    r = runner.invoke(app, ["report", str(res.out)])
+    assert r.exit_code == 0, r.output
+    assert (res.out / "report.html").is_file() and (res.out / "plots" / "winrate_edge.png").is_file()
+    bad = runner.invoke(app, ["report", str(tmp_path)])
+    assert bad.exit_code == 2 and "no results.parquet" in bad.stderr
+
+
+def test_sweep_crn_same_games_every_point(fake, tmp_path):
+    res = api.sweep(fake, params=["bonus=true,false"], games=1000, out=tmp_path / "c", save_games=True)
+    g = pd.read_parquet(res.out / "games.parquet")
+    a = g[g.point == 0].reset_index(drop=True)
+    b = g[g.point == 1].reset_index(drop=True)
+    # same streams: everything except the winner (shifted threshold) is identical
+    for c in ("rounds", "reason", "points_good", "lost_good_infantry"):
+        assert (a[c] == b[c]).all()
+    # bonus only moves games from evil/draw to good
+    assert ((a.winner == 0) <= (b.winner == 0)).all()
+
+
+def test_sweep_precision_batches(fake, tmp_path):
+    res = api.sweep(fake, params=["strength=0,5"], precision=0.02, out=tmp_path / "p", chunk=500)
+    df = res.results
+    hw = (df["hi_good"] - df["lo_good"]) / 2
+    assert (hw <= 0.02).all()
+    # strength=0 (p=0.2) needs fewer games than the baseline (p=0.5)
+    n = dict(zip(df["label"], df["games"]))
+    assert n["strength=0"] < n["baseline"]
+    res2 = api.sweep(fake, params=["strength=0,5"], precision=0.001, max_games=1500, out=tmp_path / "p2",
+                     report=False)
+    assert (res2.results["games"] == 1500).all()
+
+
+def test_sweep_grid(fake, tmp_path):
+    res = api.sweep(fake, params={"strength": [4, 6], "mode": ["fair", "tilted"]}, grid=True, games=400,
+                    out=tmp_path / "g")
+    assert len(res.results) == 5  # baseline + 4 combinations
+    assert (res.results["varied"].iloc[1:] == "grid").all()
+    assert (res.out / "plots" / "winrate_mode.png").is_file()
+
+
+def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
+    cfgs = tmp_path / "configs" / "sweeps"
+    cfgs.mkdir(parents=True)
+    (cfgs / "fake.toml").write_text('game = "fake"\nseed = 3\ngames = 600\nchunk = 250\n'
+                                    '[params]\nstrength = [4, 6]\nbonus = [true]\n')
+    monkeypatch.setenv("LOTR_SIM_CONFIGS", str(tmp_path / "configs"))
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "strength=6" in r.stdout and "bonus=true" in r.stdout
+    outs = list((tmp_path / "reports" / "fake").iterdir())
+    assert len(outs) == 1 and (outs[0] / "results.parquet").is_file()
+    df = pd.read_parquet(outs[0] / "results.parquet")
+    assert (df["games"] == 600).all() and len(df) == 4
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "--json", "-o", str(tmp_path / "j"), "-n", "100"])
+    assert r.exit_code == 0, r.output
+    js = json.loads(r.stdout)
+    assert len(js["results"]) == 4 and js["results"][0]["games"] == 100
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-p", "strenght=1,2"], "did you mean 'strength'"),
+    (["-p", "strength=5:2"], "inverted range"),
+    (["-p", "strength=1:3:0"], "step must be positive"),
+    (["-p", "strength="], "empty"),
+    (["-p", "strength=1,,2"], "empty value"),
+    (["-p", "strength=3,12"], "outside the allowed"),
+    (["-p", "mode=fair,wobbly"], "is not one of"),
+    (["-p", "good=random,clever"], "unknown policy"),
+    (["-p", "strength=1,2", "--games", "0"], "at least 1"),
+    (["-p", "strength=1,2", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"], "cannot reach Dask scheduler"),
+])
+def test_cli_sweep_bad_input_one_line(tmp_path, args, msg):
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-o", str(tmp_path / "x")] + args)
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lotr-sim: error:") and msg in err[0], r.stderr
+
+
+def test_cli_sweep_unwritable_and_existing_out(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-p", "strength=1", "-o", str(f / "d")])
+    assert r.exit_code == 2 and "cannot write to output folder" in r.stderr
+    ok = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-p", "strength=1", "-o", str(tmp_path / "d")])
+    assert ok.exit_code == 0, ok.output
+    again = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-p", "strength=1", "-o", str(tmp_path / "d")])
+    assert again.exit_code == 2 and "already holds results" in again.stderr
+
+
+def test_resume_refuses_other_game_or_config(fake, tmp_path):
+    api.sweep(fake, params=["strength=1,2"], games=100, out=tmp_path / "a", report=False)
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-p", "strength=1,3", "-n", "100", "--resume", str(tmp_path / "a")])
+    assert r.exit_code == 2 and "another configuration" in r.stderr, r.stderr
+    m = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    m["game"] = "other-game"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps(m))
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "--resume", str(tmp_path / "b")])
+    assert r.exit_code == 2 and "holds a sweep of game 'other-game'" in r.stderr, r.stderr
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "--resume", str(tmp_path / "nothing")])
+    assert r.exit_code == 2 and "not a lotr-sim result folder" in r.stderr
+    # resuming a complete sweep with the same options is a no-op that gives the same table
+    r = runner.invoke(app, ["sweep", "-q", "--resume", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+
+
+def test_minas_tirith_smoke(tmp_path):
+    """The layer on the real game, when its engine is present (tiny counts)."""
+    import importlib.util
+    if importlib.util.find_spec("lotr_sim.games.minas_tirith.game") is None:
+        pytest.skip("minas-tirith engine not available")
+    r = api.run_games("minas-tirith", games=200, seed=1)
+    assert r.summary["games"] == 200 and set(r.summary["wins"]) == {"good", "evil", "draw"}
+    res = api.sweep("minas-tirith", params=["leader_bonus=0,2"], games=200, chunk=100, out=tmp_path / "mt")
+    assert len(res.results) == 3 and (res.results["games"] == 200).all()
+    assert (res.out / "report.html").is_file()
