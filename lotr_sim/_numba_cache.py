@@ -8,8 +8,9 @@ Two measured pitfalls (shared/notes/numba-measurements.md) decide this:
   "no locator available".
 
 So, unless the user set ``NUMBA_CACHE_DIR`` themselves, we point it at a user cache
-directory whose name contains a hash of every ``.py`` file of the package. Any edit to
-any kernel or helper gives a fresh directory, and the directory is always writable.
+directory whose name contains a hash of every ``.py`` file of the package that uses numba.
+Any edit to any kernel or helper gives a fresh directory (edits to the CLI, reports or
+experiment layer do not throw the compiled kernels away), and the directory is writable.
 This must run before numba is imported, which is why ``lotr_sim/__init__`` calls it.
 """
 from __future__ import annotations
@@ -23,11 +24,13 @@ _PKG = Path(__file__).resolve().parent
 
 
 def source_hash() -> str:
-    """A short hash of all the package's Python sources (names and contents)."""
+    """A short hash of the package's numba sources (names and contents)."""
     h = hashlib.sha256()
     for p in sorted(_PKG.rglob("*.py")):
-        h.update(str(p.relative_to(_PKG)).encode())
-        h.update(p.read_bytes())
+        src = p.read_bytes()
+        if b"njit" in src:  # the modules that define jitted code
+            h.update(str(p.relative_to(_PKG)).encode())
+            h.update(src)
     return h.hexdigest()[:16]
 
 
