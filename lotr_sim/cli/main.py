@@ -27,6 +27,8 @@ COMMANDS = [
     ("compare", "lotr_sim.cli.compare:compare"),
     ("balance", "lotr_sim.cli.balance:balance"),
     ("report", "lotr_sim.cli.report:report"),
+    ("play", "lotr_sim.cli.play:play"),
+    ("params", "lotr_sim.cli.params:params"),
 ]
 
 

@@ -1,0 +1,57 @@
+"""``lotr-sim play``: one game with a readable turn-by-turn account (and a JSONL trace)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotr_sim.cli._common import cli_errors
+from lotr_sim.errors import LotrSimError
+
+
+@cli_errors
+def play(
+    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    seed: int = typer.Option(1, "--seed", "-s", help="Master seed; the game uses stream (seed, index)."),
+    index: int = typer.Option(0, "--index", "-i", help="Game index within the seed's run."),
+    good: Optional[str] = typer.Option(None, "--good", help="Good's policy (random, greedy, aggressive, cautious)."),
+    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML (overrides any table)."),
+    trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
+) -> None:
+    """Play one game and print a readable account: dice, missions, battles, retreats, cards,
+    captures, the end and the score."""
+    from lotr_sim.games.registry import get_game
+    from lotr_sim.kernels.rng import check_seed
+    try:
+        check_seed(seed)
+    except ValueError as e:
+        raise LotrSimError(str(e)) from None
+    if index < 0:
+        raise LotrSimError(f"--index must be >= 0, got {index}")
+    g = get_game(game)
+    pols = g.check_policies({"good": good, "evil": evil})
+    cfg = g.load(str(config) if config else None, sets)
+    comp = g.compile(cfg)
+    row, events = g.play(comp, pols, seed, index)
+    if trace is not None:
+        try:
+            with open(trace, "w") as f:
+                for e in events:
+                    f.write(json.dumps(e) + "\n")
+        except OSError as e:
+            raise LotrSimError(f"cannot write trace {trace}: {e.strerror}") from None
+    from lotr_sim.games.minas_tirith.trace import account, format_event
+    if not quiet:
+        typer.echo(f"{g.title}: seed {seed}, game {index}, Good {pols['good']} vs Evil {pols['evil']}")
+        typer.echo(account(events))
+    else:
+        end = [e for e in events if e["event"] == "game_end"]
+        if end:
+            typer.echo(format_event(end[-1]).strip())
+    if trace is not None:
+        typer.echo(f"wrote {len(events)} events to {trace}")

@@ -1,0 +1,182 @@
+"""Hand-made positions for tests and designers: build a state, call single-step kernels
+(assault, bombard, move, retreat, trade, end of turn) and read the decoded events."""
+from __future__ import annotations
+
+import numpy as np
+
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith.trace import decode
+from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
+
+SIDES = ("good", "evil")
+
+
+class Position:
+    def __init__(self, comp, policies=("greedy", "greedy"), seed=1, index=0, empty=True):
+        from lotr_sim.games.minas_tirith.game import policy_array
+        self.comp = comp
+        self.cf = comp.cf
+        self.names = comp.names
+        self.pol = policy_array({"good": policies[0], "evil": policies[1]})
+        self.s = np.zeros(STATE_SIZE, dtype=np.uint64)
+        stream_init_nb(np.int64(seed), np.int64(index), self.s)
+        self.st = np.zeros(E.ST_SIZE, dtype=np.int64)
+        E.setup_nb(self.cf, self.st, self.s)
+        self.st[E.S_ROUND] = 1
+        self.st[E.S_TURN] = 1
+        self.tr = np.zeros(1 << 16, dtype=np.int64)
+        self.act = np.zeros((E.MAXA, 6), dtype=np.int64)
+        self.scr = np.zeros(8, dtype=np.int64)
+        if empty:
+            self.clear()
+
+    # -- names ------------------------------------------------------------------------
+    def t(self, name):
+        return self.names["territories"].index(name)
+
+    def u(self, side, name):
+        for i, (n, s) in enumerate(zip(self.names["unit_types"], self.names["unit_sides"])):
+            if n == name and s == side:
+                return i
+        raise KeyError((side, name))
+
+    def leader(self, name):
+        return self.names["leaders"].index(name)
+
+    def card(self, name):
+        """First instance of the named Minas Tirith card."""
+        return self.names["card_instance_name"].index(name)
+
+    # -- editing ----------------------------------------------------------------------
+    def clear(self):
+        cf, st = self.cf, self.st
+        for t in range(int(cf[C.C_T])):
+            for u in range(int(cf[C.C_NU])):
+                st[E.O_POOL + u] += st[E.O_UNITS + t * C.MAXU + u]
+                st[E.O_UNITS + t * C.MAXU + u] = 0
+        for l in range(int(cf[C.C_NL])):
+            if st[E.O_LLOC + l] >= 0:
+                st[E.O_LLOC + l] = -1
+
+    def set_units(self, terr, side, unit, n):
+        t, u = self.t(terr), self.u(side, unit)
+        cur = self.st[E.O_UNITS + t * C.MAXU + u]
+        self.st[E.O_POOL + u] -= n - cur
+        assert self.st[E.O_POOL + u] >= 0, "not enough units in the pool"
+        self.st[E.O_UNITS + t * C.MAXU + u] = n
+
+    def units(self, terr, side, unit=None):
+        t = self.t(terr)
+        if unit is None:
+            return int(E.side_units_nb(self.cf, self.st, t, SIDES.index(side)))
+        return int(self.st[E.O_UNITS + t * C.MAXU + self.u(side, unit)])
+
+    def put_leader(self, name, terr):
+        self.st[E.O_LLOC + self.leader(name)] = self.t(terr) if terr is not None else -1
+
+    def leader_loc(self, name):
+        v = int(self.st[E.O_LLOC + self.leader(name)])
+        if v >= 0:
+            return self.names["territories"][v]
+        return {-1: "pool", -2: "captured", -3: "card"}[v]
+
+    def give_card(self, side, name, instance=0):
+        idx = [i for i, n in enumerate(self.names["card_instance_name"]) if n == name][instance]
+        self.st[E.O_CST + idx] = 1 + SIDES.index(side)
+        return idx
+
+    def set_side(self, side):
+        self.st[E.S_SIDE] = SIDES.index(side)
+
+    def hand(self, side, types):
+        """Give ``side`` reinforcement cards of these types ('infantry', ..., 'joker', with an
+        optional ':good'/':evil' shield), taken from the deck definition."""
+        s = SIDES.index(side)
+        used = set(int(x) for x in self.st[E.O_HAND: E.O_HAND + 2 * E.HMAX])
+        self.st[E.S_HN + s] = 0
+        for spec in types:
+            typ, _, shield = spec.partition(":")
+            shield = shield or "none"
+            for c in range(int(self.cf[C.C_ND])):
+                if (self.names["deck_types"][c] == typ and self.names["deck_shields"][c] == shield
+                        and c not in used):
+                    used.add(c)
+                    self.st[E.O_HAND + s * E.HMAX + self.st[E.S_HN + s]] = c
+                    self.st[E.S_HN + s] += 1
+                    break
+            else:
+                raise KeyError(spec)
+
+    # -- kernels -----------------------------------------------------------------------
+    def _events(self):
+        n = int(self.st[E.S_TRPOS])
+        ev = decode(self.comp, self.tr[:n], 0)
+        self.st[E.S_TRPOS] = 0
+        return ev
+
+    def assault(self, a, b, k, side=None):
+        s = SIDES.index(side) if side else self._side_at(a)
+        self.st[E.S_SIDE] = s
+        E.assault_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.t(a), self.t(b), k)
+        return self._events()
+
+    def bombard(self, a, b, n, side=None):
+        s = SIDES.index(side) if side else self._side_at(a)
+        self.st[E.S_SIDE] = s
+        E.bombard_action_nb(self.cf, self.st, self.tr, self.s, s, self.t(a), self.t(b), n)
+        return self._events()
+
+    def move(self, a, b, k, side=None, via=None):
+        s = SIDES.index(side) if side else self._side_at(a)
+        self.st[E.S_SIDE] = s
+        v = self.t(via) if via else -1
+        E.move_units_nb(self.cf, self.st, self.tr, s, self.t(a), v, self.t(b), k, via is not None, 1)
+        E.check_win_nb(self.cf, self.st, self.tr)
+        return self._events()
+
+    def cross_ok(self, side, cls, a, b):
+        return bool(E.cross_ok_nb(self.cf, self.st, SIDES.index(side), cls, self.t(a), self.t(b)))
+
+    def actions(self, side):
+        """Legal mission actions (rows: kind, a, b, c, d, e)."""
+        n = E.enum_actions_nb(self.cf, self.st, SIDES.index(side), self.act)
+        return self.act[:n].copy()
+
+    def end_turn(self, side):
+        self.st[E.S_SIDE] = SIDES.index(side)
+        E.end_turn_nb(self.cf, self.st, self.tr, SIDES.index(side))
+        return self._events()
+
+    def card_phase(self, side):
+        self.st[E.S_SIDE] = SIDES.index(side)
+        E.card_phase_nb(self.cf, self.st, self.tr, self.s, self.pol, SIDES.index(side), self.scr)
+        return self._events()
+
+    def play_turn(self, side, die):
+        E.play_turn_nb(self.cf, self.st, self.tr, self.s, self.comp.wp, self.pol, SIDES.index(side), die,
+                       self.act, self.scr)
+        return self._events()
+
+    def do(self, side, kind, a=0, b=0, c=0, d=0, e=0):
+        self.act[0, :] = (kind, a, b, c, d, e)
+        s = SIDES.index(side)
+        self.st[E.S_SIDE] = s
+        E.do_action_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.act, 0)
+        return self._events()
+
+    def invariant(self):
+        return bool(E.invariant_ok_nb(self.cf, self.st))
+
+    def over(self):
+        st = self.st
+        if st[E.S_OVER] == 0:
+            return None
+        return (("good", "evil", "draw")[st[E.S_WINNER]], ("leaders", "city", "deck")[st[E.S_REASON]])
+
+    def points(self):
+        return tuple(int(x) for x in E.points_nb(self.cf, self.st))
+
+    def _side_at(self, a):
+        t = self.t(a)
+        return 0 if E.side_units_nb(self.cf, self.st, t, 0) > 0 else 1
