@@ -77,6 +77,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     keys = list(parts[0].keys())
     cols = {k: np.concatenate([parts[a][k] for a in sorted(parts)]) for k in keys}
     summary = summarize(game, cols)
+    summary["notes"] = list(game.notes)
     summary.update(game=game.name, seed=seed, policies=pol, params=cfg.params, config_hash=cfg.hash,
                    elapsed_s=elapsed, games_per_second=games / elapsed if elapsed > 0 else None,
                    started=started, finished=now_iso())

@@ -140,7 +140,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
             points=[p.as_dict() for p in points],
             games=None, started=now_iso(), finished=None, machine=machine_info(), status="running",
             backend=("dask " + (scheduler or f"cluster={cluster}")) if (scheduler or cluster) else "local",
-            threads=threads, save_games=bool(save_games),
+            threads=threads, save_games=bool(save_games), notes=list(game.notes),
         )
     store.chunks.mkdir(parents=True, exist_ok=True)
     store.write_manifest(manifest)

@@ -39,6 +39,7 @@ class Game(abc.ABC):
     reasons: tuple[str, ...] = ()       # end reasons, e.g. ("leaders", "city", "deck")
     policies: tuple[str, ...] = ()      # AI player names, e.g. ("random", "greedy", ...)
     default_policies: Mapping[str, str] = {}
+    notes: tuple[str, ...] = ()         # caveats every report of this game must show
 
     # -- configuration ------------------------------------------------------------------
     @abc.abstractmethod

@@ -66,6 +66,7 @@ def build_report(folder: str | Path) -> dict:
     table_md = tables.results_markdown(df, outcomes, reasons)
     md = [f"# {title}", ""]
     md += [f"- **{k}**: {v}" for k, v in meta]
+    md += [""] + [f"> **Note:** {n}" for n in manifest.get("notes", [])]
     md += ["", f"Win rates with 95% Wilson intervals; Δ is the paired change of {o0}'s win rate "
            f"against the baseline (common random numbers: game i of every point uses stream i) "
            f"with its 95% interval.", "", table_md, ""]
@@ -79,7 +80,8 @@ def build_report(folder: str | Path) -> dict:
          "text-align:right}th{background:#eee}img{max-width:100%}</style></head><body>",
          f"<h1>{html.escape(title)}</h1><ul>"]
     h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(v))}</li>" for k, v in meta]
-    h += ["</ul>", f"<p>Win rates with 95% Wilson intervals; &Delta; is the paired change of "
+    h += ["</ul>"] + [f"<p><b>Note:</b> {html.escape(n)}</p>" for n in manifest.get("notes", [])]
+    h += [f"<p>Win rates with 95% Wilson intervals; &Delta; is the paired change of "
           f"{html.escape(o0)}'s win rate against the baseline with its 95% interval.</p>",
           tables.results_html(df, outcomes, reasons)]
     for name, path, caption in figs:

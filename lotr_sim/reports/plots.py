@@ -94,13 +94,16 @@ def plot_tornado(dt, o0, path):
         los = [r[f"delta_{o0}_lo"] for _, r in others]
         his = [r[f"delta_{o0}_hi"] for _, r in others]
         lo_i, hi_i = int(np.argmin(deltas)), int(np.argmax(deltas))
-        spans.append((d, min(0.0, deltas[lo_i]), max(0.0, deltas[hi_i]), min(los), max(his),
+        # each bar end carries the 95% interval of the point at that end
+        ends = [(deltas[j], los[j], his[j]) for j in sorted({lo_i, hi_i})]
+        spans.append((d, min(0.0, deltas[lo_i]), max(0.0, deltas[hi_i]), ends,
                       others[lo_i][0], others[hi_i][0]))
     spans.sort(key=lambda s: s[2] - s[1])
     fig, ax = plt.subplots(figsize=(7, 0.5 * max(len(spans), 2) + 1.5))
-    for i, (d, a, b, l, h, va, vb) in enumerate(spans):
+    for i, (d, a, b, ends, va, vb) in enumerate(spans):
         ax.barh(i, b - a, left=a, color="tab:blue", alpha=0.7)
-        ax.plot([l, h], [i, i], color="black", lw=1)
+        for x, l, h in ends:
+            ax.errorbar([x], [i], xerr=[[x - l], [h - x]], fmt="none", ecolor="black", capsize=3, lw=1)
         if a < 0:
             ax.text(a, i + 0.3, f"{va}", fontsize=7, ha="right")
         if b > 0:
@@ -108,7 +111,7 @@ def plot_tornado(dt, o0, path):
     ax.set_yticks(range(len(spans)))
     ax.set_yticklabels([s[0] for s in spans])
     ax.axvline(0, color="black", lw=1)
-    ax.set_xlabel(f"paired change of {o0} win rate vs baseline (line: 95% intervals)")
+    ax.set_xlabel(f"paired change of {o0} win rate vs baseline (whiskers: 95% intervals)")
     ax.set_title("Which parameter moves the balance most")
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()

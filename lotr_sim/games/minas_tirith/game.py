@@ -46,6 +46,11 @@ class MinasTirith(Game):
     reasons = ("leaders", "city", "deck")
     policies = POLICIES
     default_policies = {"good": "greedy", "evil": "greedy"}
+    notes = (
+        "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
+        "(the rulebook describes the board but has no picture of it), not the printed game; "
+        "rules marked [R] are reconstructions too, each a parameter (lotr-sim params -g minas-tirith).",
+    )
 
     def params(self) -> list[Param]:
         return list(C.PARAMS)
