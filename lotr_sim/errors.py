@@ -9,5 +9,11 @@ class ConfigError(LotrSimError):
     """A game config, parameter or override is wrong."""
 
 
+class Interrupted(LotrSimError):
+    """A long run stopped by the user (Ctrl-C); finished work is kept. Exit code 130."""
+
+    exit_code = 130
+
+
 class SeedError(LotrSimError, ValueError):
     """A seed outside [0, 2**63)."""

@@ -24,7 +24,7 @@ def cli_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except LotrSimError as e:
-            raise fail(str(e)) from None
+            raise fail(str(e), code=getattr(e, "exit_code", 2)) from None
         except KeyboardInterrupt:
             raise fail("interrupted", code=130) from None
 

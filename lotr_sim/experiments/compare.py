@@ -17,7 +17,7 @@ import numpy as np
 from lotr_sim.config import parse_assignment
 from lotr_sim.errors import ConfigError, LotrSimError
 from lotr_sim.experiments.backends import make_backend
-from lotr_sim.experiments.progress import make_progress
+from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.stats import SPRT, paired_diff_from_counts, wilson
 
 
@@ -91,6 +91,7 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     step = min(batch, max_games)
     if min_games < 2:
         raise LotrSimError(f"--min-games must be at least 2, got {min_games}")
+    warm_up(game, compiled[0], pols[0], seed, progress)
     with make_progress(progress, "compare", max_games) as bar, make_backend(threads, scheduler, cluster) as be:
         while done < max_games and decision is None:
             n = min(step, max_games - done)

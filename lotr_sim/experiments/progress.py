@@ -46,5 +46,19 @@ class RichProgress:
         self._p.advance(self._task, n)
 
 
+def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
+    """Compile (first run) or load the game's kernels before a progress bar starts, with a
+    spinner that says why the wait happens. Costs milliseconds once the numba cache is warm;
+    Dask workers on this machine then load the same cache."""
+    if not show:
+        return
+    from rich.console import Console
+
+    with Console(file=sys.stderr).status(
+            f"preparing the {game.name} engine (numba compiles it on the first run, "
+            f"about a minute; later runs load it from the cache)"):
+        game.simulate(compiled, policies, seed, 0, 1, threads=1)
+
+
 def make_progress(show: bool, description: str, total: int):
     return RichProgress(description, total) if show else NullProgress()

@@ -9,10 +9,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lotr_sim.errors import LotrSimError
+from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import summarize
 from lotr_sim.experiments.backends import make_backend
-from lotr_sim.experiments.progress import make_progress
+from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.store import atomic_write_json, atomic_write_parquet, ensure_writable_dir, now_iso
 
 
@@ -64,26 +64,39 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     compiled = game.compile(cfg)
     chunk = chunk or max(1000, min(50_000, games // 20 or 1))
     started = now_iso()
+    warm_up(game, compiled, pol, seed, progress)  # so the rate excludes a first-run compile
     t0 = time.perf_counter()
     parts: dict[int, dict] = {}
+    interrupted = False
     with make_progress(progress, f"{game.name}", games) as bar, \
             make_backend(threads, scheduler, cluster) as be:
         def done(task, cols):
             parts[task[1]] = cols
             bar.advance(task[2])
-        be.run(game, {0: compiled}, {0: pol}, seed, [(0, a, n) for a, n in split(0, games, chunk)],
-               None, done)
+        try:
+            be.run(game, {0: compiled}, {0: pol}, seed,
+                   [(0, a, n) for a, n in split(0, games, chunk)], None, done)
+        except KeyboardInterrupt:
+            interrupted = True
     elapsed = time.perf_counter() - t0
+    # the finished games 0..k-1 (chunks finish in order of their first game, but be safe)
+    firsts, k = sorted(parts), 0
+    while k in parts:
+        k += len(parts[k]["game"])
+    if interrupted and (out is None or k == 0):
+        raise Interrupted(f"interrupted after {k} of {games} games; nothing saved "
+                          f"(use --out DIR to keep finished games, or `lotr-sim sweep` to resume)")
     keys = list(parts[0].keys())
-    cols = {k: np.concatenate([parts[a][k] for a in sorted(parts)]) for k in keys}
+    cols = {c: np.concatenate([parts[a][c] for a in firsts if a < k]) for c in keys}
     summary = summarize(game, cols)
     summary["notes"] = list(game.notes)
     summary.update(game=game.name, seed=seed, policies=pol, params=cfg.params, config_hash=cfg.hash,
-                   elapsed_s=elapsed, games_per_second=games / elapsed if elapsed > 0 else None,
-                   started=started, finished=now_iso())
+                   elapsed_s=elapsed, games_per_second=k / elapsed if elapsed > 0 else None,
+                   started=started, finished=now_iso(), complete=not interrupted,
+                   games_requested=games)
     df = pd.DataFrame(cols)
     res = RunResult(summary=summary, games=df)
-    if trace is not None:
+    if trace is not None and not interrupted:
         n_ev = 0
         try:
             with open(trace, "w") as f:
@@ -103,6 +116,9 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
         atomic_write_parquet(outp / "games.parquet", gdf)
         atomic_write_json(outp / "summary.json", summary)
         res.out = outp
+    if interrupted:
+        raise Interrupted(f"interrupted after {k} of {games} games; the finished games and a "
+                          f"summary marked incomplete are saved in {out}")
     return res
 
 

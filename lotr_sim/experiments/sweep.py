@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from lotr_sim.config import config_hash
-from lotr_sim.errors import LotrSimError
+from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import point_row
 from lotr_sim.experiments.backends import common_columns, make_backend
-from lotr_sim.experiments.progress import make_progress
+from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import split
 from lotr_sim.experiments.spec import SweepSpec, build_points
 from lotr_sim.experiments.stats import games_for_half_width, wilson_half_width, z_value
@@ -157,6 +157,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
         first = min(spec.max_games, max(_round_up(games_for_half_width(spec.precision) / 4), 100))
         targets = {p.index: first for p in points}
 
+    warm_up(game, compiled[points[0].index], pols[points[0].index], spec.seed, progress)
     t0 = time.perf_counter()
     played = 0
     with make_progress(progress, f"sweep {game.name}", sum(targets.values())) as bar:
@@ -178,7 +179,14 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                 played += task[2]
                 bar.advance(task[2])
 
-            be.run(game, compiled, pols, spec.seed, tasks, keep, on_done)
+            try:
+                be.run(game, compiled, pols, spec.seed, tasks, keep, on_done)
+            except KeyboardInterrupt:
+                manifest["status"] = "interrupted"
+                store.write_manifest(manifest)
+                saved = sum(len(v) for v in store.chunk_index().values())
+                raise Interrupted(f"interrupted: {saved} finished chunks are saved in {outp}; "
+                                  f"continue with: lotr-sim sweep --resume {outp}") from None
             done_upto = dict(targets)
             if spec.precision is None:
                 break

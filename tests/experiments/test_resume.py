@@ -66,3 +66,29 @@ def test_precision_sweep_resume_replays_batches(tmp_path, fake):
     pd.testing.assert_frame_equal(res.results, ref.results)
     assert len(list((out / "chunks").glob("p*.parquet"))) == len(files)
     assert not list((out / "chunks").glob(".tmp-*"))
+
+
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
+    """Ctrl-C (SIGINT) ends a sweep with one line naming the resume command, exit 130,
+    the finished chunks kept and the manifest marked interrupted."""
+    import json
+
+    out = tmp_path / "int"
+    p = subprocess.Popen(CLI + ARGS + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    chunks = out / "chunks"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 3):
+        assert p.poll() is None, p.stderr.read().decode()
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGINT)
+    err = p.communicate(timeout=60)[1].decode()
+    assert p.returncode == 130
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines[-1].startswith("lotr-sim: error: interrupted") and f"--resume {out}" in lines[-1]
+    assert "Traceback" not in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    kept = len(list(chunks.glob("p*.parquet")))
+    assert 3 <= kept < 40
+    r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert len(list(chunks.glob("p*.parquet"))) == 40

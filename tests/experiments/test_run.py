@@ -101,3 +101,32 @@ def test_notebook_is_valid_json_and_code_compiles():
         assert {"cell_type", "id", "metadata", "source"} <= set(c)
     for c in codes:
         compile("".join(c["source"]), "<cell>", "exec")
+
+
+def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
+    """A run stopped by Ctrl-C keeps the finished games when --out is given, with a summary
+    marked incomplete (never presented as complete), and exits 130 with one line."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import pandas as pd
+
+    cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
+    out = tmp_path / "run"
+    p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", "delay_ms=1000", "-o", str(out)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(4)
+    os.kill(p.pid, signal.SIGINT)
+    err = p.communicate(timeout=60)[1].decode()
+    assert p.returncode == 130, err
+    last = [ln for ln in err.splitlines() if ln.strip()][-1]
+    assert last.startswith("lotr-sim: error: interrupted after") and "marked incomplete" in last
+    s = json.loads((out / "summary.json").read_text())
+    assert s["complete"] is False and 0 < s["games"] < 20000 and s["games_requested"] == 20000
+    g = pd.read_parquet(out / "games.parquet")
+    assert len(g) == s["games"] and (g["game"].to_numpy() == range(len(g))).all()
