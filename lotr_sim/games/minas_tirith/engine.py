@@ -18,7 +18,12 @@ Where the engine narrows a player's choices (documented simplifications):
 * Retreat (MT-7.5): each step must be passable for every unit type in the force; the
   owner's choice among several territories is the one holding most own units (random
   player: random). Of the attacking leaders only the bonus giver goes with a retreating
-  attack.
+  attack. As in lotr_sim.kernels.combat: Good's 6 wins when both triggers fire in one roll,
+  and a side wiped out by the roll's losses (or facing a wiped-out side) does not retreat;
+  but a Good defending 6 (or the Witch-king's 6 against a Good attack) ends the attacker's
+  turn even when the whole attacking force died.
+* Bombardment (MT-6.1, MT-7.2): a territory's count of archers that fired this turn moves
+  with its archers (those that fired move first), so no archer fires twice in a turn.
 * A leader moving alone (MT-6.2 d) ends in a territory holding own troops; leaders follow
   a move only when it empties their territory; the free cavalry move-in (MT-7.6) moves all
   surviving attacking cavalry, without leaders.
@@ -511,9 +516,18 @@ def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
         if left == 0:
             break
     moved = k - left
+    narch = 0
     for u in range(MAXU):
         st[O_UNITS + a * MAXU + u] -= st[vec + u]
         st[O_UNITS + b * MAXU + u] += st[vec + u]
+        if u < cf[C_NU] and cf[O_UARCH + u] == 1:
+            narch += st[vec + u]
+    # MT-6.1 / MT-7.2: an archer fires once per turn - archers that fired carry that with them
+    fired = st[O_FIRED + a]
+    if narch < fired:
+        fired = narch
+    st[O_FIRED + a] -= fired
+    st[O_FIRED + b] += fired
     lm = 0
     if side_units_nb(cf, st, a, side) == 0:
         for l in range(cf[C_NL]):
@@ -901,6 +915,15 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
         catapults_check_nb(cf, st, tr)
         if check_win_nb(cf, st, tr):
             return 0
+    elif cf[P_RETREAT] != 2 and att_left == 0:
+        # MT-7.5: the attacking force died, so nothing retreats, but the six still ends the
+        # attacker's turn (Good's defending six; an Evil six with the Witch-king defending)
+        good6 = a6 if side == GOOD else d6
+        evil6 = d6 if side == GOOD else a6
+        if side == EVIL and good6 > 0:
+            st[S_TURNEND] = 1
+        elif side == GOOD and good6 == 0 and wk == 1 and evil6 > 0:
+            st[S_TURNEND] = 1
     catapults_check_nb(cf, st, tr)
     if side_units_nb(cf, st, b, E) == 0 and st[S_TURNEND] == 0:
         # MT-7.6: surviving attacking cavalry may move in free
@@ -1202,15 +1225,17 @@ def enum_actions_nb(cf, st, side, act):
                     continue
                 arch, cat = shooters_nb(cf, st, side, a, b)
                 sh = arch + (1 if cat >= 0 else 0)
-                if sh > 3:
-                    sh = 3
-                if sh == 0:
-                    continue
-                dice = sh
+                # MT-7.2: 1-3 dice; Evil at a banner needs evil_banner_divisor shooters per
+                # die (2 -> 1, 4 -> 2, 6 -> 3) and names only the shooters it needs
+                div = 1
                 if side == EVIL and cf[O_BANNER + b] == 1:
-                    dice = sh // cf[P_EVIL_DIV]
+                    div = cf[P_EVIL_DIV]
+                if sh > 3 * div:
+                    sh = 3 * div
+                dice = sh // div
                 if dice == 0:
                     continue
+                sh = dice * div
                 n = _add_nb(act, n, A_BOMBARD, a, b, sh, dice, 0)
         # MT-6.2 h: mumak for 3 infantry
         if side == EVIL:
