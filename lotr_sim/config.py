@@ -86,9 +86,23 @@ def _fmt(x: float) -> str:
 
 
 def closest(name: str, names: Iterable[str]) -> str:
-    """' (did you mean 'x'?)' for the closest name, or '' when none is close."""
-    m = difflib.get_close_matches(name, list(names), n=1, cutoff=0.4)
-    return f"; did you mean '{m[0]}'?" if m else ""
+    """' (did you mean 'x'?)' for the closest name, or '' when none is close.
+
+    Closeness is difflib's similarity plus the share of words (split on _ and -) in common,
+    so 'banner_bonus' finds 'banner_defence_bonus' rather than 'leader_bonus'."""
+    def words(x: str) -> set[str]:
+        return set(x.replace("-", "_").lower().split("_")) - {""}
+
+    w = words(name)
+    best, score = None, 0.0
+    for cand in names:
+        ratio = difflib.SequenceMatcher(None, name.lower(), cand.lower()).ratio()
+        cw = words(cand)
+        shared = len(w & cw) / len(w | cw) if (w | cw) else 0.0
+        sc = ratio + shared
+        if (ratio >= 0.6 or shared >= 0.5) and sc > score:
+            best, score = cand, sc
+    return f"; did you mean '{best}'?" if best else ""
 
 
 def parse_assignment(text: str) -> tuple[str, str]:

@@ -13,3 +13,12 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one():
     assert "pip install" in main_cmd and "lotr-sim " in main_cmd
     assert "pytest" in test_cmd
     assert test_cmd in (ROOT / ".ci" / "run").read_text()
+
+
+def test_closest_name_suggestions():
+    from lotr_sim.config import closest
+    names = ["leader_bonus", "banner_defence_bonus", "hand_limit", "retreat_trigger", "points_leader"]
+    assert closest("banner_bonus", names) == "; did you mean 'banner_defence_bonus'?"
+    assert closest("hand_limt", names) == "; did you mean 'hand_limit'?"
+    assert closest("retreat", names) == "; did you mean 'retreat_trigger'?"
+    assert closest("foo", names) == ""
