@@ -1900,3 +1900,9 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
     return st, st[S_TRPOS]
+
+
+# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
+from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+
+no_literal_dispatch(globals())
