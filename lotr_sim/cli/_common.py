@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import typer
 
+from lotr_sim._json import json_default
 from lotr_sim.errors import LotrSimError
 
 
@@ -32,18 +33,4 @@ def cli_errors(func: Callable) -> Callable:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, default=_json_default) + "\n")
-
-
-def _json_default(o: Any) -> Any:
-    try:
-        import numpy as np
-        if isinstance(o, np.integer):
-            return int(o)
-        if isinstance(o, np.floating):
-            return float(o)
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-    except ImportError:  # pragma: no cover
-        pass
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    sys.stdout.write(json.dumps(obj, indent=2, default=json_default) + "\n")

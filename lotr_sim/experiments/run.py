@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from lotr_sim._json import json_default
 from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import summarize
 from lotr_sim.experiments.backends import make_backend
@@ -103,7 +104,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
                 for i in range(games):
                     _, events = game.play(compiled, pol, seed, i)
                     for ev in events:
-                        f.write(json.dumps(ev, default=_default) + "\n")
+                        f.write(json.dumps(ev, default=json_default) + "\n")
                         n_ev += 1
         except OSError as e:
             raise LotrSimError(f"cannot write trace file {trace}: {e.strerror or e}") from None
@@ -121,12 +122,3 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
                           f"summary marked incomplete are saved in {out}")
     return res
 
-
-def _default(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(type(o).__name__)

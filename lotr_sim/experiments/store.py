@@ -9,6 +9,7 @@ missing chunks and nothing is lost or counted twice.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -35,34 +36,15 @@ def machine_info() -> dict:
                 processor=platform.processor() or platform.machine())
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def _atomic_target(path: Path, suffix: str = ""):
+    """Yield a temp file name beside ``path``; on success fsync it and rename it over
+    ``path`` (atomic on POSIX), on any failure remove it. Readers never see a half file."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    from lotr_sim.cli._common import _json_default
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, default=_json_default) + "\n").encode())
-
-
-def atomic_write_parquet(path: Path, df) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=path.parent)
     os.close(fd)
     try:
-        df.to_parquet(tmp, index=False)
+        yield tmp
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -72,6 +54,21 @@ def atomic_write_parquet(path: Path, df) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    with _atomic_target(path) as tmp:
+        Path(tmp).write_bytes(data)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    from lotr_sim._json import json_default
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, default=json_default) + "\n").encode())
+
+
+def atomic_write_parquet(path: Path, df) -> None:
+    with _atomic_target(path, suffix=".parquet") as tmp:
+        df.to_parquet(tmp, index=False)
 
 
 def ensure_writable_dir(path: Path) -> Path:
