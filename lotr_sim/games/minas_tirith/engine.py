@@ -96,6 +96,10 @@ O_PATH = _o; _o += 16
 O_DRAWN = _o; _o += 16
 O_TOT = _o; _o += 2 * MAXT   # per-decision cache of units per side and territory
 O_THR = _o; _o += 2 * MAXT   # per-decision cache: enemy units next to t, per side
+O_LAT = _o; _o += 2 * MAXT   # per-decision cache: leaders of a side at t
+O_WKAT = _o; _o += MAXT      # per-decision cache: 1 if a Witch-king (reversed leader) is at t
+O_DEC = _o; _o += 8          # per-decision flags: [0] Evil siege holds_nb, [1] Evil Grond holds_nb,
+                             # [2 + side] catapults of side on the board
 ST_SIZE = _o
 
 # ---- trace event codes ------------------------------------------------------------------
@@ -118,7 +122,12 @@ R_LEADERS, R_CITY, R_DECK = 0, 1, 2
 # ======================================================================================
 # small helpers
 # ======================================================================================
-@njit(cache=True)
+# Speed: every kernel except the two entry points that allocate (simulate_nb, play_one_nb) is
+# compiled with _nrt=False: they never allocate, so they need no reference counting, and
+# without it each call no longer pays atomic incref/decref on every array argument (that
+# was ~3/4 of the run time). score_action_nb is inlined into choose_action_nb (its only
+# caller in a game): the call with ~50 scalarised array arguments cost more than the score.
+@njit(cache=True, _nrt=False)
 def side_units_nb(cf, st, t, side):
     n = 0
     nts = cf[O_NTS + side]
@@ -127,9 +136,11 @@ def side_units_nb(cf, st, t, side):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def refresh_tot_nb(cf, st):
-    """Fill the cache st[O_TOT + side*MAXT + t] (valid until the next change of the board)."""
+    """Fill the per-decision caches (valid until the next change of the board): units per side
+    and territory (O_TOT), Evil units next to t (O_THR, Good's slots only: only Good's threat is
+    read), leaders per side (O_LAT), Witch-king (O_WKAT), card flags (O_DEC)."""
     for side in range(2):
         nts = cf[O_NTS + side]
         for t in range(cf[C_T]):
@@ -137,15 +148,73 @@ def refresh_tot_nb(cf, st):
             for j in range(nts):
                 n += st[O_UNITS + t * MAXU + cf[O_LORD + side * MAXU + j]]
             st[O_TOT + side * MAXT + t] = n
-    for side in range(2):
-        for t in range(cf[C_T]):
-            n = 0
-            for j in range(cf[O_NBN + t]):
-                n += st[O_TOT + (1 - side) * MAXT + cf[O_NB + t * MAXDEG + j]]
-            st[O_THR + side * MAXT + t] = n
+    for t in range(cf[C_T]):
+        n = 0
+        for j in range(cf[O_NBN + t]):
+            n += st[O_TOT + EVIL * MAXT + cf[O_NB + t * MAXDEG + j]]
+        st[O_THR + GOOD * MAXT + t] = n
+    for t in range(cf[C_T]):
+        st[O_LAT + t] = 0
+        st[O_LAT + MAXT + t] = 0
+        st[O_WKAT + t] = 0
+    for l in range(cf[C_NL]):
+        t = st[O_LLOC + l]
+        if t >= 0:
+            st[O_LAT + cf[O_LSIDE + l] * MAXT + t] += 1
+            if cf[O_LREV + l] == 1:
+                st[O_WKAT + t] = 1
+    # holds_nb(EVIL, K_SIEGE), holds_nb(EVIL, K_GROND) and the catapults on the board
+    sg = 0
+    gr = 0
+    n0 = 0
+    n1 = 0
+    for c in range(cf[C_NC]):
+        cs = st[O_CST + c]
+        if cs == 2:
+            k = cf[O_CKIND + c]
+            if k == K_SIEGE or k == K_GROND:
+                v = 1 + cf[O_CTOWER + c]
+                if k == K_SIEGE:
+                    if v > sg:
+                        sg = v
+                elif v > gr:
+                    gr = v
+        elif cs == 4:
+            n0 += 1
+        elif cs == 5:
+            n1 += 1
+    st[O_DEC] = sg
+    st[O_DEC + 1] = gr
+    st[O_DEC + 2] = n0
+    st[O_DEC + 3] = n1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def cross_fast_nb(cf, st, side, cls, a, b):
+    """cross_ok_nb from the per-decision cache (valid after refresh_tot_nb, until the board
+    changes): MT-6.4 walls, MT-6.5 gate, MT-6.6 climbing, MT-9.1-9.3 siege cards."""
+    ek = cf[O_EK + a * MAXT + b]
+    if ek < 0:
+        return False
+    if ek == 0:
+        return True
+    inf = cls == 0 or cls == 3
+    if ek == 1:
+        if not inf:
+            return False
+        if side == GOOD:
+            return True
+        return cf[O_TKIND + a] == 2
+    if ek == 2:
+        if side == GOOD or not inf:
+            return False
+        return st[O_DEC] > 0
+    if side == GOOD:
+        return True
+    return st[S_GATE] == 1 or st[O_DEC + 1] > 0
+
+
+@njit(cache=True, _nrt=False)
 def leaders_at_nb(cf, st, t, side):
     n = 0
     for l in range(cf[C_NL]):
@@ -154,7 +223,7 @@ def leaders_at_nb(cf, st, t, side):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leader_mask_at_nb(cf, st, t, side):
     m = 0
     for l in range(cf[C_NL]):
@@ -163,7 +232,7 @@ def leader_mask_at_nb(cf, st, t, side):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wk_at_nb(cf, st, t):
     for l in range(cf[C_NL]):
         if st[O_LLOC + l] == t and cf[O_LREV + l] == 1:
@@ -171,7 +240,7 @@ def wk_at_nb(cf, st, t):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holds_nb(cf, st, side, kind):
     """1 + tower flag if the side holds a card of ``kind`` (siege: 2 with a tower), else 0."""
     best = 0
@@ -183,7 +252,7 @@ def holds_nb(cf, st, side, kind):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cross_ok_nb(cf, st, side, cls, a, b):
     """May a unit of class ``cls`` (0 inf, 1 cav, 2 creature, 3 leader) of ``side`` cross a-b?
     MT-6.4 walls, MT-6.5 gate, MT-6.6 climbing, MT-9.1-9.3 siege cards."""
@@ -212,7 +281,7 @@ def cross_ok_nb(cf, st, side, cls, a, b):
 # ======================================================================================
 # trace
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_begin_nb(st, tr, code):
     if tr.shape[0] == 0:
         return -1
@@ -228,20 +297,20 @@ def ev_begin_nb(st, tr, code):
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_put_nb(st, tr, h, v):
     if h >= 0:
         tr[st[S_TRPOS]] = v
         st[S_TRPOS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_end_nb(st, tr, h):
     if h >= 0:
         tr[h] = st[S_TRPOS] - h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def snapshot_nb(cf, st, tr, h):
     if h < 0:
         return
@@ -269,7 +338,7 @@ def snapshot_nb(cf, st, tr, h):
 # ======================================================================================
 # scoring, end of game, invariant
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def points_nb(cf, st):
     """MT-10.3 points of (good, evil)."""
     pg = 0
@@ -289,7 +358,7 @@ def points_nb(cf, st):
     return pg, pe
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_game_nb(cf, st, tr, winner, reason):
     if st[S_OVER] == 1:
         return
@@ -309,7 +378,7 @@ def end_game_nb(cf, st, tr, winner, reason):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_win_nb(cf, st, tr):
     """MT-10.1 (Good captures enough Evil leaders) and MT-10.2 (Evil in the city)."""
     if st[S_OVER] == 1:
@@ -323,7 +392,7 @@ def check_win_nb(cf, st, tr):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def invariant_ok_nb(cf, st):
     """MT-1.4: board + holder cards + pool + captured = totals, per unit type; every count >= 0."""
     for u in range(cf[C_NU]):
@@ -342,7 +411,7 @@ def invariant_ok_nb(cf, st):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _debug_check_nb(cf, st):
     if st[S_DEBUG] == 1 and st[S_BAD] == 0:
         if not invariant_ok_nb(cf, st):
@@ -353,7 +422,7 @@ def _debug_check_nb(cf, st):
 # ======================================================================================
 # losses, captures, leaders
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capture_unit_nb(cf, st, tr, t, u):
     """A unit lost in combat goes to the opponent (MT-1.4)."""
     st[O_UNITS + t * MAXU + u] -= 1
@@ -366,7 +435,7 @@ def capture_unit_nb(cf, st, tr, t, u):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def capture_leader_nb(cf, st, tr, l, t):
     side = cf[O_LSIDE + l]
     st[O_LLOC + l] = -2
@@ -379,7 +448,7 @@ def capture_leader_nb(cf, st, tr, l, t):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove_leader_nb(cf, st, tr, l, why, to_captured):
     t = st[O_LLOC + l]
     h = ev_begin_nb(st, tr, EV_LREMOVED)
@@ -395,7 +464,7 @@ def remove_leader_nb(cf, st, tr, l, why, to_captured):
         st[O_LLOC + l] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leaders_last_unit_nb(cf, st, tr, t, side):
     """MT-8.4: leaders of a territory that lost its last combat unit in combat."""
     if side_units_nb(cf, st, t, side) > 0:
@@ -408,7 +477,7 @@ def leaders_last_unit_nb(cf, st, tr, t, side):
                 remove_leader_nb(cf, st, tr, l, 2, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_losses_nb(cf, st, tr, side, t, n, vec, restrict, expensive_first):
     """Remove up to n units of ``side`` at t (MT-7.4 / MT-7.2). With ``restrict`` only the
     units counted in st[vec:vec+MAXU] (which is decremented). Creatures absorb
@@ -442,7 +511,7 @@ def take_losses_nb(cf, st, tr, side, t, n, vec, restrict, expensive_first):
 # ======================================================================================
 # deck, hands, Minas Tirith cards
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mt_draw_nb(cf, st):
     if st[S_MTTOP] >= cf[C_NC]:
         return -1
@@ -451,12 +520,12 @@ def mt_draw_nb(cf, st):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def usable_nb(cf, c, side):
     return (cf[O_CSIDES + c] >> side) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_counts_nb(cf, st, side, cnt):
     for k in range(4):
         cnt[k] = 0
@@ -464,14 +533,14 @@ def hand_counts_nb(cf, st, side, cnt):
         cnt[cf[O_DTYPE + st[O_HAND + side * HMAX + i]]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_remove_nb(st, side, i):
     n = st[S_HN + side]
     st[O_HAND + side * HMAX + i] = st[O_HAND + side * HMAX + n - 1]
     st[S_HN + side] = n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_unit_types_nb(cf, side, ctype, u):
     """Does reinforcement-card type ``ctype`` give unit type u of ``side``? (MT-5.4 c, MT-5.5)"""
     if cf[O_USIDE + u] != side:
@@ -489,7 +558,7 @@ def card_unit_types_nb(cf, side, ctype, u):
 # ======================================================================================
 # movement, placement
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
     """Move k eligible units a -> b (via for the cavalry double move, MT-6.2 c), cheapest
     types first; leaders follow when a is left without combat units (MT-8.3)."""
@@ -550,14 +619,14 @@ def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
     return moved
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def break_gate_nb(cf, st, tr):
     st[S_GATE] = 1
     h = ev_begin_nb(st, tr, EV_GATE)
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_leader_nb(cf, st, tr, l, b):
     a = st[O_LLOC + l]
     st[O_LLOC + l] = b
@@ -572,7 +641,7 @@ def move_leader_nb(cf, st, tr, l, b):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_played_nb(cf, st, tr, c, discard, t):
     h = ev_begin_nb(st, tr, EV_PLAYED)
     ev_put_nb(st, tr, h, c)
@@ -583,7 +652,7 @@ def card_played_nb(cf, st, tr, c, discard, t):
         st[O_CST + c] = 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_holder_nb(cf, st, tr, side, c, t):
     """MT-6.2 e-g / MT-9.5: a holder card's units (and leader) enter at t; card discarded."""
     card_played_nb(cf, st, tr, c, True, -1)
@@ -604,7 +673,7 @@ def place_holder_nb(cf, st, tr, side, c, t):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_pool_nb(cf, st, tr, t, u, n, src):
     """Units from the pool to t (bonus trade MT-5.4 c, Muster MT-9.7)."""
     if n > st[O_POOL + u]:
@@ -623,7 +692,7 @@ def place_pool_nb(cf, st, tr, t, u, n, src):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_leader_card_nb(cf, st, tr, c, t):
     """MT-9.6: the card's leader joins an own force at t."""
     card_played_nb(cf, st, tr, c, True, -1)
@@ -639,7 +708,7 @@ def place_leader_card_nb(cf, st, tr, c, t):
         ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_catapult_nb(cf, st, tr, side, c, t):
     """MT-9.4: the catapult becomes a shooter at t."""
     card_played_nb(cf, st, tr, c, False, t)
@@ -647,7 +716,7 @@ def place_catapult_nb(cf, st, tr, side, c, t):
     st[O_CLOC + c] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def exchange_nb(cf, st, tr, t):
     """MT-6.2 h: one mumak at t for 3 infantry from the pool (mumak = Evil creature that is
     not the first creature type; the exchanged creature is the config's last Evil creature)."""
@@ -677,7 +746,7 @@ def exchange_nb(cf, st, tr, t):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mumak_type_nb(cf):
     mu = -1
     for j in range(cf[O_NTS + EVIL]):
@@ -687,7 +756,7 @@ def mumak_type_nb(cf):
     return mu
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def catapults_check_nb(cf, st, tr):
     """MT-9.4: a catapult is lost when its territory holds no own units."""
     for c in range(cf[C_NC]):
@@ -705,7 +774,7 @@ def catapults_check_nb(cf, st, tr):
 # ======================================================================================
 # combat
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def retreat_nb(cf, st, tr, s, pol, side, a, vec, steps, lmask):
     """MT-7.5: the force counted in st[vec:] (already at a) with the leaders in lmask retreats
     ``steps`` territories towards its edge (Evil: Evil's edge; Good: Good's edge), each step
@@ -775,7 +844,7 @@ def retreat_nb(cf, st, tr, s, pol, side, a, vec, steps, lmask):
     return cur
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assault_bonus_nb(cf, st, side, a, b):
     """MT-8.2 modifiers: (attack bonus, defence bonus, Witch-king in the battle)."""
     ab = 0
@@ -792,7 +861,7 @@ def assault_bonus_nb(cf, st, side, a, b):
     return ab, db, wk
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _modified_roll_nb(s, ad, dd, ab, db):
     """The same draws as assault_roll_nb, also counting a modified 6 on the highest die
     (retreat_trigger = modified6, MT-8.2 [R])."""
@@ -829,7 +898,7 @@ def _modified_roll_nb(s, ad, dd, ab, db):
     return la, ld, a6, d6
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     """One assault roll (MT-7.3-7.5, MT-8.2) from a to b with k units; then retreats,
     captures, and the free cavalry move-in (MT-7.6). Returns 1 if the territory was taken."""
@@ -942,7 +1011,7 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _all_units_vec_nb(cf, st, t, side, vec):
     for u in range(MAXU):
         st[vec + u] = 0
@@ -951,7 +1020,7 @@ def _all_units_vec_nb(cf, st, t, side, vec):
         st[vec + u] = st[O_UNITS + t * MAXU + u]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _first_leader_mask_nb(cf, st, t, side):
     for l in range(cf[C_NL]):
         if st[O_LLOC + l] == t and cf[O_LSIDE + l] == side:
@@ -959,7 +1028,7 @@ def _first_leader_mask_nb(cf, st, t, side):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shooters_nb(cf, st, side, a, b):
     """(archers available, catapult card or -1) that can fire from a at b (MT-7.2, MT-9.4)."""
     d = cf[O_DIST + a * MAXT + b]
@@ -980,7 +1049,7 @@ def shooters_nb(cf, st, side, a, b):
     return arch, cat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bombard_action_nb(cf, st, tr, s, side, a, b, n):
     """MT-7.2: n shooters (archers first, then a catapult) fire at b."""
     arch, cat = shooters_nb(cf, st, side, a, b)
@@ -1014,7 +1083,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
 # ======================================================================================
 # heuristics
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def importance_nb(cf, t):
     k = cf[O_TKIND + t]
     if k == 3:
@@ -1026,21 +1095,32 @@ def importance_nb(cf, t):
     return 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threat_nb(cf, st, t, side):
     """Enemy units next to t (from the per-decision cache, see refresh_tot_nb)."""
     return st[O_THR + side * MAXT + t]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def good_want_nb(cf, st, t, extra):
     own = st[O_TOT + (GOOD) * MAXT + t] + extra
     return importance_nb(cf, t) * (1.0 + threat_nb(cf, st, t, GOOD)) / (1.0 + own)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winp_nb(cf, st, wp, side, a, b, natt):
-    ab, db, wk = assault_bonus_nb(cf, st, side, a, b)
+    # the MT-8.2 modifiers of assault_bonus_nb, from the per-decision cache (refresh_tot_nb)
+    ab = 0
+    if st[O_LAT + side * MAXT + a] > 0:
+        ab += cf[P_LEADER_BONUS]
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and st[O_DEC] == 2:
+        ab += cf[P_SIEGE_BONUS]
+    db = 0
+    if st[O_LAT + (1 - side) * MAXT + b] > 0:
+        db += cf[P_LEADER_BONUS]
+    if side == EVIL and cf[O_BANNER + b] == 1:
+        db += cf[P_BANNER_BONUS]
+    wk = st[O_WKAT + (a if side == EVIL else b)]
     if ab > N_AB - 1:
         ab = N_AB - 1
     if db > N_DB - 1:
@@ -1052,7 +1132,7 @@ def winp_nb(cf, st, wp, side, a, b, natt):
     return wp[side, wk, ab, db, A, D]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline='always')
 def score_action_nb(cf, st, wp, pol, side, act, i):
     kind = act[i, 0]
     a = act[i, 1]
@@ -1063,7 +1143,7 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
     if kind == A_BOMBARD:
         # bombard with every archer that has a target; prefer valuable or leader-held targets
         v = 5.0 + 2.0 * act[i, 4] + 0.1 * importance_nb(cf, b)
-        if leaders_at_nb(cf, st, b, E) > 0 and st[O_TOT + (E) * MAXT + b] <= 2:
+        if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + (E) * MAXT + b] <= 2:
             v += 3.0
         return v
     if kind == A_ASSAULT:
@@ -1072,7 +1152,7 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
         p = winp_nb(cf, st, wp, side, a, b, act[i, 5])
         if p < pol[side, PL_THR]:
             return -1.0
-        v = 10.0 + 10.0 * p + 4.0 * leaders_at_nb(cf, st, b, E) + importance_nb(cf, b)
+        v = 10.0 + 10.0 * p + 4.0 * st[O_LAT + E * MAXT + b] + importance_nb(cf, b)
         return v
     if kind == A_MOVE or kind == A_CAV2:
         k = act[i, 3]
@@ -1103,7 +1183,7 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
     if kind == A_LMOVE:
         l = a
         src = st[O_LLOC + l]
-        if leaders_at_nb(cf, st, b, side) > 0:
+        if st[O_LAT + side * MAXT + b] > 0:
             return -1.0
         if side == EVIL:
             d = st[O_TOT + (side) * MAXT + b] - st[O_TOT + (side) * MAXT + src]
@@ -1147,7 +1227,7 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
 # ======================================================================================
 # legal actions (MT-6, MT-7)
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_nb(act, n, kind, a, b, c, d, e):
     if n < MAXA:
         act[n, 0] = kind
@@ -1160,29 +1240,51 @@ def _add_nb(act, n, kind, a, b, c, d, e):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enum_actions_nb(cf, st, side, act):
     E = 1 - side
     T = cf[C_T]
     refresh_tot_nb(cf, st)
     n = _add_nb(act, 0, A_PASS, 0, 0, 0, 0, 0)
+    mu = mumak_type_nb(cf) if side == EVIL else -1
     for a in range(T):
         own = st[O_TOT + (side) * MAXT + a]
         if own == 0:
             continue
+        # per territory: cavalry, archers able to fire (as in shooters_nb), any archer
+        cav_a = 0
+        arch_a = 0
+        has_sh = False
+        for jj in range(cf[O_NTS + side]):
+            u = cf[O_LORD + side * MAXU + jj]
+            m = st[O_UNITS + a * MAXU + u]
+            if cf[O_UCLS + u] == 1:
+                cav_a += m
+            if cf[O_UARCH + u] == 1:
+                arch_a += m
+                if m > 0:
+                    has_sh = True
+        arch_a -= st[O_FIRED + a]
+        if arch_a < 0:
+            arch_a = 0
         nbn = cf[O_NBN + a]
         for j in range(nbn):
             b = cf[O_NB + a * MAXDEG + j]
             ne = st[O_TOT + (E) * MAXT + b]
-            elig = 0
-            cav = 0
-            for jj in range(cf[O_NTS + side]):
-                u = cf[O_LORD + side * MAXU + jj]
-                m = st[O_UNITS + a * MAXU + u]
-                if m > 0 and cross_ok_nb(cf, st, side, cf[O_UCLS + u], a, b):
-                    elig += m
-                    if cf[O_UCLS + u] == 1:
-                        cav += m
+            if cf[O_EK + a * MAXT + b] == 0:
+                # an open border: every unit may cross (cross_ok_nb)
+                elig = own
+                cav = cav_a
+            else:
+                elig = 0
+                cav = 0
+                for jj in range(cf[O_NTS + side]):
+                    u = cf[O_LORD + side * MAXU + jj]
+                    m = st[O_UNITS + a * MAXU + u]
+                    if m > 0 and cross_fast_nb(cf, st, side, cf[O_UCLS + u], a, b):
+                        elig += m
+                        if cf[O_UCLS + u] == 1:
+                            cav += m
             if elig == 0:
                 continue
             if ne > 0:
@@ -1201,20 +1303,16 @@ def enum_actions_nb(cf, st, side, act):
                 if elig >= 2:
                     n = _add_nb(act, n, A_MOVE, a, b, elig // 2, 0, 0)
                 # MT-6.2 c: cavalry 2 territories through an own-held territory
-                if cav > 0 and st[O_TOT + (side) * MAXT + b] > 0:
+                if cav > 0 and st[O_TOT + (side) * MAXT + b] > 0 and cross_fast_nb(cf, st, side, 1, a, b):
                     for j2 in range(cf[O_NBN + b]):
                         c2 = cf[O_NB + b * MAXDEG + j2]
                         if c2 == a or st[O_TOT + (E) * MAXT + c2] > 0:
                             continue
-                        if cross_ok_nb(cf, st, side, 1, a, b) and cross_ok_nb(cf, st, side, 1, b, c2):
+                        if cross_fast_nb(cf, st, side, 1, b, c2):
                             n = _add_nb(act, n, A_CAV2, a, b, cav, 1, c2)
         # MT-7.2 bombardment (targets within 3, nearest first; only where there are shooters)
-        has_sh = False
-        for jj in range(cf[O_NTS + side]):
-            u = cf[O_LORD + side * MAXU + jj]
-            if cf[O_UARCH + u] == 1 and st[O_UNITS + a * MAXU + u] > 0:
-                has_sh = True
-        if not has_sh:
+        ncat = st[O_DEC + 2 + side]
+        if not has_sh and ncat > 0:
             for c in range(cf[C_NC]):
                 if st[O_CST + c] == 4 + side and st[O_CLOC + c] == a:
                     has_sh = True
@@ -1223,7 +1321,11 @@ def enum_actions_nb(cf, st, side, act):
                 b = cf[O_NEAR + a * MAXT + jn]
                 if st[O_TOT + E * MAXT + b] == 0:
                     continue
-                arch, cat = shooters_nb(cf, st, side, a, b)
+                if ncat > 0:
+                    arch, cat = shooters_nb(cf, st, side, a, b)
+                else:
+                    arch = arch_a if cf[O_DIST + a * MAXT + b] <= 2 else 0
+                    cat = -1
                 sh = arch + (1 if cat >= 0 else 0)
                 # MT-7.2: 1-3 dice; Evil at a banner needs evil_banner_divisor shooters per
                 # die (2 -> 1, 4 -> 2, 6 -> 3) and names only the shooters it needs
@@ -1239,7 +1341,6 @@ def enum_actions_nb(cf, st, side, act):
                 n = _add_nb(act, n, A_BOMBARD, a, b, sh, dice, 0)
         # MT-6.2 h: mumak for 3 infantry
         if side == EVIL:
-            mu = mumak_type_nb(cf)
             if mu >= 0 and st[O_UNITS + a * MAXU + mu] > 0:
                 n = _add_nb(act, n, A_EXCHANGE, a, 0, 0, 0, 0)
     # MT-6.2 d: a leader alone 1-3 territories through territories holding own troops
@@ -1249,11 +1350,21 @@ def enum_actions_nb(cf, st, side, act):
         a = st[O_LLOC + l]
         if a < 0:
             continue
+        r3 = np.int64(-1)
         for jn in range(cf[O_NEARN + a]):
             b = cf[O_NEAR + a * MAXT + jn]
             if st[O_TOT + (side) * MAXT + b] == 0:
                 continue
-            if _leader_path_ok_nb(cf, st, side, a, b):
+            d = cf[O_DIST + a * MAXT + b]
+            if d == 1:
+                ok = cross_fast_nb(cf, st, side, 3, a, b)
+            elif d == 2:
+                ok = _leader_path_ok_nb(cf, st, side, a, b)
+            else:
+                if r3 < 0:
+                    r3 = _leader_reach3_nb(cf, st, side, a)
+                ok = ((r3 >> b) & 1) == 1
+            if ok:
                 n = _add_nb(act, n, A_LMOVE, l, b, 0, 0, 0)
     # Minas Tirith cards played as movement missions (MT-6.2 e-g, MT-9.4, MT-9.6)
     for c in range(cf[C_NC]):
@@ -1275,29 +1386,54 @@ def enum_actions_nb(cf, st, side, act):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def _leader_reach3_nb(cf, st, side, a):
+    """Bit mask of the territories a leader alone reaches from a in 3 steps whose intermediate
+    territories hold own troops (MT-6.2 d): for targets at distance 3, the same set as
+    _leader_path_ok_nb (per-decision cache, see refresh_tot_nb)."""
+    own = O_TOT + side * MAXT
+    s2 = 0
+    for j in range(cf[O_NBN + a]):
+        m = cf[O_NB + a * MAXDEG + j]
+        if st[own + m] == 0 or not cross_fast_nb(cf, st, side, 3, a, m):
+            continue
+        for j2 in range(cf[O_NBN + m]):
+            x = cf[O_NB + m * MAXDEG + j2]
+            if st[own + x] > 0 and (s2 >> x) & 1 == 0 and cross_fast_nb(cf, st, side, 3, m, x):
+                s2 |= np.int64(1) << x
+    r3 = 0
+    for m2 in range(cf[C_T]):
+        if (s2 >> m2) & 1:
+            for j3 in range(cf[O_NBN + m2]):
+                x = cf[O_NB + m2 * MAXDEG + j3]
+                if (r3 >> x) & 1 == 0 and cross_fast_nb(cf, st, side, 3, m2, x):
+                    r3 |= np.int64(1) << x
+    return r3
+
+
+@njit(cache=True, _nrt=False)
 def _leader_path_ok_nb(cf, st, side, a, b):
     """A path of <= 3 steps a -> b whose intermediate territories hold own troops (MT-6.2 d)."""
     d = cf[O_DIST + a * MAXT + b]
     if d == 1:
-        return cross_ok_nb(cf, st, side, 3, a, b)
+        return cross_fast_nb(cf, st, side, 3, a, b)
     for j in range(cf[O_NBN + a]):
         m = cf[O_NB + a * MAXDEG + j]
-        if st[O_TOT + (side) * MAXT + m] == 0 or not cross_ok_nb(cf, st, side, 3, a, m):
+        if st[O_TOT + (side) * MAXT + m] == 0 or not cross_fast_nb(cf, st, side, 3, a, m):
             continue
-        if cf[O_DIST + m * MAXT + b] == 1 and cross_ok_nb(cf, st, side, 3, m, b):
+        if cf[O_DIST + m * MAXT + b] == 1 and cross_fast_nb(cf, st, side, 3, m, b):
             return True
         if d == 3:
             for j2 in range(cf[O_NBN + m]):
                 m2 = cf[O_NB + m * MAXDEG + j2]
-                if st[O_TOT + (side) * MAXT + m2] == 0 or not cross_ok_nb(cf, st, side, 3, m, m2):
+                if st[O_TOT + (side) * MAXT + m2] == 0 or not cross_fast_nb(cf, st, side, 3, m, m2):
                     continue
-                if cf[O_DIST + m2 * MAXT + b] == 1 and cross_ok_nb(cf, st, side, 3, m2, b):
+                if cf[O_DIST + m2 * MAXT + b] == 1 and cross_fast_nb(cf, st, side, 3, m2, b):
                     return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_action_nb(cf, st, tr, s, pol, side, act, i):
     kind = act[i, 0]
     a = act[i, 1]
@@ -1324,7 +1460,7 @@ def do_action_nb(cf, st, tr, s, pol, side, act, i):
     check_win_nb(cf, st, tr)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_action_nb(cf, st, wp, pol, s, side, act, n):
     if pol[side, PL_TYPE] == 0:
         return randint_nb(s, n)
@@ -1341,7 +1477,7 @@ def choose_action_nb(cf, st, wp, pol, s, side, act, n):
 # ======================================================================================
 # card phase (MT-5)
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draw_cards_nb(cf, st, side, n):
     """Draw n reinforcement cards (MT-4.5); returns the number drawn. The deck is never
     reshuffled (MT-5.3); drawing the last card ends the game (MT-10.3)."""
@@ -1361,7 +1497,7 @@ def draw_cards_nb(cf, st, side, n):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_mt_nb(cf, st, side, c):
     """MT-5.3: keep a drawn Minas Tirith card usable by the side, else discard it."""
     if usable_nb(cf, c, side) == 1:
@@ -1371,7 +1507,7 @@ def keep_mt_nb(cf, st, side, c):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_unit_territory_nb(cf, st, s, pol, side):
     """Where a side puts a unit from the pool: a territory where it has units."""
     T = cf[C_T]
@@ -1405,7 +1541,7 @@ def best_unit_territory_nb(cf, st, s, pol, side):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def trade_nb(cf, st, tr, s, pol, side, k):
     """MT-5.2 trade a set of type k (jokers wild), MT-5.3 draw a Minas Tirith card, MT-5.4 bonus."""
     base = O_HAND + side * HMAX
@@ -1528,7 +1664,7 @@ def trade_nb(cf, st, tr, s, pol, side, k):
         place_pool_nb(cf, st, tr, b2, b1, 1, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def load_nb(cf, st, tr, side, i, c, u):
     """MT-5.5: trade the single card at hand index i for one unit of type u on holder c."""
     hand_remove_nb(st, side, i)
@@ -1540,7 +1676,7 @@ def load_nb(cf, st, tr, side, i, c, u):
     ev_end_nb(st, tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def holder_load_nb(cf, st, c):
     n = 0
     for u in range(cf[C_NU]):
@@ -1548,7 +1684,7 @@ def holder_load_nb(cf, st, c):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def muster_nb(cf, st, tr, s, pol, side, c):
     """MT-9.7: the card's units from the pool into territories holding own units."""
     card_played_nb(cf, st, tr, c, True, -1)
@@ -1559,13 +1695,13 @@ def muster_nb(cf, st, tr, s, pol, side, c):
                 place_pool_nb(cf, st, tr, t, u, 1, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tradeable_nb(cnt, k):
     """MT-5.2: three of a kind, jokers wild (an all-joker set counts as infantry)."""
     return cnt[k] + cnt[3] >= 3 and (cnt[k] >= 1 or k == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_phase_nb(cf, st, tr, s, pol, side, scr):
     """MT-5: trades, holder loading, Muster; then the hand limit (MT-5.6)."""
     cnt = scr
@@ -1677,7 +1813,7 @@ def card_phase_nb(cf, st, tr, s, pol, side, scr):
 # ======================================================================================
 # turns and the game (MT-4)
 # ======================================================================================
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn_nb(cf, st, tr, side):
     """MT-8.3: leaders without own combat units are removed; two leaders of one colour may
     not end a turn together (one is removed)."""
@@ -1701,7 +1837,7 @@ def end_turn_nb(cf, st, tr, side):
     check_win_nb(cf, st, tr)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_die_nb(cf, st, s, pol, side, used):
     """MT-4.2/4.5: pick a mission die among the unused ones."""
     nfree = 0
@@ -1741,7 +1877,7 @@ def choose_die_nb(cf, st, s, pol, side, used):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup_nb(cf, st, s):
     """MT-2 / MT-3: the set-up, pools, shuffled decks."""
     for i in range(st.shape[0]):
@@ -1776,7 +1912,7 @@ def setup_nb(cf, st, s):
         st[O_DORD + j] = x
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_turn_nb(cf, st, tr, s, wp, pol, side, die, act, scr):
     st[S_SIDE] = side
     st[S_TURN] += 1
@@ -1825,7 +1961,7 @@ def play_turn_nb(cf, st, tr, s, wp, pol, side, die, act, scr):
         end_game_nb(cf, st, tr, W_DRAW, R_DECK)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
     """One whole game (MT-4): rounds of three turns, odd rounds Good-Evil-Good, even rounds
     Evil-Good-Evil; each round's three mission dice are shared out in turn order."""
@@ -1857,7 +1993,7 @@ def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
                 break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _record_nb(cf, st, i, out):
     out[i, 0] = st[S_WINNER]
     out[i, 1] = st[S_REASON]
