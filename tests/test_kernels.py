@@ -21,6 +21,7 @@ def _z(k, n, p):
 
 @pytest.mark.parametrize("a,d,ab,db", [(3, 2, 0, 0), (2, 2, 1, 0), (1, 2, 0, 2), (3, 1, 2, 1), (2, 1, 0, 0)])
 def test_roll_kernel_matches_exact_roll_law(a, d, ab, db):
+    """MT-7.4 / LR-5.3: the roll kernel against the enumerated law of all dice."""
     n = 200_000
     r = simulate_rolls(a, d, n, seed=11, a_bonus=ab, d_bonus=db)
     law = roll_counts(a, d, ab, db) / 6.0 ** (a + d)

@@ -18,6 +18,7 @@ def _faces(seed, n):
 
 
 def test_d6_fair_each_face_within_4_se():
+    """MT-3.3 (and every game): all dice are fair d6."""
     n = 6_000_000
     c = _faces(12345, n)
     assert c[0] == 0 and c.sum() == n

@@ -69,7 +69,8 @@ def test_trace_replay_gives_next_snapshot(game, comp, g, e):
 
 
 def test_mt_4_turn_order_dice_and_cards(game, comp):
-    """MT-4.2/4.3: odd rounds G-E-G, even rounds E-G-E; the three dice are shared out;
+    """MT-4.1: rounds of three turns (only the game's last round may be cut short);
+    MT-4.2/4.3: odd rounds G-E-G, even rounds E-G-E; the three dice are shared out;
     MT-4.5 missions = die, cards = 6 - die (while the deck lasts)."""
     for i in range(6):
         _, events = game.play(comp, pols("greedy", "random"), 3, i)
@@ -78,6 +79,9 @@ def test_mt_4_turn_order_dice_and_cards(game, comp):
         for t in turns:
             by_round.setdefault(t["round"], []).append(t)
         prev_left = 66
+        rounds = sorted(by_round)
+        assert rounds == list(range(1, len(rounds) + 1))
+        assert all(len(by_round[r]) == 3 for r in rounds[:-1])
         for r, ts in sorted(by_round.items()):
             sides = [t["side"] for t in ts]
             exp = ["good", "evil", "good"] if r % 2 == 1 else ["evil", "good", "evil"]
