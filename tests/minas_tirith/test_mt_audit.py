@@ -180,3 +180,36 @@ def test_mt_6_1_whole_games_no_archer_fires_twice_in_a_turn(game, comp):
             bad += _archer_budget_violations(comp, events)
     assert n_bomb > 50
     assert not bad, bad[:5]
+
+
+def test_mt_7_5_param_retreat_after_wipeout(pos, game):
+    """MT-7.5 [R] ``retreat_after_wipeout``: Evil attacks with a leader (+2 here) and kills
+    the last Good defender in a roll where Good rolled a natural 6 (6 loses to 5 + 2).
+    Default (false): nothing retreats and Evil's turn goes on (it may move in). True (the
+    literal reading): the Evil attackers still retreat and Evil's turn ends."""
+    for flag in (False, True):
+        sets = ["leader_bonus=2"] + (["retreat_after_wipeout=true"] if flag else [])
+        cmp_ = game.compile(game.load(None, sets))
+        hits = 0
+        for seed in range(3000):
+            p = pos(seed=seed, comp_=cmp_)
+            p.set_units("Causeway", "evil", "infantry", 4)
+            p.put_leader("Gothmog", "Causeway")
+            p.set_units("Gate Field", "good", "infantry", 1)
+            la, ld, a6, d6 = _predict(p, 2, 1, 2, 0)
+            if not (ld == 1 and d6 > 0):
+                continue
+            ev = p.assault("Causeway", "Gate Field", 2, side="evil")
+            assert ev[0]["def_losses"] == 1 and ev[0]["att_bonus"] == 2
+            assert p.units("Gate Field", "good") == 0
+            retreats = [e for e in ev if e["event"] == "retreat"]
+            if flag:
+                assert retreats and p.st[E.S_TURNEND] == 1, seed
+                assert p.units("Causeway", "evil") == 2  # the 2 attackers stepped back (MT-7.5)
+            else:
+                assert not retreats and p.st[E.S_TURNEND] == 0, seed
+                assert p.units("Causeway", "evil") == 4
+            hits += 1
+            if hits >= 3:
+                break
+        assert hits >= 3, flag

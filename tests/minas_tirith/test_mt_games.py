@@ -192,6 +192,7 @@ def test_mt_5_7_cards_before_missions_and_mt_6_1_mission_points(game, comp):
 
 @pytest.mark.parametrize("sets", [
     ["retreat_trigger=modified6", "creature_hits=3", "bombard_loss_choice=shooter"],
+    ["retreat_after_wipeout=true", "leader_bonus=3", "siege_tower_bonus=3"],
     ["leave_one_behind=true", "blocked_retreat_loss=per_six", "leader_removed_to=captured",
      "leader_captured_with_last_unit=false"],
     ["hand_limit=3", "hand_limit_discard=false", "holder_capacity=1", "mission_card_base=9",

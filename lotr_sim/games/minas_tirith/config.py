@@ -42,6 +42,9 @@ PARAMS: list[Param] = [
     Param("blocked_retreat_loss", "per_step", "choice", "MT-7.5",
           "a blocked retreat loses 1 unit per step not taken, or per six rolled",
           choices=("per_step", "per_six")),
+    Param("retreat_after_wipeout", False, "bool", "MT-7.5",
+          "a six still makes the other side retreat when its own side was wiped out in the "
+          "same roll (literal reading; false: a side facing no survivors stays)"),
     Param("leader_bonus", 1, "int", "MT-8.2", "leader bonus on the highest die (attack and defence)", lo=0, hi=3),
     Param("banner_defence_bonus", 1, "int", "MT-8.2", "Gondor banner defence bonus (Good)", lo=0, hi=3),
     Param("siege_tower_bonus", 1, "int", "MT-8.2 / MT-9.1", "Siege Tower attack bonus on a wall", lo=0, hi=3),
@@ -103,6 +106,7 @@ P_END_LAST = 30
 P_PTS_INF = 31
 P_PTS_CAV = 32
 P_PTS_CRE = 33
+P_RETREAT_WIPED = 34
 
 _o = 64
 O_EK = _o; _o += MAXT * MAXT          # edge kind, -1 none
@@ -432,6 +436,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[P_EVIL_DIV] = p["evil_banner_divisor"]
     cf[P_RETREAT] = ("natural6", "modified6", "off").index(p["retreat_trigger"])
     cf[P_BLOCKED] = ("per_step", "per_six").index(p["blocked_retreat_loss"])
+    cf[P_RETREAT_WIPED] = 1 if p["retreat_after_wipeout"] else 0
     cf[P_LEADER_BONUS] = p["leader_bonus"]
     cf[P_BANNER_BONUS] = p["banner_defence_bonus"]
     cf[P_SIEGE_BONUS] = p["siege_tower_bonus"]

@@ -48,7 +48,7 @@ from lotr_sim.games.minas_tirith.config import (
     P_CREATURE_HITS, P_MISSION_BASE, P_GOOD_CRE_INF, P_HOLDER_CAP, P_HAND_LIMIT, P_HAND_DISCARD,
     P_LEAVE_ONE, P_BOMB_LOSS, P_EVIL_DIV, P_RETREAT, P_BLOCKED, P_LEADER_BONUS, P_BANNER_BONUS,
     P_SIEGE_BONUS, P_LEADER_TO, P_LEADER_LAST, P_LEADERS_WIN, P_PTS_LEADER, P_PTS_WALL, P_PTS_GATE,
-    P_END_LAST,
+    P_END_LAST, P_RETREAT_WIPED,
     O_EK, O_DIST, O_NB, O_NBN, O_TKIND, O_BANNER, O_DGOOD, O_DEVIL, O_DCITY, O_USIDE, O_UCLS,
     O_UARCH, O_UPTS, O_UTOT, O_LORD, O_NTS, O_LSIDE, O_LCOL, O_LSTART, O_LREV, O_SETUP, O_CKIND,
     O_CSIDES, O_CACC, O_CLEAD, O_CENTRY, O_CTOWER, O_CRANGE, O_CMUSTER, O_DTYPE, O_DSHIELD,
@@ -958,7 +958,38 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     for u in range(cf[C_NU]):
         att_left += st[vec + u]
     def_left = side_units_nb(cf, st, b, E)
-    if cf[P_RETREAT] != 2 and att_left > 0 and def_left > 0:
+    # retreat_after_wipeout (MT-7.5 [R]): the six still acts when the roll wiped out the
+    # side that rolled it; a side that is itself wiped out never retreats
+    both = att_left > 0 and def_left > 0
+    if cf[P_RETREAT] != 2 and cf[P_RETREAT_WIPED] == 1 and not both and (att_left > 0 or def_left > 0):
+        good6 = a6 if side == GOOD else d6
+        evil6 = d6 if side == GOOD else a6
+        # which side the six sends back: Evil on Good's six, else Good on the Witch-king's six
+        back = -1
+        n6 = 0
+        if good6 > 0:
+            back = EVIL
+            n6 = good6
+        elif wk == 1 and evil6 > 0:
+            back = GOOD
+            n6 = evil6
+        if back == E and def_left > 0:  # the defenders retreat from a wiped-out attack
+            _all_units_vec_nb(cf, st, b, E, O_SCB)
+            retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, n6, leader_mask_at_nb(cf, st, b, E))
+            catapults_check_nb(cf, st, tr)
+            if check_win_nb(cf, st, tr):
+                return 0
+        elif back == side and att_left > 0:  # the attackers retreat; the turn ends
+            lm = 0
+            if ab > 0 and leaders_at_nb(cf, st, a, side) > 0:
+                lm = _first_leader_mask_nb(cf, st, a, side)
+            retreat_nb(cf, st, tr, s, pol, side, a, vec, n6, lm)
+            st[S_TURNEND] = 1
+            catapults_check_nb(cf, st, tr)
+            if check_win_nb(cf, st, tr):
+                return 0
+            return 0
+    if cf[P_RETREAT] != 2 and both:
         good6 = a6 if side == GOOD else d6
         evil6 = d6 if side == GOOD else a6
         if good6 > 0:
