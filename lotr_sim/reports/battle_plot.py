@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lotr_sim.errors import LotrSimError
+from lotr_sim.reports.plots import _plt, save_figure
 
 
 def plot_survivors(rep: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = _plt()
 
     ex, mc, b = rep["exact"], rep.get("monte_carlo"), rep["battle"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
@@ -28,9 +26,4 @@ def plot_survivors(rep: dict, path: Path) -> None:
         ax.legend()
     fig.suptitle(f"{b['rules']}: {b['attackers']} v {b['defenders']} "
                  f"(+{b['attack_bonus']}/+{b['defence_bonus']}); P(attacker takes) = {ex['attacker_wins']:.3f}")
-    try:
-        fig.savefig(path, dpi=100)
-    except OSError as e:
-        raise LotrSimError(f"cannot write plot {path}: {e.strerror}") from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, tight=False)  # the figure uses constrained_layout

@@ -23,6 +23,21 @@ def _plt():
     return plt
 
 
+def save_figure(fig, path, tight: bool = True) -> None:
+    """Lay out, write (PNG, 100 dpi) and close a figure; a write failure is one clear error."""
+    from lotr_sim.errors import LotrSimError
+
+    plt = _plt()
+    try:
+        if tight:
+            fig.tight_layout()
+        fig.savefig(path, dpi=100)
+    except OSError as e:
+        raise LotrSimError(f"cannot write plot {path}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
@@ -78,9 +93,7 @@ def plot_winrate(dim, items, o0, path):
     ax.set_title(f"{o0} win rate vs {dim}")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_tornado(dt, o0, path):
@@ -114,9 +127,7 @@ def plot_tornado(dt, o0, path):
     ax.set_xlabel(f"paired change of {o0} win rate vs baseline (whiskers: 95% intervals)")
     ax.set_title("Which parameter moves the balance most")
     ax.grid(alpha=0.3, axis="x")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_lengths(dim, items, path):
@@ -134,9 +145,7 @@ def plot_lengths(dim, items, path):
     ax.set_title(f"Game length by {dim}")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_reasons(df, reasons, path):
@@ -154,9 +163,7 @@ def plot_reasons(df, reasons, path):
     ax.set_xlabel("share of games")
     ax.set_title("End reasons")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def all_plots(df, outcomes, reasons, pdir: Path) -> list[tuple[str, Path, str]]:
