@@ -412,10 +412,32 @@ def invariant_ok_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
+def may_stand_nb(cf, u, t):
+    """MT-6.4 / MT-6.6: only infantry (archers and crossbowmen included) stand on a wall; no
+    cavalry, no creature, by any route (move, retreat, bonus unit, muster, holder card)."""
+    return cf[O_TKIND + t] != 2 or cf[O_UCLS + u] == 0
+
+
+@njit(cache=True, _nrt=False)
+def walls_ok_nb(cf, st):
+    """True when no unit stands where MT-6.4 / MT-6.6 forbid it (checked in debug games)."""
+    for t in range(cf[C_T]):
+        if cf[O_TKIND + t] != 2:
+            continue
+        for u in range(cf[C_NU]):
+            if st[O_UNITS + t * MAXU + u] > 0 and not may_stand_nb(cf, u, t):
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def _debug_check_nb(cf, st):
     if st[S_DEBUG] == 1 and st[S_BAD] == 0:
         if not invariant_ok_nb(cf, st):
             st[S_BAD] = 1
+            st[S_BADTURN] = st[S_TURN]
+        elif not walls_ok_nb(cf, st):
+            st[S_BAD] = 2
             st[S_BADTURN] = st[S_TURN]
 
 
@@ -850,7 +872,9 @@ def assault_bonus_nb(cf, st, side, a, b):
     ab = 0
     if leaders_at_nb(cf, st, a, side) > 0:
         ab += cf[P_LEADER_BONUS]
-    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and holds_nb(cf, st, EVIL, K_SIEGE) == 2:
+    # MT-9.1: the tower's +1 is for an assault onto a wall (up a climb edge), not down from one
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 \
+            and holds_nb(cf, st, EVIL, K_SIEGE) == 2:
         ab += cf[P_SIEGE_BONUS]
     db = 0
     if leaders_at_nb(cf, st, b, 1 - side) > 0:
@@ -1144,8 +1168,8 @@ def winp_nb(cf, st, wp, side, a, b, natt):
     ab = 0
     if st[O_LAT + side * MAXT + a] > 0:
         ab += cf[P_LEADER_BONUS]
-    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and st[O_DEC] == 2:
-        ab += cf[P_SIEGE_BONUS]
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 and st[O_DEC] == 2:
+        ab += cf[P_SIEGE_BONUS]  # MT-9.1: onto a wall only
     db = 0
     if st[O_LAT + (1 - side) * MAXT + b] > 0:
         db += cf[P_LEADER_BONUS]
@@ -1405,7 +1429,12 @@ def enum_actions_nb(cf, st, side, act):
         if kind == K_HOLDER:
             for t in range(T):
                 if cf[O_CENTRY + c * MAXT + t] == 1 and st[O_TOT + (E) * MAXT + t] == 0:
-                    n = _add_nb(act, n, A_HOLDER, c, t, 0, 0, 0)
+                    ok = True
+                    for u in range(cf[C_NU]):  # MT-6.4 / MT-6.6: nobody lands where it may not stand
+                        if st[O_HOLD + c * MAXU + u] > 0 and not may_stand_nb(cf, u, t):
+                            ok = False
+                    if ok:
+                        n = _add_nb(act, n, A_HOLDER, c, t, 0, 0, 0)
         elif kind == K_LEADER:
             for t in range(T):
                 if st[O_TOT + (side) * MAXT + t] > 0:
@@ -1539,20 +1568,21 @@ def keep_mt_nb(cf, st, side, c):
 
 
 @njit(cache=True, _nrt=False)
-def best_unit_territory_nb(cf, st, s, pol, side):
-    """Where a side puts a unit from the pool: a territory where it has units."""
+def best_unit_territory_nb(cf, st, s, pol, side, u):
+    """Where a side puts a unit of type u from the pool: a territory where it has units and
+    where that unit may stand (MT-6.4 / MT-6.6: no cavalry or creature on a wall); -1 if none."""
     T = cf[C_T]
     refresh_tot_nb(cf, st)
     if pol[side, PL_TYPE] == 0:
         cnt = 0
         for t in range(T):
-            if st[O_TOT + (side) * MAXT + t] > 0:
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
                 cnt += 1
         if cnt == 0:
             return -1
         r = randint_nb(s, cnt)
         for t in range(T):
-            if st[O_TOT + (side) * MAXT + t] > 0:
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
                 if r == 0:
                     return t
                 r -= 1
@@ -1560,7 +1590,7 @@ def best_unit_territory_nb(cf, st, s, pol, side):
     best = -1
     bestv = -1e9
     for t in range(T):
-        if st[O_TOT + (side) * MAXT + t] == 0:
+        if st[O_TOT + (side) * MAXT + t] == 0 or not may_stand_nb(cf, u, t):
             continue
         if side == GOOD:
             v = good_want_nb(cf, st, t, 0)
@@ -1570,6 +1600,15 @@ def best_unit_territory_nb(cf, st, s, pol, side):
             bestv = v
             best = t
     return best
+
+
+@njit(cache=True, _nrt=False)
+def _placeable_nb(cf, st, side, u):
+    """Does the side hold a territory where a unit of type u may be put (MT-5.4 c, MT-6.4)?"""
+    for t in range(cf[C_T]):
+        if side_units_nb(cf, st, t, side) > 0 and may_stand_nb(cf, u, t):
+            return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -1624,7 +1663,8 @@ def trade_nb(cf, st, tr, s, pol, side, k):
                 break
         opt_c = False
         for u in range(cf[C_NU]):
-            if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0:
+            if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0 \
+                    and _placeable_nb(cf, st, side, u):
                 opt_c = True
         if pol[side, PL_TYPE] == 0:
             nopt = (1 if opt_a else 0) + (1 if opt_b >= 0 else 0) + (1 if opt_c else 0)
@@ -1670,7 +1710,9 @@ def trade_nb(cf, st, tr, s, pol, side, k):
             best = -1
             bv = -1
             for u in range(cf[C_NU]):
-                if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0:
+                # MT-5.4 c with MT-6.4 / MT-6.6: only a type that some held territory may take
+                if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0 \
+                        and _placeable_nb(cf, st, side, u):
                     v = cf[O_UPTS + u] * 2 + cf[O_UARCH + u]
                     if pol[side, PL_TYPE] == 0:
                         v = randint_nb(s, 100)
@@ -1678,7 +1720,7 @@ def trade_nb(cf, st, tr, s, pol, side, k):
                         bv = v
                         best = u
             b1 = best
-            b2 = best_unit_territory_nb(cf, st, s, pol, side)
+            b2 = best_unit_territory_nb(cf, st, s, pol, side, best) if best >= 0 else -1
     h = ev_begin_nb(st, tr, EV_TRADE)
     ev_put_nb(st, tr, h, k)
     ev_put_nb(st, tr, h, picked0)
@@ -1721,7 +1763,7 @@ def muster_nb(cf, st, tr, s, pol, side, c):
     card_played_nb(cf, st, tr, c, True, -1)
     for u in range(cf[C_NU]):
         for _ in range(cf[O_CMUSTER + c * MAXU + u]):
-            t = best_unit_territory_nb(cf, st, s, pol, side)
+            t = best_unit_territory_nb(cf, st, s, pol, side, u)
             if t >= 0:
                 place_pool_nb(cf, st, tr, t, u, 1, c)
 
