@@ -463,10 +463,13 @@ def check_connected(names: list[str], adj: list[list[int]], city: int, setups: d
 class Compiled:
     """Arrays for the kernels plus the names the trace decoder needs (picklable)."""
 
-    def __init__(self, cf, wp, names):
+    def __init__(self, cf, wp, names, meta=None):
         self.cf = cf
         self.wp = wp
         self.names = names
+        # what a trace header names (issue 7): config hash and source, parameters that differ
+        # from the defaults
+        self.meta = meta or {}
 
     def __getstate__(self):
         return self.__dict__
@@ -678,7 +681,10 @@ def compile_config(cfg: GameConfig) -> Compiled:
                  card_instance_name=[cnames[cf[O_CNAME + i]] for i in range(c)],
                  deck_types=[("infantry", "cavalry", "creature", "joker")[cf[O_DTYPE + i]] for i in range(nd)],
                  deck_shields=[("none", "good", "evil")[cf[O_DSHIELD + i]] for i in range(nd)])
-    return Compiled(cf, win_tables(), names)
+    defaults = {q.name: q.default for q in PARAMS}
+    meta = {"config_hash": cfg.hash, "config": cfg.source,
+            "params": {k: v for k, v in p.items() if defaults.get(k) != v}}
+    return Compiled(cf, win_tables(), names, meta)
 
 
 def hash_colour(c: str) -> int:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb
+from lotr_sim.kernels.combat import _dice5_nb, assault_roll_nb, bombard_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     MAXT, MAXU, MAXL, MAXC, MAXD, MAXDEG, WMAX, N_AB, N_DB,
@@ -885,6 +885,72 @@ def assault_bonus_nb(cf, st, side, a, b):
     return ab, db, wk
 
 
+# ---- dice faces for the trace ----------------------------------------------------------
+# The engine's results always come from the kernels' rolls (lotr_sim.kernels.combat). To log
+# the faces, a traced game's stream array has room for two more copies of the state
+# (STREAM_SIZE): the state before a roll is saved, and after the roll the same draws are
+# made again from it and written to the trace; then the state after the roll is put back.
+# Games without a trace (tr of length 0) skip all of this.
+STREAM_SIZE = 3 * STATE_SIZE
+
+
+@njit(cache=True, _nrt=False)
+def _stream_save_nb(s, tr):
+    """Save the stream before a roll (only when tracing and ``s`` has room); True if saved."""
+    if tr.shape[0] == 0 or s.shape[0] < STREAM_SIZE:
+        return False
+    for i in range(STATE_SIZE):
+        s[STATE_SIZE + i] = s[i]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _stream_swap_nb(s):
+    """Keep the state after the roll in the third slot and go back to the saved one."""
+    for i in range(STATE_SIZE):
+        s[2 * STATE_SIZE + i] = s[i]
+        s[i] = s[STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _stream_restore_nb(s):
+    for i in range(STATE_SIZE):
+        s[i] = s[2 * STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _put_assault_faces_nb(st, tr, h, s, saved, ad, dd, modified):
+    """Both sides' faces of the roll just made, in the order drawn: [n_att, faces.., n_def,
+    faces..] (n_att = -1 when not available). The kernel's roll (assault_roll_nb) takes all
+    five faces from one draw (_dice5_nb) and drops the unused ones; the modified6 roll
+    (_modified_roll_nb) draws one d6 per die rolled."""
+    if h < 0:
+        return
+    if not saved:
+        ev_put_nb(st, tr, h, -1)
+        return
+    _stream_swap_nb(s)
+    if modified:
+        a1 = d6_nb(s)
+        a2 = d6_nb(s) if ad >= 2 else 0
+        a3 = d6_nb(s) if ad >= 3 else 0
+        d1 = d6_nb(s)
+        d2 = d6_nb(s) if dd >= 2 else 0
+    else:
+        a1, a2, a3, d1, d2 = _dice5_nb(s)
+    _stream_restore_nb(s)
+    ev_put_nb(st, tr, h, ad)
+    ev_put_nb(st, tr, h, a1)
+    if ad >= 2:
+        ev_put_nb(st, tr, h, a2)
+    if ad >= 3:
+        ev_put_nb(st, tr, h, a3)
+    ev_put_nb(st, tr, h, dd)
+    ev_put_nb(st, tr, h, d1)
+    if dd >= 2:
+        ev_put_nb(st, tr, h, d2)
+
+
 @njit(cache=True, _nrt=False)
 def _modified_roll_nb(s, ad, dd, ab, db):
     """The same draws as assault_roll_nb, also counting a modified 6 on the highest die
@@ -952,6 +1018,7 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     D = side_units_nb(cf, st, b, E)
     ab, db, wk = assault_bonus_nb(cf, st, side, a, b)
     dd = 2 if D >= 2 else 1
+    faces = _stream_save_nb(s, tr)
     if cf[P_RETREAT] == 1:
         la, ld, a6, d6 = _modified_roll_nb(s, k, dd, ab, db)
     else:
@@ -968,6 +1035,12 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     ev_put_nb(st, tr, h, la)
     ev_put_nb(st, tr, h, ld)
     ev_put_nb(st, tr, h, D)
+    # the roll itself, so that a trace can be checked on its own (issue 7): Witch-king, the
+    # retreat-trigger sixes as the engine counted them, then both sides' faces as rolled
+    ev_put_nb(st, tr, h, wk)
+    ev_put_nb(st, tr, h, a6)
+    ev_put_nb(st, tr, h, d6)
+    _put_assault_faces_nb(st, tr, h, s, faces, k, dd, cf[P_RETREAT] == 1)
     ev_end_nb(st, tr, h)
     if side == EVIL and st[S_GATE] == 0 and cf[O_EK + a * MAXT + b] == 3:
         break_gate_nb(cf, st, tr)  # MT-9.3: the first assault across the gate breaks it
@@ -1119,6 +1192,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
     shooters = na + nc
     banner = 1 if (side == EVIL and cf[O_BANNER + b] == 1) else 0
     dice = shooters // cf[P_EVIL_DIV] if banner == 1 else shooters
+    faces = _stream_save_nb(s, tr)
     dice, hits = bombard_nb(s, dice, False)
     h = ev_begin_nb(st, tr, EV_BOMBARD)
     ev_put_nb(st, tr, h, a)
@@ -1127,6 +1201,15 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
     ev_put_nb(st, tr, h, dice)
     ev_put_nb(st, tr, h, hits)
     ev_put_nb(st, tr, h, banner)
+    # the faces rolled (issue 7): the same draws as bombard_nb, replayed from the saved stream
+    if h >= 0 and faces:
+        _stream_swap_nb(s)
+        ev_put_nb(st, tr, h, dice)
+        for _ in range(dice):
+            ev_put_nb(st, tr, h, d6_nb(s))
+        _stream_restore_nb(s)
+    else:
+        ev_put_nb(st, tr, h, -1)
     ev_end_nb(st, tr, h)
     if hits > 0:
         take_losses_nb(cf, st, tr, 1 - side, b, hits, 0, False, cf[P_BOMB_LOSS] == 1)
@@ -2106,7 +2189,7 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
     st = np.zeros(ST_SIZE, dtype=np.int64)
     act = np.zeros((MAXA, 6), dtype=np.int64)
     scr = np.zeros(8, dtype=np.int64)
-    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
     return st, st[S_TRPOS]
 
