@@ -75,6 +75,7 @@ S_NDRAWN = 24
 S_DICE = 25    # 3 slots
 S_BADTURN = 28
 S_GAMEIDX = 29
+S_NCHECK = 30  # debug games: cache-v-full comparisons made (check_caches_nb)
 
 _o = 64
 O_UNITS = _o; _o += MAXT * MAXU
@@ -1246,8 +1247,8 @@ def good_want_nb(cf, st, t, extra):
 
 
 @njit(cache=True, _nrt=False)
-def winp_nb(cf, st, wp, side, a, b, natt):
-    # the MT-8.2 modifiers of assault_bonus_nb, from the per-decision cache (refresh_tot_nb)
+def bonus_fast_nb(cf, st, side, a, b):
+    """assault_bonus_nb from the per-decision cache (refresh_tot_nb): what the AI's odds use."""
     ab = 0
     if st[O_LAT + side * MAXT + a] > 0:
         ab += cf[P_LEADER_BONUS]
@@ -1258,7 +1259,74 @@ def winp_nb(cf, st, wp, side, a, b, natt):
         db += cf[P_LEADER_BONUS]
     if side == EVIL and cf[O_BANNER + b] == 1:
         db += cf[P_BANNER_BONUS]
-    wk = st[O_WKAT + (a if side == EVIL else b)]
+    return ab, db, st[O_WKAT + (a if side == EVIL else b)]
+
+
+@njit(cache=True, _nrt=False)
+def check_caches_nb(cf, st):
+    """Debug games (issue 7 §6): every cached twin used to propose and score moves against
+    its full version, on the current position, right after refresh_tot_nb. Returns the number
+    of disagreements; counts the comparisons in st[S_NCHECK].
+    Twins: cross_fast_nb / cross_ok_nb (every edge, side, class), bonus_fast_nb /
+    assault_bonus_nb (every edge, side), the per-territory caches (units, Evil threat,
+    leaders, Witch-king, siege / Grond / catapult flags) and _leader_reach3_nb /
+    _leader_path_ok_nb (every leader, every territory at distance 3)."""
+    bad = 0
+    T = cf[C_T]
+    for a in range(T):
+        for j in range(cf[O_NBN + a]):
+            b = cf[O_NB + a * MAXDEG + j]
+            for side in range(2):
+                for cls in range(4):
+                    st[S_NCHECK] += 1
+                    if cross_fast_nb(cf, st, side, cls, a, b) != cross_ok_nb(cf, st, side, cls, a, b):
+                        bad += 1
+                ab1, db1, wk1 = bonus_fast_nb(cf, st, side, a, b)
+                ab2, db2, wk2 = assault_bonus_nb(cf, st, side, a, b)
+                st[S_NCHECK] += 1
+                if ab1 != ab2 or db1 != db2 or wk1 != wk2:
+                    bad += 1
+        thr = 0
+        for j in range(cf[O_NBN + a]):
+            thr += side_units_nb(cf, st, cf[O_NB + a * MAXDEG + j], EVIL)
+        st[S_NCHECK] += 1
+        if st[O_THR + GOOD * MAXT + a] != thr or st[O_WKAT + a] != wk_at_nb(cf, st, a):
+            bad += 1
+        for side in range(2):
+            if st[O_TOT + side * MAXT + a] != side_units_nb(cf, st, a, side):
+                bad += 1
+            if st[O_LAT + side * MAXT + a] != leaders_at_nb(cf, st, a, side):
+                bad += 1
+    st[S_NCHECK] += 1
+    if st[O_DEC] != holds_nb(cf, st, EVIL, K_SIEGE) or st[O_DEC + 1] != holds_nb(cf, st, EVIL, K_GROND):
+        bad += 1
+    for side in range(2):
+        n = 0
+        for c in range(cf[C_NC]):
+            if st[O_CST + c] == 4 + side:
+                n += 1
+        if st[O_DEC + 2 + side] != n:
+            bad += 1
+    for l in range(cf[C_NL]):
+        a = st[O_LLOC + l]
+        if a < 0:
+            continue
+        side = cf[O_LSIDE + l]
+        r3 = _leader_reach3_nb(cf, st, side, a)
+        for b in range(T):
+            if cf[O_DIST + a * MAXT + b] == 3 and st[O_TOT + side * MAXT + b] > 0:
+                st[S_NCHECK] += 1
+                if (((r3 >> b) & 1) == 1) != _leader_path_ok_nb(cf, st, side, a, b):
+                    bad += 1
+    return bad
+
+
+@njit(cache=True, _nrt=False)
+def winp_nb(cf, st, wp, side, a, b, natt):
+    """P(the attacker takes b) from the exact tables, with the MT-8.2 modifiers of
+    assault_bonus_nb read from the per-decision cache (bonus_fast_nb; checked against it in
+    debug games by check_caches_nb)."""
+    ab, db, wk = bonus_fast_nb(cf, st, side, a, b)
     if ab > N_AB - 1:
         ab = N_AB - 1
     if db > N_DB - 1:
@@ -1383,6 +1451,9 @@ def enum_actions_nb(cf, st, side, act):
     E = 1 - side
     T = cf[C_T]
     refresh_tot_nb(cf, st)
+    if st[S_DEBUG] == 1 and check_caches_nb(cf, st) > 0 and st[S_BAD] == 0:
+        st[S_BAD] = 3  # a cached check disagrees with the full one (issue 7 §6)
+        st[S_BADTURN] = st[S_TURN]
     n = _add_nb(act, 0, A_PASS, 0, 0, 0, 0, 0)
     mu = mumak_type_nb(cf) if side == EVIL else -1
     for a in range(T):
