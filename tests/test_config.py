@@ -219,3 +219,19 @@ def test_play_output_has_no_spinner_when_not_a_terminal():
     r = play("--seed", "4")
     assert r.exit_code == 0
     assert "preparing the minas-tirith engine" not in r.output
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('[setup.orcs."Harlond"]\ninfantry = 1\n', "unknown side 'orcs'"),
+    ("[pools.goood]\ninfantry = 1\n", "unknown side 'goood'"),
+])
+def test_unknown_side_in_setup_or_pools(tmp_path, text, needle):
+    one_error_line(play("--config", _write(tmp_path, text)), needle)
+
+
+def test_leader_listed_twice(game, tmp_path):
+    text = DEFAULT.read_text().replace('name = "Faramir"', 'name = "Denethor"')
+    p = tmp_path / "full.toml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match="leader 'Denethor' is listed twice"):
+        game.load(str(p))

@@ -215,6 +215,12 @@ def _table(v, where: str) -> dict:
     return v
 
 
+def _sides_only(table: dict, where: str) -> None:
+    for k in table:
+        if k not in SIDES:
+            raise ConfigError(f"config: [{where}.{k}]: unknown side '{k}' (sides: {', '.join(SIDES)})")
+
+
 def _list(v, where: str) -> list:
     if not isinstance(v, list):
         raise ConfigError(f"config: {where} must be a list, got {type(v).__name__}")
@@ -313,6 +319,7 @@ def validate(data: dict, params: dict) -> None:
     if len(uts) > MAXU:
         raise ConfigError(f"config: at most {MAXU} unit types")
     pools = _table(_req(data, "pools", "the config"), "[pools]")
+    _sides_only(pools, "pools")
     for s in SIDES:
         for k, v in _table(pools.get(s, {}), f"[pools.{s}]").items():
             if k not in unames[s]:
@@ -328,6 +335,8 @@ def validate(data: dict, params: dict) -> None:
             raise ConfigError(f"config: leader '{n}' has unknown side '{l.get('side')}'")
         if l.get("starts", "board") not in ("board", "card"):
             raise ConfigError(f"config: leader '{n}': starts must be board or card")
+        if n in lnames:
+            raise ConfigError(f"config: leader '{n}' is listed twice")
         lnames.append(n)
     if len(lnames) > MAXL:
         raise ConfigError(f"config: at most {MAXL} leaders")
@@ -336,6 +345,7 @@ def validate(data: dict, params: dict) -> None:
         raise ConfigError(f"parameter 'leaders_to_win' = {params['leaders_to_win']} exceeds Evil's {nevil} leaders")
     # set-up within pools
     setup = _table(data.get("setup", {}), "[setup]")
+    _sides_only(setup, "setup")
     placed_leaders = []
     held: dict[str, str] = {}
     for s in SIDES:
@@ -528,7 +538,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
     ln = [l["name"] for l in leaders]
     NL = len(ln)
     cf[C_T], cf[C_NU], cf[C_NL] = T, NU, NL
-    city = [i for i, t in enumerate(terrs) if t["kind"] == "city"][0]
+    city = next(i for i, t in enumerate(terrs) if t.get("kind") == "city")
     cf[C_CITY] = city
     cf[C_GROND] = ti[d["board"]["grond_territory"]]
     cf[P_CREATURE_HITS] = p["creature_hits"]
