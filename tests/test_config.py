@@ -235,3 +235,63 @@ def test_leader_listed_twice(game, tmp_path):
     p.write_text(text)
     with pytest.raises(ConfigError, match="leader 'Denethor' is listed twice"):
         game.load(str(p))
+
+
+# ---------------------------------------------------------------- property: any data, one error
+def _mutations():
+    from hypothesis import strategies as st
+    leaf = st.one_of(st.integers(-5, 50), st.booleans(), st.text(max_size=6), st.floats(allow_nan=False),
+                     st.just([]), st.just({}), st.lists(st.integers(-2, 3), max_size=3),
+                     st.dictionaries(st.text(max_size=4), st.integers(-3, 3), max_size=2))
+    return st.lists(st.tuples(st.lists(st.integers(0, 40), min_size=1, max_size=4), leaf,
+                              st.booleans()), min_size=1, max_size=4)
+
+
+def _apply(data, path, value, delete):
+    """Replace (or delete) the node reached by following ``path`` (indices into keys/items)."""
+    node = data
+    for depth, i in enumerate(path):
+        keys = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+        if not keys:
+            return
+        k = keys[i % len(keys)]
+        last = depth == len(path) - 1 or not isinstance(node[k], (dict, list))
+        if last:
+            if delete and isinstance(node, dict):
+                del node[k]
+            else:
+                node[k] = value
+            return
+        node = node[k]
+
+
+def test_any_mutated_config_is_valid_or_one_config_error():
+    """Random edits of the default game data (values of any type, deleted keys): loading and
+    compiling either works or raises ConfigError - never another exception (issue 7 §3)."""
+    import copy
+
+    from hypothesis import HealthCheck, given, settings
+
+    from lotr_sim.games.minas_tirith import config as MC
+
+    base = load_toml(DEFAULT)
+    base.pop("params")
+    params = {p.name: p.default for p in MC.PARAMS}
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(_mutations())
+    def check(muts):
+        data = copy.deepcopy(base)
+        for path, value, delete in muts:
+            _apply(data, path, value, delete)
+        try:
+            MC.checked(MC.validate, data, params)
+        except ConfigError:
+            return
+        from lotr_sim.config import GameConfig
+        try:
+            MC.checked(MC.compile_config, GameConfig("minas-tirith", data, params))
+        except ConfigError:
+            pass
+
+    check()

@@ -180,13 +180,20 @@ def load(config: str | None = None,
     if not isinstance(file_params, dict):
         raise ConfigError("config: [params] must be a table")
     params = resolve_params(PARAMS, file_params, overrides, game=GAME)
+    checked(validate, data, params)
+    return GameConfig(game=GAME, data=data, params=params, source=source)
+
+
+def checked(fn, *args):
+    """``fn(*args)`` with a safety net under the explicit checks: a value of the wrong shape
+    somewhere in a user's tables becomes one ConfigError line, never a traceback."""
     try:
-        validate(data, params)
-    except (TypeError, AttributeError, KeyError, ValueError, IndexError) as e:
-        # a safety net under the explicit checks: a value of the wrong shape somewhere
+        return fn(*args)
+    except ConfigError:
+        raise
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as e:
         raise ConfigError(f"config: malformed game data ({type(e).__name__}: {e}); "
                           "compare with configs/games/minas-tirith.toml") from None
-    return GameConfig(game=GAME, data=data, params=params, source=source)
 
 
 # the top-level tables a Minas Tirith config may hold (configs/games/minas-tirith.toml)
@@ -257,7 +264,7 @@ def validate(data: dict, params: dict) -> None:
     tset = set(names)
 
     def terr(name, where):
-        if name not in tset:
+        if not isinstance(name, str) or name not in tset:
             from lotr_sim.config import closest
             raise ConfigError(f"config: {where}: unknown territory '{name}'{closest(str(name), names)}")
         return names.index(name)

@@ -60,7 +60,7 @@ class MinasTirith(Game):
         return C.load(config, overrides)
 
     def compile(self, cfg: GameConfig) -> C.Compiled:
-        return C.compile_config(cfg)
+        return C.checked(C.compile_config, cfg)
 
     # ------------------------------------------------------------------------------
     def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
