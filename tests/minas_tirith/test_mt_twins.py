@@ -174,3 +174,18 @@ def test_cache_check_is_not_vacuous(game, comp):
     E.refresh_tot_nb(p.cf, p.st)
     p.st[E.O_TOT + 1 * C.MAXT + p.t("Pelennor North")] += 1
     assert E.check_caches_nb(p.cf, p.st) > 0
+
+
+def test_bombard_proposals_match_shooters_nb(comp):
+    """The enumerator's own archer count (no catapult on the board) and shooters_nb agree on a
+    hand-made position, and the checker notices a proposal with the wrong dice."""
+    p = Position(comp)
+    p.set_units("Gate Field", "good", "archer", 4)
+    p.set_units("Causeway", "evil", "infantry", 2)
+    p.set_units("West Osgiliath", "evil", "infantry", 1)
+    acts = p.actions("good")
+    n = len(acts)
+    assert E.check_bombards_nb(p.cf, p.st, 0, p.act, n) == 0
+    i = [k for k in range(n) if acts[k, 0] == E.A_BOMBARD][0]
+    p.act[i, 4] += 1
+    assert E.check_bombards_nb(p.cf, p.st, 0, p.act, n) > 0

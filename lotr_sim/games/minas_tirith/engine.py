@@ -1597,7 +1597,51 @@ def enum_actions_nb(cf, st, side, act):
             for t in range(T):
                 if st[O_TOT + (side) * MAXT + t] > 0:
                     n = _add_nb(act, n, A_CATAPULT, c, t, 0, 0, 0)
+    if st[S_DEBUG] == 1 and check_bombards_nb(cf, st, side, act, n) > 0 and st[S_BAD] == 0:
+        st[S_BAD] = 3  # the proposed bombardments disagree with shooters_nb (issue 7 §6)
+        st[S_BADTURN] = st[S_TURN]
     return n
+
+
+@njit(cache=True, _nrt=False)
+def check_bombards_nb(cf, st, side, act, n):
+    """Debug games: the bombardments enum_actions_nb proposes (its own shooter count, fast when
+    no catapult is on the board) against the full count of shooters_nb (MT-7.2, MT-9.4): the
+    same targets, the same shooters and dice. Returns the number of disagreements."""
+    bad = 0
+    T = cf[C_T]
+    nfull = 0
+    for a in range(T):
+        if st[O_TOT + side * MAXT + a] == 0:
+            continue
+        for b in range(T):
+            d = cf[O_DIST + a * MAXT + b]
+            if d < 1 or d > 3 or st[O_TOT + (1 - side) * MAXT + b] == 0:
+                continue
+            arch, cat = shooters_nb(cf, st, side, a, b)
+            sh = arch + (1 if cat >= 0 else 0)
+            div = cf[P_EVIL_DIV] if (side == EVIL and cf[O_BANNER + b] == 1) else 1
+            if sh > 3 * div:
+                sh = 3 * div
+            dice = sh // div
+            if dice == 0:
+                continue
+            nfull += 1
+            found = 0
+            for i in range(n):
+                if act[i, 0] == A_BOMBARD and act[i, 1] == a and act[i, 2] == b:
+                    found += 1
+                    st[S_NCHECK] += 1
+                    if act[i, 3] != dice * div or act[i, 4] != dice:
+                        bad += 1
+            if found != 1:
+                bad += 1
+    for i in range(n):
+        if act[i, 0] == A_BOMBARD:
+            nfull -= 1
+    if nfull != 0:
+        bad += 1
+    return bad
 
 
 @njit(cache=True, _nrt=False)
