@@ -137,9 +137,20 @@ def resolve_params(
         for k, v in overrides.items():
             put(k, v, "override")
     else:
-        for text in overrides or ():
-            k, v = parse_assignment(text)
+        for k, v in parse_overrides(overrides or ()).items():
             put(k, v, "--set")
+    return out
+
+
+def parse_overrides(texts: Iterable[str], option: str = "--set") -> dict[str, str]:
+    """``name=value`` strings as a dict; the same name given twice is an error naming it
+    (which of two values was meant is not knowable)."""
+    out: dict[str, str] = {}
+    for text in texts:
+        k, v = parse_assignment(text)
+        if k in out:
+            raise ConfigError(f"{option} {k} is given twice ({k}={out[k]} and {k}={v}); give it once")
+        out[k] = v
     return out
 
 
@@ -149,11 +160,22 @@ def load_toml(path: str | os.PathLike) -> dict:
         raise ConfigError(f"config file not found: {p}")
     try:
         with p.open("rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+            raw = f.read()
     except OSError as e:
         raise ConfigError(f"cannot read config file {p}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {p} is not UTF-8 text (byte {e.start}: a binary file?); "
+                          "a config is a TOML text file") from None
+    if "\x00" in text:
+        raise ConfigError(f"config file {p} contains NUL bytes (a binary file?); a config is a TOML text file")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"config file {p} is nested too deeply") from None
 
 
 def config_hash(obj: Any) -> str:

@@ -10,6 +10,24 @@ import typer
 from lotr_sim.cli._common import cli_errors
 from lotr_sim.errors import LotrSimError
 
+MAX_INDEX = 2**63 - 1  # a game index is a stream index: int64 (lotr_sim.kernels.rng)
+
+
+def _compile_spinner(game):
+    """The spinner the other commands show while numba compiles the engine on first use
+    (lotr_sim.experiments.progress.warm_up), on stderr and only on a terminal, so that stdout
+    (the account, or JSON) is never touched; a no-op context otherwise."""
+    import contextlib
+    import sys
+
+    from rich.console import Console
+
+    con = Console(file=sys.stderr)
+    if not con.is_terminal:
+        return contextlib.nullcontext()
+    return con.status(f"preparing the {game.name} engine (numba compiles it on the first run, "
+                      f"about a minute; later runs load it from the cache)")
+
 
 @cli_errors
 def play(
@@ -31,13 +49,14 @@ def play(
         check_seed(seed)
     except ValueError as e:
         raise LotrSimError(str(e)) from None
-    if index < 0:
-        raise LotrSimError(f"--index must be >= 0, got {index}")
+    if not 0 <= index <= MAX_INDEX:
+        raise LotrSimError(f"--index must be in 0..{MAX_INDEX} (2**63 - 1), got {index}")
     g = get_game(game)
     pols = g.check_policies({"good": good, "evil": evil})
     cfg = g.load(str(config) if config else None, sets)
     comp = g.compile(cfg)
-    row, events = g.play(comp, pols, seed, index)
+    with _compile_spinner(g):
+        row, events = g.play(comp, pols, seed, index)
     if trace is not None:
         try:
             with open(trace, "w") as f:

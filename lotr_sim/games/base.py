@@ -65,7 +65,9 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def play(self, compiled: Any, policies: Mapping[str, str], seed: int,
              game_index: int) -> tuple[dict[str, np.ndarray], list[dict]]:
-        """One game with its full event trace (list of JSON-able dicts)."""
+        """One game with its full event trace (list of JSON-able dicts). The first event is a
+        ``header`` (game, package version, config hash, parameters that differ from the
+        defaults, policies, seed, game index) so that a trace file can be checked on its own."""
 
     def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
         out = dict(self.default_policies)

@@ -35,7 +35,7 @@ def test_play_account_and_trace(tmp_path):
     assert "Round 1" in r.output and "Game over" in r.output
     lines = f.read_text().splitlines()
     events = [json.loads(x) for x in lines]
-    assert events[0]["event"] == "setup" and events[-1]["event"] == "game_end"
+    assert events[0]["event"] == "header" and events[1]["event"] == "setup" and events[-1]["event"] == "game_end"
     assert f"wrote {len(events)} events" in r.output
     r2 = runner.invoke(app, ["play", "-s", "7", "-q"])
     assert r2.exit_code == 0

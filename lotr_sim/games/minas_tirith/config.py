@@ -173,14 +173,65 @@ def load(config: str | None = None,
     source = str(default_path())
     if config is not None:
         user = load_toml(config)
+        check_tables(user, config)
         data = _merge(data, user)
         source = str(config)
-    file_params = data.pop("params", {}) or {}
+    file_params = data.pop("params", {})
     if not isinstance(file_params, dict):
         raise ConfigError("config: [params] must be a table")
     params = resolve_params(PARAMS, file_params, overrides, game=GAME)
-    validate(data, params)
+    checked(validate, data, params)
     return GameConfig(game=GAME, data=data, params=params, source=source)
+
+
+def checked(fn, *args):
+    """``fn(*args)`` with a safety net under the explicit checks: a value of the wrong shape
+    somewhere in a user's tables becomes one ConfigError line, never a traceback."""
+    try:
+        return fn(*args)
+    except ConfigError:
+        raise
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as e:
+        raise ConfigError(f"config: malformed game data ({type(e).__name__}: {e}); "
+                          "compare with configs/games/minas-tirith.toml") from None
+
+
+# the top-level tables a Minas Tirith config may hold (configs/games/minas-tirith.toml)
+TABLES = ("game", "board", "territories", "unit_types", "pools", "leaders", "setup", "mt_cards", "params")
+
+
+def check_tables(user: dict, path) -> None:
+    """An unknown top-level table (a typo such as ``[parms]``) is an error, not ignored."""
+    from lotr_sim.config import closest
+    for k in user:
+        if k not in TABLES:
+            raise ConfigError(f"config file {path}: unknown table [{k}]{closest(str(k), TABLES)} "
+                              f"(tables: {', '.join(TABLES)})")
+
+
+def _count(v, where: str, lo: int = 0) -> int:
+    """A whole number >= lo (TOML booleans are not numbers)."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+        raise ConfigError(f"config: {where} = {v!r}: must be a whole number >= {lo}")
+    return v
+
+
+def _table(v, where: str) -> dict:
+    if not isinstance(v, dict):
+        raise ConfigError(f"config: {where} must be a table, got {type(v).__name__}")
+    return v
+
+
+def _sides_only(table: dict, where: str) -> None:
+    for k in table:
+        if k not in SIDES:
+            raise ConfigError(f"config: [{where}.{k}]: unknown side '{k}' (sides: {', '.join(SIDES)})")
+
+
+def _list(v, where: str) -> list:
+    if not isinstance(v, list):
+        raise ConfigError(f"config: {where} must be a list, got {type(v).__name__}")
+    return v
 
 
 def _req(d: dict, key: str, where: str):
@@ -198,7 +249,10 @@ def validate(data: dict, params: dict) -> None:
         raise ConfigError(f"config: at most {MAXT} territories, got {len(terrs)}")
     names = []
     for i, t in enumerate(terrs):
+        _table(t, f"territory #{i + 1}")
         n = _req(t, "name", f"territory #{i + 1}")
+        if not isinstance(n, str) or not n:
+            raise ConfigError(f"config: territory #{i + 1} has a bad name {n!r}")
         if n in names:
             raise ConfigError(f"config: territory '{n}' is listed twice")
         names.append(n)
@@ -210,7 +264,7 @@ def validate(data: dict, params: dict) -> None:
     tset = set(names)
 
     def terr(name, where):
-        if name not in tset:
+        if not isinstance(name, str) or name not in tset:
             from lotr_sim.config import closest
             raise ConfigError(f"config: {where}: unknown territory '{name}'{closest(str(name), names)}")
         return names.index(name)
@@ -222,9 +276,9 @@ def validate(data: dict, params: dict) -> None:
         raise ConfigError("config: no territory is on Evil's edge (edge = \"evil\")")
     if not any(t.get("edge") == "good" for t in terrs):
         raise ConfigError("config: no territory is on Good's edge (edge = \"good\")")
-    board = data.get("board", {})
+    board = _table(data.get("board", {}), "[board]")
     terr(_req(board, "grond_territory", "[board]"), "[board] grond_territory")
-    edges = _req(data.get("board", {}), "edges", "[board]")
+    edges = _list(_req(board, "edges", "[board]"), "[board] edges")
     seen = {}
     for e in edges:
         if not (isinstance(e, list) and len(e) == 3):
@@ -241,39 +295,55 @@ def validate(data: dict, params: dict) -> None:
                               "adjacency must be symmetric")
         seen[key] = k
     deg = [0] * len(names)
+    adj: list[list[int]] = [[] for _ in names]
     for (a, b) in seen:
         deg[a] += 1
         deg[b] += 1
+        adj[a].append(b)
+        adj[b].append(a)
     for i, dgi in enumerate(deg):
         if dgi > MAXDEG:
             raise ConfigError(f"config: territory '{names[i]}' has {dgi} neighbours (at most {MAXDEG})")
     # unit types
-    uts = _req(data, "unit_types", "the config")
+    uts = _list(_req(data, "unit_types", "the config"), "unit_types")
     unames = {"good": [], "evil": []}
+    uclass = {}
     for u in uts:
+        _table(u, "a unit type")
         s = _req(u, "side", "a unit type")
         if s not in SIDES:
             raise ConfigError(f"config: unit type '{u.get('name')}' has unknown side '{s}'")
         if u.get("class") not in CLASSES:
             raise ConfigError(f"config: unit type '{u.get('name')}' has unknown class '{u.get('class')}'")
-        unames[s].append(_req(u, "name", "a unit type"))
+        un = _req(u, "name", "a unit type")
+        if un in unames[s]:
+            raise ConfigError(f"config: unit type '{un}' of {s} is listed twice")
+        unames[s].append(un)
+        uclass[(s, un)] = u["class"]
+    for s in SIDES:
+        if not unames[s]:
+            raise ConfigError(f"config: {s} has no unit type")
     if len(uts) > MAXU:
         raise ConfigError(f"config: at most {MAXU} unit types")
-    pools = _req(data, "pools", "the config")
+    pools = _table(_req(data, "pools", "the config"), "[pools]")
+    _sides_only(pools, "pools")
     for s in SIDES:
-        for k, v in pools.get(s, {}).items():
+        for k, v in _table(pools.get(s, {}), f"[pools.{s}]").items():
             if k not in unames[s]:
-                raise ConfigError(f"config: pools.{s}: unknown unit type '{k}'")
-            if not isinstance(v, int) or v < 0:
-                raise ConfigError(f"config: pools.{s}.{k} must be a non-negative integer")
+                from lotr_sim.config import closest
+                raise ConfigError(f"config: pools.{s}: unknown unit type '{k}'{closest(str(k), unames[s])}")
+            _count(v, f"pools.{s}.{k}")
     # leaders
     lnames = []
-    for l in _req(data, "leaders", "the config"):
+    for l in _list(_req(data, "leaders", "the config"), "leaders"):
+        _table(l, "a leader")
         n = _req(l, "name", "a leader")
         if l.get("side") not in SIDES:
             raise ConfigError(f"config: leader '{n}' has unknown side '{l.get('side')}'")
         if l.get("starts", "board") not in ("board", "card"):
             raise ConfigError(f"config: leader '{n}': starts must be board or card")
+        if n in lnames:
+            raise ConfigError(f"config: leader '{n}' is listed twice")
         lnames.append(n)
     if len(lnames) > MAXL:
         raise ConfigError(f"config: at most {MAXL} leaders")
@@ -281,26 +351,44 @@ def validate(data: dict, params: dict) -> None:
     if params["leaders_to_win"] > nevil:
         raise ConfigError(f"parameter 'leaders_to_win' = {params['leaders_to_win']} exceeds Evil's {nevil} leaders")
     # set-up within pools
-    setup = data.get("setup", {})
+    setup = _table(data.get("setup", {}), "[setup]")
+    _sides_only(setup, "setup")
     placed_leaders = []
+    held: dict[str, str] = {}
     for s in SIDES:
         tot = {k: 0 for k in unames[s]}
-        for tname, units in setup.get(s, {}).items():
-            terr(tname, f"setup.{s}")
+        for tname, units in _table(setup.get(s, {}), f"[setup.{s}]").items():
+            ti = terr(tname, f"setup.{s}")
+            _table(units, f"setup.{s}.'{tname}'")
             for k, v in units.items():
                 if k == "leaders":
-                    for ln in v:
+                    for ln in _list(v, f"setup.{s}.'{tname}'.leaders"):
                         if ln not in lnames:
                             raise ConfigError(f"config: setup.{s}.'{tname}': unknown leader '{ln}'")
                         placed_leaders.append(ln)
                     continue
                 if k not in unames[s]:
                     raise ConfigError(f"config: setup.{s}.'{tname}': unknown unit type '{k}' for {s}")
-                tot[k] += int(v)
+                _count(v, f"setup.{s}.'{tname}'.{k}")
+                if v and terrs[ti].get("kind") == "wall" and uclass[(s, k)] != "infantry":
+                    raise ConfigError(f"config: setup.{s}.'{tname}' places {k} on a wall "
+                                      "(MT-6.4 / MT-6.6: only infantry and archers stand on walls)")
+                if v:
+                    if held.get(tname, s) != s:
+                        raise ConfigError(f"config: the set-up places both sides in '{tname}' (MT-6.3)")
+                    held[tname] = s
+                tot[k] += v
         for k, v in tot.items():
             if v > pools.get(s, {}).get(k, 0):
                 raise ConfigError(f"config: set-up of {s} places {v} {k} but the pool holds "
                                   f"{pools.get(s, {}).get(k, 0)} (MT-1.3)")
+        if sum(tot.values()) == 0:
+            raise ConfigError(f"config: the set-up places no {s} unit on the board")
+    if held.get(cities[0]) == "evil":
+        raise ConfigError(f"config: the set-up places Evil in '{cities[0]}': Evil would win before the "
+                          "first turn (MT-10.2)")
+    check_connected(names, adj, names.index(cities[0]),
+                    {s: [t for t in _table(setup.get(s, {}), "[setup]") if t in tset] for s in SIDES})
     for l in data["leaders"]:
         on = l["name"] in placed_leaders
         if l.get("starts", "board") == "board" and not on:
@@ -309,7 +397,8 @@ def validate(data: dict, params: dict) -> None:
             raise ConfigError(f"config: leader '{l['name']}' starts on a card but the set-up places it")
     # MT deck
     ncard = 0
-    for c in _req(data, "mt_cards", "the config"):
+    for c in _list(_req(data, "mt_cards", "the config"), "mt_cards"):
+        _table(c, "a Minas Tirith card")
         n = _req(c, "name", "a Minas Tirith card")
         if c.get("kind") not in CARD_KINDS:
             raise ConfigError(f"config: card '{n}' has unknown kind '{c.get('kind')}' (kinds: {', '.join(CARD_KINDS)})")
@@ -319,8 +408,10 @@ def validate(data: dict, params: dict) -> None:
         if not c.get("sides"):
             raise ConfigError(f"config: card '{n}' names no side")
         cnt = c.get("count", 1)
-        if not isinstance(cnt, int) or cnt < 0:
+        if isinstance(cnt, bool) or not isinstance(cnt, int) or cnt < 0:
             raise ConfigError(f"config: card '{n}' has a bad count {cnt!r}")
+        if c["kind"] == "catapult":
+            _count(c.get("range", 3), f"card '{n}' range", lo=1)
         ncard += cnt
         if c.get("leader") is not None and c["leader"] not in lnames:
             raise ConfigError(f"config: card '{n}' names unknown leader '{c['leader']}'")
@@ -334,15 +425,21 @@ def validate(data: dict, params: dict) -> None:
             ent = c.get("enter")
             if ent is None:
                 raise ConfigError(f"config: holder card '{n}' has no 'enter'")
+            mounted = [a for a in c["accepts"]
+                       if any(uclass.get((s, a), "infantry") != "infantry" for s in sides)]
             if ent != "evil_edge" and ent != "good_edge":
-                for t in ent:
-                    terr(t, f"card '{n}' enter")
+                for t in _list(ent, f"card '{n}' enter"):
+                    ti = terr(t, f"card '{n}' enter")
+                    if terrs[ti].get("kind") == "wall" and mounted:
+                        raise ConfigError(f"config: card '{n}' enters at wall '{t}' but carries {mounted[0]} "
+                                          "(MT-6.4 / MT-6.6: only infantry stand on walls)")
         if c["kind"] == "leader" and c.get("leader") is None:
             raise ConfigError(f"config: leader card '{n}' names no leader")
         if c["kind"] == "muster":
-            for k in c.get("units", {}):
+            for k, v in _table(c.get("units", {}), f"card '{n}' units").items():
                 if not any(k in unames[s] for s in c["sides"]):
                     raise ConfigError(f"config: card '{n}' musters unknown unit type '{k}'")
+                _count(v, f"card '{n}' units.{k}")
     if ncard > MAXC:
         raise ConfigError(f"config: at most {MAXC} Minas Tirith cards, got {ncard}")
     # reinforcement deck (MT-3.1)
@@ -356,14 +453,40 @@ def validate(data: dict, params: dict) -> None:
         raise ConfigError(f"deck: at most {MAXD} reinforcement cards")
 
 
+def check_connected(names: list[str], adj: list[list[int]], city: int, setups: dict) -> None:
+    """Every territory must be reachable from the city over the board's edges: a territory
+    cut off (or a set-up that cannot reach the city) makes a game that is not the one meant."""
+    seen = {city}
+    todo = [city]
+    while todo:
+        x = todo.pop()
+        for y in adj[x]:
+            if y not in seen:
+                seen.add(y)
+                todo.append(y)
+    if len(seen) == len(names):
+        return
+    for s in SIDES:
+        for t in setups.get(s, []):
+            if names.index(t) not in seen:
+                raise ConfigError(f"config: the board is cut: {s}'s set-up territory '{t}' has no path to "
+                                  f"'{names[city]}' over the board's edges")
+    lost = [n for i, n in enumerate(names) if i not in seen]
+    raise ConfigError(f"config: territory '{lost[0]}' is not connected to '{names[city]}' (no path over the "
+                      f"board's edges){f'; {len(lost) - 1} more cut off' if len(lost) > 1 else ''}")
+
+
 # --------------------------------------------------------------------------------------
 class Compiled:
     """Arrays for the kernels plus the names the trace decoder needs (picklable)."""
 
-    def __init__(self, cf, wp, names):
+    def __init__(self, cf, wp, names, meta=None):
         self.cf = cf
         self.wp = wp
         self.names = names
+        # what a trace header names (issue 7): config hash and source, parameters that differ
+        # from the defaults
+        self.meta = meta or {}
 
     def __getstate__(self):
         return self.__dict__
@@ -422,7 +545,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
     ln = [l["name"] for l in leaders]
     NL = len(ln)
     cf[C_T], cf[C_NU], cf[C_NL] = T, NU, NL
-    city = [i for i, t in enumerate(terrs) if t["kind"] == "city"][0]
+    city = next(i for i, t in enumerate(terrs) if t.get("kind") == "city")
     cf[C_CITY] = city
     cf[C_GROND] = ti[d["board"]["grond_territory"]]
     cf[P_CREATURE_HITS] = p["creature_hits"]
@@ -575,7 +698,10 @@ def compile_config(cfg: GameConfig) -> Compiled:
                  card_instance_name=[cnames[cf[O_CNAME + i]] for i in range(c)],
                  deck_types=[("infantry", "cavalry", "creature", "joker")[cf[O_DTYPE + i]] for i in range(nd)],
                  deck_shields=[("none", "good", "evil")[cf[O_DSHIELD + i]] for i in range(nd)])
-    return Compiled(cf, win_tables(), names)
+    defaults = {q.name: q.default for q in PARAMS}
+    meta = {"config_hash": cfg.hash, "config": cfg.source,
+            "params": {k: v for k, v in p.items() if defaults.get(k) != v}}
+    return Compiled(cf, win_tables(), names, meta)
 
 
 def hash_colour(c: str) -> int:

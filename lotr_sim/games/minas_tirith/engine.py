@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb
+from lotr_sim.kernels.combat import _dice5_nb, assault_roll_nb, bombard_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     MAXT, MAXU, MAXL, MAXC, MAXD, MAXDEG, WMAX, N_AB, N_DB,
@@ -75,6 +75,7 @@ S_NDRAWN = 24
 S_DICE = 25    # 3 slots
 S_BADTURN = 28
 S_GAMEIDX = 29
+S_NCHECK = 30  # debug games: cache-v-full comparisons made (check_caches_nb)
 
 _o = 64
 O_UNITS = _o; _o += MAXT * MAXU
@@ -412,10 +413,32 @@ def invariant_ok_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
+def may_stand_nb(cf, u, t):
+    """MT-6.4 / MT-6.6: only infantry (archers and crossbowmen included) stand on a wall; no
+    cavalry, no creature, by any route (move, retreat, bonus unit, muster, holder card)."""
+    return cf[O_TKIND + t] != 2 or cf[O_UCLS + u] == 0
+
+
+@njit(cache=True, _nrt=False)
+def walls_ok_nb(cf, st):
+    """True when no unit stands where MT-6.4 / MT-6.6 forbid it (checked in debug games)."""
+    for t in range(cf[C_T]):
+        if cf[O_TKIND + t] != 2:
+            continue
+        for u in range(cf[C_NU]):
+            if st[O_UNITS + t * MAXU + u] > 0 and not may_stand_nb(cf, u, t):
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def _debug_check_nb(cf, st):
     if st[S_DEBUG] == 1 and st[S_BAD] == 0:
         if not invariant_ok_nb(cf, st):
             st[S_BAD] = 1
+            st[S_BADTURN] = st[S_TURN]
+        elif not walls_ok_nb(cf, st):
+            st[S_BAD] = 2
             st[S_BADTURN] = st[S_TURN]
 
 
@@ -850,7 +873,9 @@ def assault_bonus_nb(cf, st, side, a, b):
     ab = 0
     if leaders_at_nb(cf, st, a, side) > 0:
         ab += cf[P_LEADER_BONUS]
-    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and holds_nb(cf, st, EVIL, K_SIEGE) == 2:
+    # MT-9.1: the tower's +1 is for an assault onto a wall (up a climb edge), not down from one
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 \
+            and holds_nb(cf, st, EVIL, K_SIEGE) == 2:
         ab += cf[P_SIEGE_BONUS]
     db = 0
     if leaders_at_nb(cf, st, b, 1 - side) > 0:
@@ -859,6 +884,72 @@ def assault_bonus_nb(cf, st, side, a, b):
         db += cf[P_BANNER_BONUS]
     wk = wk_at_nb(cf, st, a if side == EVIL else b)
     return ab, db, wk
+
+
+# ---- dice faces for the trace ----------------------------------------------------------
+# The engine's results always come from the kernels' rolls (lotr_sim.kernels.combat). To log
+# the faces, a traced game's stream array has room for two more copies of the state
+# (STREAM_SIZE): the state before a roll is saved, and after the roll the same draws are
+# made again from it and written to the trace; then the state after the roll is put back.
+# Games without a trace (tr of length 0) skip all of this.
+STREAM_SIZE = 3 * STATE_SIZE
+
+
+@njit(cache=True, _nrt=False)
+def _stream_save_nb(s, tr):
+    """Save the stream before a roll (only when tracing and ``s`` has room); True if saved."""
+    if tr.shape[0] == 0 or s.shape[0] < STREAM_SIZE:
+        return False
+    for i in range(STATE_SIZE):
+        s[STATE_SIZE + i] = s[i]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _stream_swap_nb(s):
+    """Keep the state after the roll in the third slot and go back to the saved one."""
+    for i in range(STATE_SIZE):
+        s[2 * STATE_SIZE + i] = s[i]
+        s[i] = s[STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _stream_restore_nb(s):
+    for i in range(STATE_SIZE):
+        s[i] = s[2 * STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _put_assault_faces_nb(st, tr, h, s, saved, ad, dd, modified):
+    """Both sides' faces of the roll just made, in the order drawn: [n_att, faces.., n_def,
+    faces..] (n_att = -1 when not available). The kernel's roll (assault_roll_nb) takes all
+    five faces from one draw (_dice5_nb) and drops the unused ones; the modified6 roll
+    (_modified_roll_nb) draws one d6 per die rolled."""
+    if h < 0:
+        return
+    if not saved:
+        ev_put_nb(st, tr, h, -1)
+        return
+    _stream_swap_nb(s)
+    if modified:
+        a1 = d6_nb(s)
+        a2 = d6_nb(s) if ad >= 2 else 0
+        a3 = d6_nb(s) if ad >= 3 else 0
+        d1 = d6_nb(s)
+        d2 = d6_nb(s) if dd >= 2 else 0
+    else:
+        a1, a2, a3, d1, d2 = _dice5_nb(s)
+    _stream_restore_nb(s)
+    ev_put_nb(st, tr, h, ad)
+    ev_put_nb(st, tr, h, a1)
+    if ad >= 2:
+        ev_put_nb(st, tr, h, a2)
+    if ad >= 3:
+        ev_put_nb(st, tr, h, a3)
+    ev_put_nb(st, tr, h, dd)
+    ev_put_nb(st, tr, h, d1)
+    if dd >= 2:
+        ev_put_nb(st, tr, h, d2)
 
 
 @njit(cache=True, _nrt=False)
@@ -928,6 +1019,7 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     D = side_units_nb(cf, st, b, E)
     ab, db, wk = assault_bonus_nb(cf, st, side, a, b)
     dd = 2 if D >= 2 else 1
+    faces = _stream_save_nb(s, tr)
     if cf[P_RETREAT] == 1:
         la, ld, a6, d6 = _modified_roll_nb(s, k, dd, ab, db)
     else:
@@ -944,6 +1036,12 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     ev_put_nb(st, tr, h, la)
     ev_put_nb(st, tr, h, ld)
     ev_put_nb(st, tr, h, D)
+    # the roll itself, so that a trace can be checked on its own (issue 7): Witch-king, the
+    # retreat-trigger sixes as the engine counted them, then both sides' faces as rolled
+    ev_put_nb(st, tr, h, wk)
+    ev_put_nb(st, tr, h, a6)
+    ev_put_nb(st, tr, h, d6)
+    _put_assault_faces_nb(st, tr, h, s, faces, k, dd, cf[P_RETREAT] == 1)
     ev_end_nb(st, tr, h)
     if side == EVIL and st[S_GATE] == 0 and cf[O_EK + a * MAXT + b] == 3:
         break_gate_nb(cf, st, tr)  # MT-9.3: the first assault across the gate breaks it
@@ -1095,6 +1193,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
     shooters = na + nc
     banner = 1 if (side == EVIL and cf[O_BANNER + b] == 1) else 0
     dice = shooters // cf[P_EVIL_DIV] if banner == 1 else shooters
+    faces = _stream_save_nb(s, tr)
     dice, hits = bombard_nb(s, dice, False)
     h = ev_begin_nb(st, tr, EV_BOMBARD)
     ev_put_nb(st, tr, h, a)
@@ -1103,6 +1202,15 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
     ev_put_nb(st, tr, h, dice)
     ev_put_nb(st, tr, h, hits)
     ev_put_nb(st, tr, h, banner)
+    # the faces rolled (issue 7): the same draws as bombard_nb, replayed from the saved stream
+    if h >= 0 and faces:
+        _stream_swap_nb(s)
+        ev_put_nb(st, tr, h, dice)
+        for _ in range(dice):
+            ev_put_nb(st, tr, h, d6_nb(s))
+        _stream_restore_nb(s)
+    else:
+        ev_put_nb(st, tr, h, -1)
     ev_end_nb(st, tr, h)
     if hits > 0:
         take_losses_nb(cf, st, tr, 1 - side, b, hits, 0, False, cf[P_BOMB_LOSS] == 1)
@@ -1139,19 +1247,86 @@ def good_want_nb(cf, st, t, extra):
 
 
 @njit(cache=True, _nrt=False)
-def winp_nb(cf, st, wp, side, a, b, natt):
-    # the MT-8.2 modifiers of assault_bonus_nb, from the per-decision cache (refresh_tot_nb)
+def bonus_fast_nb(cf, st, side, a, b):
+    """assault_bonus_nb from the per-decision cache (refresh_tot_nb): what the AI's odds use."""
     ab = 0
     if st[O_LAT + side * MAXT + a] > 0:
         ab += cf[P_LEADER_BONUS]
-    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and st[O_DEC] == 2:
-        ab += cf[P_SIEGE_BONUS]
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 and st[O_DEC] == 2:
+        ab += cf[P_SIEGE_BONUS]  # MT-9.1: onto a wall only
     db = 0
     if st[O_LAT + (1 - side) * MAXT + b] > 0:
         db += cf[P_LEADER_BONUS]
     if side == EVIL and cf[O_BANNER + b] == 1:
         db += cf[P_BANNER_BONUS]
-    wk = st[O_WKAT + (a if side == EVIL else b)]
+    return ab, db, st[O_WKAT + (a if side == EVIL else b)]
+
+
+@njit(cache=True, _nrt=False)
+def check_caches_nb(cf, st):
+    """Debug games (issue 7 §6): every cached twin used to propose and score moves against
+    its full version, on the current position, right after refresh_tot_nb. Returns the number
+    of disagreements; counts the comparisons in st[S_NCHECK].
+    Twins: cross_fast_nb / cross_ok_nb (every edge, side, class), bonus_fast_nb /
+    assault_bonus_nb (every edge, side), the per-territory caches (units, Evil threat,
+    leaders, Witch-king, siege / Grond / catapult flags) and _leader_reach3_nb /
+    _leader_path_ok_nb (every leader, every territory at distance 3)."""
+    bad = 0
+    T = cf[C_T]
+    for a in range(T):
+        for j in range(cf[O_NBN + a]):
+            b = cf[O_NB + a * MAXDEG + j]
+            for side in range(2):
+                for cls in range(4):
+                    st[S_NCHECK] += 1
+                    if cross_fast_nb(cf, st, side, cls, a, b) != cross_ok_nb(cf, st, side, cls, a, b):
+                        bad += 1
+                ab1, db1, wk1 = bonus_fast_nb(cf, st, side, a, b)
+                ab2, db2, wk2 = assault_bonus_nb(cf, st, side, a, b)
+                st[S_NCHECK] += 1
+                if ab1 != ab2 or db1 != db2 or wk1 != wk2:
+                    bad += 1
+        thr = 0
+        for j in range(cf[O_NBN + a]):
+            thr += side_units_nb(cf, st, cf[O_NB + a * MAXDEG + j], EVIL)
+        st[S_NCHECK] += 1
+        if st[O_THR + GOOD * MAXT + a] != thr or st[O_WKAT + a] != wk_at_nb(cf, st, a):
+            bad += 1
+        for side in range(2):
+            if st[O_TOT + side * MAXT + a] != side_units_nb(cf, st, a, side):
+                bad += 1
+            if st[O_LAT + side * MAXT + a] != leaders_at_nb(cf, st, a, side):
+                bad += 1
+    st[S_NCHECK] += 1
+    if st[O_DEC] != holds_nb(cf, st, EVIL, K_SIEGE) or st[O_DEC + 1] != holds_nb(cf, st, EVIL, K_GROND):
+        bad += 1
+    for side in range(2):
+        n = 0
+        for c in range(cf[C_NC]):
+            if st[O_CST + c] == 4 + side:
+                n += 1
+        if st[O_DEC + 2 + side] != n:
+            bad += 1
+    for l in range(cf[C_NL]):
+        a = st[O_LLOC + l]
+        if a < 0:
+            continue
+        side = cf[O_LSIDE + l]
+        r3 = _leader_reach3_nb(cf, st, side, a)
+        for b in range(T):
+            if cf[O_DIST + a * MAXT + b] == 3 and st[O_TOT + side * MAXT + b] > 0:
+                st[S_NCHECK] += 1
+                if (((r3 >> b) & 1) == 1) != _leader_path_ok_nb(cf, st, side, a, b):
+                    bad += 1
+    return bad
+
+
+@njit(cache=True, _nrt=False)
+def winp_nb(cf, st, wp, side, a, b, natt):
+    """P(the attacker takes b) from the exact tables, with the MT-8.2 modifiers of
+    assault_bonus_nb read from the per-decision cache (bonus_fast_nb; checked against it in
+    debug games by check_caches_nb)."""
+    ab, db, wk = bonus_fast_nb(cf, st, side, a, b)
     if ab > N_AB - 1:
         ab = N_AB - 1
     if db > N_DB - 1:
@@ -1276,6 +1451,9 @@ def enum_actions_nb(cf, st, side, act):
     E = 1 - side
     T = cf[C_T]
     refresh_tot_nb(cf, st)
+    if st[S_DEBUG] == 1 and check_caches_nb(cf, st) > 0 and st[S_BAD] == 0:
+        st[S_BAD] = 3  # a cached check disagrees with the full one (issue 7 §6)
+        st[S_BADTURN] = st[S_TURN]
     n = _add_nb(act, 0, A_PASS, 0, 0, 0, 0, 0)
     mu = mumak_type_nb(cf) if side == EVIL else -1
     for a in range(T):
@@ -1405,7 +1583,12 @@ def enum_actions_nb(cf, st, side, act):
         if kind == K_HOLDER:
             for t in range(T):
                 if cf[O_CENTRY + c * MAXT + t] == 1 and st[O_TOT + (E) * MAXT + t] == 0:
-                    n = _add_nb(act, n, A_HOLDER, c, t, 0, 0, 0)
+                    ok = True
+                    for u in range(cf[C_NU]):  # MT-6.4 / MT-6.6: nobody lands where it may not stand
+                        if st[O_HOLD + c * MAXU + u] > 0 and not may_stand_nb(cf, u, t):
+                            ok = False
+                    if ok:
+                        n = _add_nb(act, n, A_HOLDER, c, t, 0, 0, 0)
         elif kind == K_LEADER:
             for t in range(T):
                 if st[O_TOT + (side) * MAXT + t] > 0:
@@ -1414,7 +1597,51 @@ def enum_actions_nb(cf, st, side, act):
             for t in range(T):
                 if st[O_TOT + (side) * MAXT + t] > 0:
                     n = _add_nb(act, n, A_CATAPULT, c, t, 0, 0, 0)
+    if st[S_DEBUG] == 1 and check_bombards_nb(cf, st, side, act, n) > 0 and st[S_BAD] == 0:
+        st[S_BAD] = 3  # the proposed bombardments disagree with shooters_nb (issue 7 §6)
+        st[S_BADTURN] = st[S_TURN]
     return n
+
+
+@njit(cache=True, _nrt=False)
+def check_bombards_nb(cf, st, side, act, n):
+    """Debug games: the bombardments enum_actions_nb proposes (its own shooter count, fast when
+    no catapult is on the board) against the full count of shooters_nb (MT-7.2, MT-9.4): the
+    same targets, the same shooters and dice. Returns the number of disagreements."""
+    bad = 0
+    T = cf[C_T]
+    nfull = 0
+    for a in range(T):
+        if st[O_TOT + side * MAXT + a] == 0:
+            continue
+        for b in range(T):
+            d = cf[O_DIST + a * MAXT + b]
+            if d < 1 or d > 3 or st[O_TOT + (1 - side) * MAXT + b] == 0:
+                continue
+            arch, cat = shooters_nb(cf, st, side, a, b)
+            sh = arch + (1 if cat >= 0 else 0)
+            div = cf[P_EVIL_DIV] if (side == EVIL and cf[O_BANNER + b] == 1) else 1
+            if sh > 3 * div:
+                sh = 3 * div
+            dice = sh // div
+            if dice == 0:
+                continue
+            nfull += 1
+            found = 0
+            for i in range(n):
+                if act[i, 0] == A_BOMBARD and act[i, 1] == a and act[i, 2] == b:
+                    found += 1
+                    st[S_NCHECK] += 1
+                    if act[i, 3] != dice * div or act[i, 4] != dice:
+                        bad += 1
+            if found != 1:
+                bad += 1
+    for i in range(n):
+        if act[i, 0] == A_BOMBARD:
+            nfull -= 1
+    if nfull != 0:
+        bad += 1
+    return bad
 
 
 @njit(cache=True, _nrt=False)
@@ -1539,20 +1766,21 @@ def keep_mt_nb(cf, st, side, c):
 
 
 @njit(cache=True, _nrt=False)
-def best_unit_territory_nb(cf, st, s, pol, side):
-    """Where a side puts a unit from the pool: a territory where it has units."""
+def best_unit_territory_nb(cf, st, s, pol, side, u):
+    """Where a side puts a unit of type u from the pool: a territory where it has units and
+    where that unit may stand (MT-6.4 / MT-6.6: no cavalry or creature on a wall); -1 if none."""
     T = cf[C_T]
     refresh_tot_nb(cf, st)
     if pol[side, PL_TYPE] == 0:
         cnt = 0
         for t in range(T):
-            if st[O_TOT + (side) * MAXT + t] > 0:
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
                 cnt += 1
         if cnt == 0:
             return -1
         r = randint_nb(s, cnt)
         for t in range(T):
-            if st[O_TOT + (side) * MAXT + t] > 0:
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
                 if r == 0:
                     return t
                 r -= 1
@@ -1560,7 +1788,7 @@ def best_unit_territory_nb(cf, st, s, pol, side):
     best = -1
     bestv = -1e9
     for t in range(T):
-        if st[O_TOT + (side) * MAXT + t] == 0:
+        if st[O_TOT + (side) * MAXT + t] == 0 or not may_stand_nb(cf, u, t):
             continue
         if side == GOOD:
             v = good_want_nb(cf, st, t, 0)
@@ -1570,6 +1798,15 @@ def best_unit_territory_nb(cf, st, s, pol, side):
             bestv = v
             best = t
     return best
+
+
+@njit(cache=True, _nrt=False)
+def _placeable_nb(cf, st, side, u):
+    """Does the side hold a territory where a unit of type u may be put (MT-5.4 c, MT-6.4)?"""
+    for t in range(cf[C_T]):
+        if side_units_nb(cf, st, t, side) > 0 and may_stand_nb(cf, u, t):
+            return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -1624,7 +1861,8 @@ def trade_nb(cf, st, tr, s, pol, side, k):
                 break
         opt_c = False
         for u in range(cf[C_NU]):
-            if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0:
+            if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0 \
+                    and _placeable_nb(cf, st, side, u):
                 opt_c = True
         if pol[side, PL_TYPE] == 0:
             nopt = (1 if opt_a else 0) + (1 if opt_b >= 0 else 0) + (1 if opt_c else 0)
@@ -1670,7 +1908,9 @@ def trade_nb(cf, st, tr, s, pol, side, k):
             best = -1
             bv = -1
             for u in range(cf[C_NU]):
-                if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0:
+                # MT-5.4 c with MT-6.4 / MT-6.6: only a type that some held territory may take
+                if card_unit_types_nb(cf, side, own_shield_type, u) and st[O_POOL + u] > 0 \
+                        and _placeable_nb(cf, st, side, u):
                     v = cf[O_UPTS + u] * 2 + cf[O_UARCH + u]
                     if pol[side, PL_TYPE] == 0:
                         v = randint_nb(s, 100)
@@ -1678,7 +1918,7 @@ def trade_nb(cf, st, tr, s, pol, side, k):
                         bv = v
                         best = u
             b1 = best
-            b2 = best_unit_territory_nb(cf, st, s, pol, side)
+            b2 = best_unit_territory_nb(cf, st, s, pol, side, best) if best >= 0 else -1
     h = ev_begin_nb(st, tr, EV_TRADE)
     ev_put_nb(st, tr, h, k)
     ev_put_nb(st, tr, h, picked0)
@@ -1721,7 +1961,7 @@ def muster_nb(cf, st, tr, s, pol, side, c):
     card_played_nb(cf, st, tr, c, True, -1)
     for u in range(cf[C_NU]):
         for _ in range(cf[O_CMUSTER + c * MAXU + u]):
-            t = best_unit_territory_nb(cf, st, s, pol, side)
+            t = best_unit_territory_nb(cf, st, s, pol, side, u)
             if t >= 0:
                 place_pool_nb(cf, st, tr, t, u, 1, c)
 
@@ -2064,7 +2304,7 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
     st = np.zeros(ST_SIZE, dtype=np.int64)
     act = np.zeros((MAXA, 6), dtype=np.int64)
     scr = np.zeros(8, dtype=np.int64)
-    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
     return st, st[S_TRPOS]
 

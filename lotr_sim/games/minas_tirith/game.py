@@ -60,7 +60,7 @@ class MinasTirith(Game):
         return C.load(config, overrides)
 
     def compile(self, cfg: GameConfig) -> C.Compiled:
-        return C.compile_config(cfg)
+        return C.checked(C.compile_config, cfg)
 
     # ------------------------------------------------------------------------------
     def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
@@ -125,5 +125,18 @@ class MinasTirith(Game):
         out = np.zeros((1, 10 + int(compiled.cf[C.C_NU])), dtype=np.int64)
         E._record_nb(compiled.cf, st, 0, out)
         row = self._columns(compiled, game_index, out)
-        events = decode(compiled, tr[:n], game_index)
+        events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, tr[:n], game_index)
         return row, events
+
+    def trace_header(self, compiled, policies, seed, game_index) -> dict:
+        """The first event of every trace (issue 7): enough to re-run the game and to check the
+        trace on its own - game, package version, config hash and file, the parameters that
+        differ from the defaults, the policies, the seed and the game index."""
+        from lotr_sim import __version__
+        meta = getattr(compiled, "meta", {}) or {}
+        return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
+                "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
+                "config_hash": meta.get("config_hash"), "config": meta.get("config"),
+                "params": dict(meta.get("params", {})), "policies": dict(policies),
+                "seed": int(seed), "game_index": int(game_index),
+                "rules": "shared/rules/minas-tirith.md"}

@@ -7,7 +7,7 @@ import numpy as np
 from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.games.minas_tirith import engine as E
 from lotr_sim.games.minas_tirith.trace import decode
-from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
+from lotr_sim.kernels.rng import stream_init_nb
 
 SIDES = ("good", "evil")
 
@@ -19,7 +19,7 @@ class Position:
         self.cf = comp.cf
         self.names = comp.names
         self.pol = policy_array({"good": policies[0], "evil": policies[1]})
-        self.s = np.zeros(STATE_SIZE, dtype=np.uint64)
+        self.s = np.zeros(E.STREAM_SIZE, dtype=np.uint64)  # room for the trace's dice faces
         stream_init_nb(np.int64(seed), np.int64(index), self.s)
         self.st = np.zeros(E.ST_SIZE, dtype=np.int64)
         E.setup_nb(self.cf, self.st, self.s)

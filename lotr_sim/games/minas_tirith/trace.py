@@ -29,6 +29,18 @@ Events (beyond the issue's list, ``catapult_lost`` and ``discard`` make the trac
 * ``leader_removed {name, territory, why: alone|same_colour|last_unit, to: pool|captured}``;
   ``gate_broken {}``; ``catapult_lost {card, territory}``; ``discard {cards}``;
 * ``game_end {winner, reason, points {good, evil}}``.
+
+Issue 7 additions, so that a trace can be checked on its own:
+
+* the first event is ``header {game_name, lotr_sim_version, trace_version, config_hash, config,
+  params (those that differ from the defaults), policies, seed, game_index}`` (added by
+  ``MinasTirith.play``; ``round``/``turn`` 0, ``side`` null);
+* ``assault`` also carries ``witch_king``, ``att_sixes``/``def_sixes`` (the retreat-trigger
+  sixes as the engine counted them: natural, or modified under ``retreat_trigger=modified6``)
+  and ``att_faces``/``def_faces`` (each side's dice in the order rolled); the result follows
+  from them by MT-7.4: highest against highest, ``att_bonus``/``def_bonus`` on the highest
+  die only, then second against second when both rolled two or more, ties to the defender;
+* ``bombard`` also carries ``faces`` (one per die; each 6 is a hit, MT-7.2).
 """
 from __future__ import annotations
 
@@ -229,13 +241,21 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             a, b = r.get(), r.get()
             att = unitvec(r)
             k, dd, ab, db, la, ld, D = (r.get() for _ in range(7))
+            wk, a6, d6 = r.get(), r.get(), r.get()
             e.update({"from": terr[a], "to": terr[b], "attackers": att, "att_dice": k, "def_dice": dd,
                       "att_bonus": ab, "def_bonus": db, "att_losses": la, "def_losses": ld,
-                      "defenders_before": D})
+                      "defenders_before": D, "witch_king": bool(wk), "att_sixes": a6, "def_sixes": d6})
+            na = r.get()
+            if na >= 0:
+                e["att_faces"] = [r.get() for _ in range(na)]
+                e["def_faces"] = [r.get() for _ in range(r.get())]
         elif code == 10:
             a, b, sh, dice, hits, banner = (r.get() for _ in range(6))
             e.update({"from": terr[a], "to": terr[b], "shooters": sh, "dice": dice, "hits": hits,
                       "banner": bool(banner)})
+            nf = r.get()
+            if nf >= 0:
+                e["faces"] = [r.get() for _ in range(nf)]
         elif code == 11:
             by, t, u, l = (r.get() for _ in range(4))
             e.update(by=SIDES[by], territory=terr[t])
@@ -440,6 +460,8 @@ def _units(d: dict) -> str:
 
 def format_event(e: dict) -> str | None:
     ev = e["event"]
+    if ev == "header":
+        return None  # the play command prints its own title line
     S = e["side"].capitalize()
     if ev == "setup":
         n = {s: sum(sum(v.get(s, {}).values()) for v in e["units"].values()) for s in SIDES}
