@@ -92,7 +92,7 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     done = 0
     decision = None
     used = 0
-    xa, xb = [], []
+    ka = kb = 0         # Good's wins under A / B in the games used (counts: memory stays flat)
     t0 = time.perf_counter()
     step = min(batch, max_games)
     warm_up(game, compiled[0], pols[0], seed, progress)
@@ -106,21 +106,17 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
             a = w[0] == 0
             b = w[1] == 0
             decision, j = test.feed(a & ~b, ~a & b)
-            xa.append(a[:j])
-            xb.append(b[:j])
+            ka += int(np.count_nonzero(a[:j]))
+            kb += int(np.count_nonzero(b[:j]))
             used = done + j
             done += n
             bar.advance(n)
             step = min(step * 2, 50_000)
     elapsed = time.perf_counter() - t0
-    xa = np.concatenate(xa)
-    xb = np.concatenate(xb)
-    n10 = int(np.count_nonzero(xa & ~xb))
-    n01 = int(np.count_nonzero(~xa & xb))
+    n10, n01 = test.n10, test.n01
     lo, hi = paired_interval(used, n10, n01)
     mean = (n10 - n01) / used
     o0 = game.outcomes[0]
-    ka, kb = int(xa.sum()), int(xb.sum())
     verdict = compare_headline(decision, o0, _desc(pa, pola), _desc(pb, polb), delta, lo, hi, max_games)
     return dict(
         game=game.name, a=_desc(pa, pola), b=_desc(pb, polb), decision=decision, verdict=verdict,
@@ -171,7 +167,7 @@ def parse_target(target) -> float | str:
 
 def _trinomial_ci(k_plus, k_minus, n, conf: float = 0.95) -> tuple[float, float]:
     """Interval of ``(k_plus - k_minus)/n`` for one trinomial sample (Good wins minus Evil
-    wins); the same adjusted Wald interval as ``sequential.paired_interval``."""
+    wins); the same adjusted Wald interval (Bonett-Price) as ``sequential.paired_interval``."""
     from lotr_sim.experiments.sequential import paired_interval
     return paired_interval(n, k_plus, k_minus, conf)
 

@@ -43,11 +43,13 @@ hypothesis to reach ``e^a`` (by Ville's inequality for a likelihood-ratio martin
 most ``e^-a = α/(2(1 - β))`` under the other hypothesis; the generalized ratio is checked by
 simulation in the test suite). Between 0 and ±δ either neighbouring verdict is allowed.
 
-**The printed interval** of ``mu`` is the Agresti–Min interval for matched pairs (Wald's
-interval after adding half a game to each cell of the 2×2 table), which is not degenerate
-when no pair differs::
+**The printed interval** of ``mu`` is the adjusted Wald interval for paired data of Bonett
+and Price (2012): one game added to each discordant cell of the 2×2 table. Unlike the plain
+t interval it is not degenerate when no pair differs, and unlike Agresti–Min's half game it
+keeps its 95% coverage when discordant pairs are rare (e.g. 148 pairs at p+ = 1.5%, p- = 0:
+exact coverage 1.00 against Agresti–Min's 0.89)::
 
-    q+ = (n10 + 1/2) / (n + 2),  q- = (n01 + 1/2) / (n + 2),  m = q+ - q-
+    q+ = (n10 + 1) / (n + 2),  q- = (n01 + 1) / (n + 2),  m = q+ - q-
     [lo, hi] = m -/+ z sqrt((q+ + q- - m^2) / (n + 2))          (clipped to [-1, 1])
 
 It is the variance of the trinomial d, so it is also right for unpaired games (B on its
@@ -95,12 +97,12 @@ def trinomial_profile_loglik(n_minus, n_zero, n_plus, mu: float):
 
 
 def paired_interval(n, n10, n01, conf: float = 0.95):
-    """Agresti–Min interval ``(lo, hi)`` of Good's win rate under A minus under B from ``n``
+    """Bonett–Price interval ``(lo, hi)`` of Good's win rate under A minus under B from ``n``
     pairs with ``n10`` won under A only and ``n01`` under B only (module docstring; arrays)."""
     from lotr_sim.experiments.stats import z_value
     n = np.asarray(n, dtype=np.float64)
-    qp = (np.asarray(n10, dtype=np.float64) + 0.5) / (n + 2.0)
-    qm = (np.asarray(n01, dtype=np.float64) + 0.5) / (n + 2.0)
+    qp = (np.asarray(n10, dtype=np.float64) + 1.0) / (n + 2.0)
+    qm = (np.asarray(n01, dtype=np.float64) + 1.0) / (n + 2.0)
     m = qp - qm
     half = z_value(conf) * np.sqrt(np.maximum(qp + qm - m * m, 0.0) / (n + 2.0))
     lo, hi = np.clip(m - half, -1.0, 1.0), np.clip(m + half, -1.0, 1.0)
@@ -194,4 +196,4 @@ class ThreeWayTest:
         return dict(test="Sobel-Wald combination of two trinomial GSPRTs (mu = -delta, 0, +delta)",
                     delta=self.delta, alpha=self.alpha, beta=self.beta, min_games=self.min_games,
                     llr_raise=float(lp), llr_lower=float(lm), lower=b, upper=a,
-                    interval="Agresti-Min 95%, must agree with the verdict")
+                    interval="Bonett-Price adjusted Wald 95%, must agree with the verdict")

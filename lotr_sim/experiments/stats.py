@@ -27,7 +27,7 @@ Pairing removes the between-game variance: ``Var(d) = Var(x) + Var(y) - 2 Cov(x,
 and ``Cov(x, y)`` is large when a rule change flips few games.
 
 The sequential test of ``compare`` (two trinomial GSPRTs, valid from the first pair, and the
-Agresti–Min interval it prints) is documented in :mod:`lotr_sim.experiments.sequential`.
+Bonett–Price interval it prints) is documented in :mod:`lotr_sim.experiments.sequential`.
 """
 from __future__ import annotations
 

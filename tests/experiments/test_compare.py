@@ -218,3 +218,14 @@ def test_balance_target_equal_good_equals_evil(fake):
 def test_balance_more_bad_input(args, msg):
     e = runner.invoke(app, ["balance", "-g", "fake", "-q", "-n", "100"] + args)
     assert e.exit_code == 2 and msg in e.stderr and len(e.stderr.strip().splitlines()) == 1, (args, e.stderr)
+
+
+@pytest.mark.parametrize("a,paired", [({"edge": 0.02}, True), ({"edge": 0.01}, False), ({"edge": 0.0005}, False)])
+def test_compare_batching_does_not_change_the_answer(fake, a, paired):
+    """Prefix-exact: the first batch size (then doubling) changes neither the verdict nor the
+    number of games."""
+    from lotr_sim.experiments.compare import compare as _cmp
+    rs = [_cmp(fake, a, {"edge": 0.0}, seed=4, paired=paired, batch=bt, max_games=60_000) for bt in (97, 2000, 60_000)]
+    keys = ("decision", "verdict", "games", "a_only", "b_only", "delta", "delta_ci95")
+    assert [{k: r[k] for k in keys} for r in rs[1:]] == [{k: rs[0][k] for k in keys}] * 2
+    assert rs[0]["games"] < 60_000 and rs[0]["decision"] is not None

@@ -46,22 +46,34 @@ def test_profile_loglik_is_the_constrained_maximum():
 
 def test_paired_interval_formula_and_no_degenerate_width():
     lo, hi = paired_interval(245, 4, 1)
-    qp, qm = 4.5 / 247, 1.5 / 247
+    qp, qm = 5 / 247, 2 / 247
     m = qp - qm
     half = 1.959963984540054 * math.sqrt((qp + qm - m * m) / 247)
     assert (lo, hi) == pytest.approx((m - half, m + half))
-    lo0, hi0 = paired_interval(150, 0, 0)     # no pair differs: still an honest width
-    assert lo0 < -0.005 and hi0 > 0.005 and lo0 == pytest.approx(-hi0)
+    lo0, hi0 = paired_interval(148, 0, 0)     # no pair differs: still an honest width
+    assert hi0 == pytest.approx(-lo0) == pytest.approx(1.959963984540054 * math.sqrt(2 / 150) / math.sqrt(150))
+    # points_leader=4 vs 5 (issue 7 §2): 20,000 paired games give +1.49 points; at 148 pairs
+    # with none differing the interval must still reach it
+    assert hi0 > 0.0149
 
 
-def test_paired_interval_covers_the_truth():
-    """95% coverage of the trinomial mean (|z| < 4 on 2000 draws of n = 300 pairs)."""
-    rng = np.random.default_rng(11)
-    p = np.array([0.03, 0.92, 0.05])       # mean +0.02
-    counts = rng.multinomial(300, p, size=2000)
-    lo, hi = paired_interval(300, counts[:, 2], counts[:, 0])
-    cover = np.mean((lo <= 0.02) & (0.02 <= hi))
-    assert abs(cover - 0.95) < 4 * math.sqrt(0.95 * 0.05 / 2000), cover
+@pytest.mark.parametrize("n,p_plus,p_minus", [(300, 0.05, 0.03), (148, 0.0149, 0.0), (100, 0.02, 0.0),
+                                               (1000, 0.3, 0.28), (500, 0.002, 0.001)])
+def test_paired_interval_covers_the_truth(n, p_plus, p_minus):
+    """Exact coverage (sum over every outcome (n10, n01)) of the trinomial mean: at least
+    93.5% also where discordant pairs are rare (Agresti-Min's half game gives 89% at
+    148 pairs, p+ = 1.5%), and not absurdly conservative where they are common."""
+    from scipy.stats import multinomial
+    a, b = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    ok = a + b <= n
+    a, b = a[ok], b[ok]
+    pr = multinomial.pmf(np.stack([a, b, n - a - b], 1), n, [p_plus, p_minus, 1 - p_plus - p_minus])
+    lo, hi = paired_interval(n, a, b)
+    mu = p_plus - p_minus
+    cover = pr[(lo <= mu) & (mu <= hi)].sum()
+    assert cover >= 0.935, cover
+    if p_plus > 0.1:
+        assert cover < 0.96, cover
 
 
 def test_feed_is_prefix_exact_and_matches_the_rule():
