@@ -135,7 +135,7 @@ def compare_headline(decision: str | None, outcome: str, a: str, b: str, delta: 
     """The one-line answer of ``compare``; consistent with the interval ``[lo, hi]`` of A - B
     (the test only stops when they agree; undecided runs describe the interval only)."""
     from lotr_sim.experiments.sequential import LOWERS, NO_CHANGE, RAISES
-    pts = f"{100 * delta:g} percentage points"
+    pts = f"{100 * delta:g} percentage point" + ("" if 100 * delta == 1 else "s")
     if decision == RAISES:
         return f"A ({a}) raises {outcome.capitalize()}'s win rate by {pts} or more"
     if decision == LOWERS:
