@@ -14,7 +14,8 @@ def balance(
     game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
     param: str = typer.Option(..., "--param", "-p", help="A numeric rule parameter."),
     range_: str = typer.Option(..., "--range", "-r", help="a:b, the values to search between."),
-    target: float = typer.Option(0.5, "--target", "-t", help="Target win rate of Good."),
+    target: str = typer.Option("0.5", "--target", "-t", help="Parity: Good's win rate = a number in (0, 1), "
+                               "or 'equal' (Good's win rate = Evil's)."),
     games: int = typer.Option(4000, "--games", "-n", help="Games per evaluated value."),
     sets: List[str] = typer.Option([], "--set", help="Other overrides name=value (repeatable)."),
     good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
@@ -27,7 +28,7 @@ def balance(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Find the value of --param where Good's win rate crosses --target.
+    """Find the value of --param where Good's win rate crosses --target (or Evil's, with 'equal').
 
     Bisection on paired runs; for an integer parameter the two bracketing values."""
     from lotr_sim import api
@@ -38,14 +39,17 @@ def balance(
     if as_json:
         print_json(r)
         return
+    o, equal = r["outcome"], r["target"] == "equal"
+    typer.echo(f"parity: {r['parity']}")
     for e in r["evaluated"]:
-        typer.echo(f"  {param}={e['value']}: {r['outcome']} {100 * e['rate']:.2f}% "
-                   f"[{100 * e['ci95'][0]:.2f}, {100 * e['ci95'][1]:.2f}] ({e['games']} games)")
+        extra = f"; evil {100 * e['rate_evil']:.2f}%" if equal else ""
+        typer.echo(f"  {param}={e['value']}: {o} {100 * e['rate']:.2f}% "
+                   f"[{100 * e['ci95'][0]:.2f}, {100 * e['ci95'][1]:.2f}]{extra} ({e['games']} games)")
     typer.echo(r["message"])
     if r["bracketed"]:
         d = r["bracket_delta"]
-        typer.echo(f"paired change between the bracket ends: {100 * d['delta']:+.2f} points "
-                   f"[{100 * d['ci95'][0]:+.2f}, {100 * d['ci95'][1]:+.2f}]")
+        typer.echo(f"paired change of {o}'s win rate from {param}={d['lower']} to {param}={d['upper']}: "
+                   f"{100 * d['delta']:+.2f} percentage points [{100 * d['ci95'][0]:+.2f}, {100 * d['ci95'][1]:+.2f}]")
         if r["estimate"] is not None:
             typer.echo(f"interpolated crossing {r['estimate']:.4g}, 95% interval "
                        f"[{r['interval'][0]:.4g}, {r['interval'][1]:.4g}]")

@@ -1,4 +1,5 @@
-"""``lotr-sim compare``: two variants on paired games with a sequential test (SPRT)."""
+"""``lotr-sim compare``: does variant A move Good's win rate by at least δ either way? Paired games
+and a sequential test valid from the first pair (``lotr_sim.experiments.sequential``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,11 +19,12 @@ def compare(
     good: Optional[str] = typer.Option(None, "--good", help="Good's policy (both variants)."),
     evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy (both variants)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
-    alpha: float = typer.Option(0.05, "--alpha", help="P(deciding 'A favours Good' when B does)."),
-    beta: float = typer.Option(0.05, "--beta", help="P(deciding 'B favours Good' when A does)."),
-    p0: Optional[float] = typer.Option(None, "--p0", help="H0: Good's win rate under A minus under B (default -0.01)."),
-    p1: Optional[float] = typer.Option(None, "--p1", help="H1: that difference (default +0.01)."),
-    delta: Optional[float] = typer.Option(None, "--delta", help="Shorthand: p0 = -delta, p1 = +delta."),
+    alpha: float = typer.Option(0.05, "--alpha", help="P(announcing a change, either way, when there is none)."),
+    beta: float = typer.Option(0.05, "--beta", help="P(missing a change of --delta)."),
+    p0: Optional[float] = typer.Option(None, "--p0", hidden=True, help="Gone: use --delta."),
+    p1: Optional[float] = typer.Option(None, "--p1", hidden=True, help="Gone: use --delta."),
+    delta: float = typer.Option(0.02, "--delta", help="The change of Good's win rate that matters "
+                                "(0.02 = 2 percentage points)."),
     min_games: int = typer.Option(100, "--min-games", help="No decision before this many pairs."),
     max_games: int = typer.Option(200000, "--max-games", help="Stop undecided after this many pairs."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
@@ -31,10 +33,11 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Which of two rule variants favours Good? Paired games with a sequential test.
+    """Does variant A move Good's win rate by at least --delta either way, compared with B?
 
-    Common random numbers (game i of both variants uses stream i) and Wald's SPRT on the
-    per-game differences; stops as soon as it can decide."""
+    Paired games (game i of both variants uses stream i) and two sequential likelihood-ratio
+    tests on the paired win/draw/loss outcomes; stops when the evidence decides (raises /
+    lowers / no change as large as --delta) and the printed interval agrees."""
     from lotr_sim import api
     pol = {k: v for k, v in (("good", good), ("evil", evil)) if v is not None}
     r = api.compare(game, set_a, set_b, sets=base, policies=pol, config=str(config) if config else None,
@@ -46,12 +49,14 @@ def compare(
         return
     o = r["outcome"]
     typer.echo(f"A: {r['a']}   B: {r['b']}   ({'paired' if r['paired'] else 'unpaired'}, seed {r['seed']})")
-    typer.echo(f"decision after {r['games']} games: {r['verdict']}")
+    word = "answer" if r["decision"] is not None else "no answer"
+    typer.echo(f"{word} after {r['games']} games: {r['verdict']}")
     typer.echo(f"{o} win rate A {100 * r['rate_a']:.2f}% [{100 * r['ci95_a'][0]:.2f}, {100 * r['ci95_a'][1]:.2f}]"
                f"   B {100 * r['rate_b']:.2f}% [{100 * r['ci95_b'][0]:.2f}, {100 * r['ci95_b'][1]:.2f}]")
     d = r["delta_ci95"]
-    typer.echo(f"A - B: {100 * r['delta']:+.2f} points, 95% interval [{100 * d[0]:+.2f}, {100 * d[1]:+.2f}] "
+    typer.echo(f"A - B: {100 * r['delta']:+.2f} percentage points, 95% interval [{100 * d[0]:+.2f}, {100 * d[1]:+.2f}] "
                f"({r['a_only']} games won by {o} under A only, {r['b_only']} under B only)")
-    s = r["sprt"]
-    typer.echo(f"SPRT p0={s['p0']:g} p1={s['p1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
-               f"LLR {s['llr']:.3f} in bounds [{s['lower']:.3f}, {s['upper']:.3f}]")
+    t = r["test"]
+    typer.echo(f"test: change of ±{100 * t['delta']:g} percentage points vs none, alpha={t['alpha']:g} "
+               f"beta={t['beta']:g}; log-likelihood ratios {t['llr_raise']:+.2f} (rise), {t['llr_lower']:+.2f} (fall), "
+               f"bounds [{t['lower']:.2f}, {t['upper']:.2f}]")

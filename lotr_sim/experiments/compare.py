@@ -1,7 +1,8 @@
 """``compare``: two variants A (``--set``) and B (``--vs``) of one game on paired games with
-Wald's SPRT on the paired per-game differences (formulas in ``stats``), and ``balance``: bisection on
-paired runs for the parameter value where the first outcome's rate (Good's win rate)
-crosses a target.
+a sequential test valid from the first pair (two trinomial GSPRTs, formulas in ``sequential``):
+does A move Good's win rate by at least δ either way, or not? And ``balance``: bisection on
+paired runs for the parameter value where Good's win rate crosses a target (a number, or
+``equal``: Good's win rate = Evil's).
 
 Pairing: game i of A and game i of B use the same stream (seed, i) — common random
 numbers. (``paired=False`` gives B its own streams, seed+1, for the pairing benchmark.)
@@ -18,7 +19,7 @@ from lotr_sim.config import parse_assignment
 from lotr_sim.errors import ConfigError, LotrSimError
 from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.stats import SPRT, paired_diff_from_counts, wilson
+from lotr_sim.experiments.stats import paired_diff_from_counts, wilson
 
 
 def split_sets(game, sets: Sequence[str] | Mapping[str, Any] | None) -> tuple[dict, dict]:
@@ -48,25 +49,30 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
             delta: float | None = None, max_games: int = 200_000, batch: int = 2000, min_games: int = 100,
             threads: int | None = None, scheduler=None, cluster=None, paired: bool = True,
             progress: bool = False) -> dict:
+    """Does variant A (``set_a``) move Good's win rate by at least ``delta`` either way,
+    compared with B (``set_b``)? Paired games and the sequential test of
+    :mod:`lotr_sim.experiments.sequential` (three verdicts, or undecided at ``max_games``).
+
+    ``p0``/``p1`` (the old two-hypothesis SPRT) are refused with a message.
+    """
+    from lotr_sim.experiments.sequential import LOWERS, NO_CHANGE, RAISES, ThreeWayTest, paired_interval
     from lotr_sim.kernels.rng import check_seed
     try:
         check_seed(seed)
     except ValueError as e:
         raise LotrSimError(str(e)) from None
-    if delta is not None and (p0 is not None or p1 is not None):
-        raise LotrSimError("give either --delta or --p0/--p1, not both")
-    if delta is not None:
-        if not 0 < delta < 1:
-            raise LotrSimError(f"--delta must be in (0, 1), got {delta}")
-        p0, p1 = -delta, delta
-    p0 = -0.01 if p0 is None else p0
-    p1 = 0.01 if p1 is None else p1
+    if p0 is not None or p1 is not None:
+        raise LotrSimError("--p0/--p1 are gone: compare asks whether A moves Good's win rate by at least "
+                           "--delta (default 0.02) either way; give --delta")
+    delta = 0.02 if delta is None else delta
+    if not isinstance(max_games, int) or max_games < 1:
+        raise LotrSimError(f"--max-games must be at least 1, got {max_games}")
+    if min_games > max_games:
+        raise LotrSimError(f"--min-games ({min_games}) is larger than --max-games ({max_games})")
     try:
-        sprt = SPRT(d0=p0, d1=p1, alpha=alpha, beta=beta, min_games=min_games)
+        test = ThreeWayTest(delta=delta, alpha=alpha, beta=beta, min_games=min_games)
     except ValueError as e:
         raise LotrSimError(str(e)) from None
-    if max_games < 1:
-        raise LotrSimError(f"--max-games must be at least 1, got {max_games}")
     base_params, base_pols = split_sets(game, base_sets)
     pa, pola = split_sets(game, set_a)
     pb, polb = split_sets(game, set_b)
@@ -86,11 +92,9 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     done = 0
     decision = None
     used = 0
-    xa, xb = [], []
+    ka = kb = 0         # Good's wins under A / B in the games used (counts: memory stays flat)
     t0 = time.perf_counter()
     step = min(batch, max_games)
-    if min_games < 2:
-        raise LotrSimError(f"--min-games must be at least 2, got {min_games}")
     warm_up(game, compiled[0], pols[0], seed, progress)
     with make_progress(progress, "compare", max_games) as bar, make_backend(threads, scheduler, cluster) as be:
         while done < max_games and decision is None:
@@ -101,60 +105,91 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
                                       max(n, 1))[k]})
             a = w[0] == 0
             b = w[1] == 0
-            decision, j = sprt.first_decision(a & ~b, ~a & b)
-            xa.append(a[:j])
-            xb.append(b[:j])
+            decision, j = test.feed(a & ~b, ~a & b)
+            ka += int(np.count_nonzero(a[:j]))
+            kb += int(np.count_nonzero(b[:j]))
             used = done + j
             done += n
             bar.advance(n)
             step = min(step * 2, 50_000)
     elapsed = time.perf_counter() - t0
-    xa = np.concatenate(xa)
-    xb = np.concatenate(xb)
-    n10 = int(np.count_nonzero(xa & ~xb))
-    n01 = int(np.count_nonzero(~xa & xb))
-    d = paired_diff_from_counts(used, n10, n01)
+    n10, n01 = test.n10, test.n01
+    lo, hi = paired_interval(used, n10, n01)
+    mean = (n10 - n01) / used
     o0 = game.outcomes[0]
-    ka, kb = int(xa.sum()), int(xb.sum())
-    if decision == "H1":
-        verdict = f"A ({_desc(pa, pola)}) favours {o0}"
-    elif decision == "H0":
-        verdict = f"B ({_desc(pb, polb)}) favours {o0}"
-    else:
-        verdict = f"no decision within {max_games} games"
-    if decision is not None and d.lo <= 0.0 <= d.hi:
-        verdict += (f" (but the 95% interval of the difference includes 0: any difference is "
-                    f"within the test's resolution p0..p1 = {p0:+g}..{p1:+g})")
-    lo_b, hi_b = sprt.bounds
+    verdict = compare_headline(decision, o0, _desc(pa, pola), _desc(pb, polb), delta, lo, hi, max_games)
     return dict(
         game=game.name, a=_desc(pa, pola), b=_desc(pb, polb), decision=decision, verdict=verdict,
-        favours=("A" if decision == "H1" else "B" if decision == "H0" else None),
+        favours=("A" if decision == RAISES else "B" if decision == LOWERS else None),
+        changed=(True if decision in (RAISES, LOWERS) else False if decision == NO_CHANGE else None),
         games=used, paired=paired, outcome=o0,
-        rate_a=ka / used if used else float("nan"), ci95_a=list(wilson(ka, used)),
-        rate_b=kb / used if used else float("nan"), ci95_b=list(wilson(kb, used)),
-        delta=d.mean, delta_ci95=[d.lo, d.hi], a_only=n10, b_only=n01,
-        sprt=dict(p0=p0, p1=p1, alpha=alpha, beta=beta, min_games=min_games, llr=sprt.llr,
-                  lower=lo_b, upper=hi_b),
-        seed=seed, elapsed_s=elapsed, games_played=done,
+        rate_a=ka / used, ci95_a=list(wilson(ka, used)),
+        rate_b=kb / used, ci95_b=list(wilson(kb, used)),
+        delta=mean, delta_ci95=[lo, hi], a_only=n10, b_only=n01,
+        test=test.state(), seed=seed, elapsed_s=elapsed, games_played=done,
     )
+
+
+def compare_headline(decision: str | None, outcome: str, a: str, b: str, delta: float, lo: float, hi: float,
+                     max_games: int) -> str:
+    """The one-line answer of ``compare``; consistent with the interval ``[lo, hi]`` of A - B
+    (the test only stops when they agree; undecided runs describe the interval only)."""
+    from lotr_sim.experiments.sequential import LOWERS, NO_CHANGE, RAISES
+    pts = f"{100 * delta:g} percentage point" + ("" if 100 * delta == 1 else "s")
+    if decision == RAISES:
+        return f"A ({a}) raises {outcome.capitalize()}'s win rate by {pts} or more"
+    if decision == LOWERS:
+        return f"A ({a}) lowers {outcome.capitalize()}'s win rate by {pts} or more"
+    if decision == NO_CHANGE:
+        return f"no change as large as {pts}: A ({a}) and B ({b}) are within {pts} of each other"
+    return f"undecided within {max_games} games (the interval below is the answer)"
 
 
 def _desc(params: Mapping, pols: Mapping) -> str:
     return ", ".join(f"{k}={v}" for k, v in {**params, **pols}.items())
 
 
-def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: float = 0.5,
+def parse_target(target) -> float | str:
+    """``--target``: a number in (0, 1) (Good's win rate = that) or ``"equal"`` (Good's win
+    rate = Evil's win rate)."""
+    if isinstance(target, str):
+        t = target.strip().lower()
+        if t in ("equal", "eq", "good=evil"):
+            return "equal"
+        try:
+            target = float(t)
+        except ValueError:
+            raise LotrSimError(f"--target must be a number in (0, 1) or 'equal', got {target!r}") from None
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
+        raise LotrSimError(f"--target must be a number in (0, 1) or 'equal', got {target!r}")
+    return float(target)
+
+
+def _trinomial_ci(k_plus, k_minus, n, conf: float = 0.95) -> tuple[float, float]:
+    """Interval of ``(k_plus - k_minus)/n`` for one trinomial sample (Good wins minus Evil
+    wins); the same adjusted Wald interval (Bonett-Price) as ``sequential.paired_interval``."""
+    from lotr_sim.experiments.sequential import paired_interval
+    return paired_interval(n, k_plus, k_minus, conf)
+
+
+def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: float | str = 0.5,
             games: int = 4000, base_sets=None, policies=None, config=None, seed: int = 1,
             tol: float | None = None, max_steps: int = 12, threads=None, scheduler=None, cluster=None,
             progress: bool = False) -> dict:
-    """Bisection for the value of ``param`` where the first outcome's rate crosses ``target``.
+    """Bisection for the value of ``param`` where Good's win rate crosses ``target``.
 
-    Every evaluated value plays the same games 0..games-1 (common random numbers), so the
-    comparisons between values along the bisection are paired. For an int parameter the
-    search ends with two adjacent values bracketing the target; for a float one when the
-    bracket is narrower than ``tol`` (default: range/100) or after ``max_steps`` steps.
-    The crossing is estimated by linear interpolation of the rates at the bracket ends, and
-    its interval by interpolating the ends' Wilson bounds the same way (clipped to the range).
+    ``target`` is a number in (0, 1) (Good's win rate = target) or ``"equal"`` (Good's win
+    rate = Evil's win rate: parity when draws are possible); the result's ``parity`` says
+    which. The bisection follows the *score*: Good's rate minus the target, or Good's rate
+    minus Evil's. Every evaluated value plays the same games 0..games-1 (common random
+    numbers), so the comparisons between values along the bisection are paired. For an int
+    parameter the search ends with two adjacent values bracketing the target; for a float one
+    when the bracket is narrower than ``tol`` (default: range/100) or after ``max_steps``
+    steps. The crossing is estimated by linear interpolation of the scores at the bracket ends,
+    and its interval by interpolating the ends' interval bounds the same way (clipped to the
+    range): Wilson intervals for a rate, the adjusted Wald interval of a trinomial mean for
+    Good - Evil. ``bracket_delta`` is Good's win rate at the upper bracket value minus at the
+    lower one (paired).
     """
     from lotr_sim.config import closest
     from lotr_sim.experiments.spec import _num
@@ -172,34 +207,48 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
     a, b = P.coerce(str(_num(lo_text))), P.coerce(str(_num(hi_text)))
     if not a < b:
         raise LotrSimError(f"--range {lo_text}:{hi_text} is empty or inverted (need a < b)")
-    if not 0 < target < 1:
-        raise LotrSimError(f"--target must be in (0, 1), got {target}")
+    target = parse_target(target)
     if games < 1:
         raise LotrSimError(f"--games must be at least 1, got {games}")
     base_params, base_pols = split_sets(game, base_sets)
+    if param in base_params:
+        raise LotrSimError(f"--set {param}={base_params[param]} clashes with --param {param}: "
+                           f"balance chooses {param} itself (drop that --set)")
     pol = game.check_policies({**(policies or {}), **base_pols})
     tol = tol if tol is not None else (b - a) / 100.0
     cache: dict = {}
     order: list = []
     winners: dict = {}
+    o0, o1 = game.outcomes[0], game.outcomes[1]
+    equal = target == "equal"
 
     with make_progress(progress, "balance", games * (max_steps + 2)) as bar, \
             make_backend(threads, scheduler, cluster) as be:
-        def rate(v):
+        def score(v):
             if v not in cache:
                 cfg = game.load(config, {**base_params, param: v})
                 comp = {0: game.compile(cfg)}
                 w = _winners(game, be, comp, {0: pol}, {0: seed}, 0, games, max(1000, games // 4))[0]
                 k = int(np.count_nonzero(w == 0))
+                ke = int(np.count_nonzero(w == 1))
                 lo, hi = wilson(k, games)
-                cache[v] = dict(value=v, rate=k / games, ci95=[lo, hi], games=games)
+                elo, ehi = wilson(ke, games)
+                e = dict(value=v, rate=k / games, ci95=[lo, hi], rate_evil=ke / games, ci95_evil=[elo, ehi],
+                         games=games)
+                if equal:
+                    e["score"] = (k - ke) / games
+                    e["score_ci95"] = list(_trinomial_ci(k, ke, games))
+                else:
+                    e["score"] = k / games - target
+                    e["score_ci95"] = [lo - target, hi - target]
+                cache[v] = e
                 winners[v] = w == 0
                 order.append(v)
                 bar.advance(games)
-            return cache[v]["rate"]
+            return cache[v]["score"]
 
-        ra, rb = rate(a), rate(b)
-        sa, sb = np.sign(ra - target), np.sign(rb - target)
+        ra, rb = score(a), score(b)
+        sa, sb = np.sign(ra), np.sign(rb)
         bracketed = sa != sb or sa == 0 or sb == 0
         steps = 0
         if bracketed:
@@ -212,29 +261,40 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
                     if b - a <= tol:
                         break
                     m = (a + b) / 2.0
-                rm = rate(m)
+                rm = score(m)
                 steps += 1
-                if np.sign(rm - target) == sa:
+                if np.sign(rm) == sa:
                     a, ra = m, rm
                 else:
                     b, rb = m, rm
     ea, eb = cache[a], cache[b]
-    o0 = game.outcomes[0]
-    out = dict(game=game.name, param=param, kind=P.kind, target=target, outcome=o0, games_per_value=games,
-               bracketed=bool(bracketed), evaluated=[cache[v] for v in order], seed=seed, policies=pol)
-    x = winners[a]
-    y = winners[b]
+    parity = (f"{o0}'s win rate = {o1}'s win rate" if equal else f"{o0}'s win rate = {100 * target:g}%")
+    out = dict(game=game.name, param=param, kind=P.kind, target=target, parity=parity, outcome=o0,
+               games_per_value=games, bracketed=bool(bracketed), evaluated=[cache[v] for v in order], seed=seed,
+               policies=pol)
+    x = winners[a]          # Good won, at the lower bracket value
+    y = winners[b]          # ... at the upper one
+    # n10 = won at the upper value only, n01 = at the lower only: delta = rate(b) - rate(a)
     d = paired_diff_from_counts(games, int(np.count_nonzero(y & ~x)), int(np.count_nonzero(~y & x)))
     out["bracket"] = [ea, eb]
-    out["bracket_delta"] = dict(delta=d.mean, ci95=[d.lo, d.hi])
+    out["bracket_delta"] = dict(delta=d.mean, ci95=[d.lo, d.hi], lower=a, upper=b,
+                                meaning=f"{o0}'s win rate at {param}={b} minus at {param}={a}")
+
+    def pct(e):
+        if equal:
+            return (f"{o0} {100 * e['rate']:.1f}% vs {o1} {100 * e['rate_evil']:.1f}%, "
+                    f"difference {100 * e['score']:+.1f} [{100 * e['score_ci95'][0]:+.1f}, "
+                    f"{100 * e['score_ci95'][1]:+.1f}]")
+        return f"{100 * e['rate']:.1f}% [{100 * e['ci95'][0]:.1f}, {100 * e['ci95'][1]:.1f}]"
+    what = f"{o0}'s win rate reaches {o1}'s" if equal else f"{o0} win rate crosses {target:g}"
     if bracketed:
         def cross(ya, yb):
             if yb == ya:
                 return None
-            return a + (target - ya) * (b - a) / (yb - ya)
-        est = cross(ea["rate"], eb["rate"])
-        c1 = cross(ea["ci95"][0], eb["ci95"][0])
-        c2 = cross(ea["ci95"][1], eb["ci95"][1])
+            return a + (0.0 - ya) * (b - a) / (yb - ya)
+        est = cross(ea["score"], eb["score"])
+        c1 = cross(ea["score_ci95"][0], eb["score_ci95"][0])
+        c2 = cross(ea["score_ci95"][1], eb["score_ci95"][1])
         orig_lo = float(P.coerce(str(_num(lo_text))))
         orig_hi = float(P.coerce(str(_num(hi_text))))
         cands = [c for c in (c1, c2) if c is not None and math.isfinite(c)]
@@ -242,17 +302,19 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
         out["estimate"] = est
         out["interval"] = iv
         if P.kind == "int":
-            out["message"] = (f"{o0} win rate crosses {target:g} between {param}={a} "
-                              f"({100 * ea['rate']:.1f}% [{100 * ea['ci95'][0]:.1f}, {100 * ea['ci95'][1]:.1f}]) and "
-                              f"{param}={b} ({100 * eb['rate']:.1f}% [{100 * eb['ci95'][0]:.1f}, "
-                              f"{100 * eb['ci95'][1]:.1f}])")
+            out["message"] = f"{what} between {param}={a} ({pct(ea)}) and {param}={b} ({pct(eb)})"
         else:
-            out["message"] = (f"{o0} win rate crosses {target:g} at {param} ≈ {est:.4g} "
-                              f"(95% interval {iv[0]:.4g} .. {iv[1]:.4g})")
+            out["message"] = f"{what} at {param} ≈ {est:.4g} (95% interval {iv[0]:.4g} .. {iv[1]:.4g})"
     else:
         out["estimate"] = None
         out["interval"] = None
-        side = "above" if sa > 0 else "below"
-        out["message"] = (f"{o0} win rate stays {side} {target:g} over {param} in "
-                          f"[{lo_text}, {hi_text}]: {100 * ea['rate']:.1f}% at {a}, {100 * eb['rate']:.1f}% at {b}")
+        if equal:
+            side = "above" if sa > 0 else "below"
+            out["message"] = (f"{o0}'s win rate stays {side} {o1}'s over {param} in [{lo_text}, {hi_text}]: "
+                              f"{pct(ea)} at {a}; {pct(eb)} at {b}")
+        else:
+            side = "above" if sa > 0 else "below"
+            out["message"] = (f"{o0} win rate stays {side} {target:g} over {param} in "
+                              f"[{lo_text}, {hi_text}]: {100 * ea['rate']:.1f}% at {a}, "
+                              f"{100 * eb['rate']:.1f}% at {b}")
     return out

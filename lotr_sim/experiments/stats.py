@@ -1,4 +1,5 @@
-"""Statistics of the experiment layer: Wilson intervals, paired differences, Wald's SPRT.
+"""Statistics of the experiment layer: Wilson intervals and paired differences (the sequential
+test of ``compare`` is in ``sequential``).
 
 Formulas (copied into the README):
 
@@ -25,21 +26,8 @@ that it is vectorised.
 Pairing removes the between-game variance: ``Var(d) = Var(x) + Var(y) - 2 Cov(x, y)``,
 and ``Cov(x, y)`` is large when a rule change flips few games.
 
-**Wald's SPRT** (sequential probability ratio test) on the paired difference, in its
-normal (Gaussian) form: after ``n`` pairs with ``S_n = sum d_i`` and sample variance
-``s_n^2`` of the ``d_i`` (floored at ``1/n``), for ``H0: delta = d0`` against ``H1: delta = d1``
-(``d0 < d1``; ``--delta d`` means ``d0 = -d``, ``d1 = +d``; ``delta`` = Good's win rate under A
-minus under B)::
-
-    LLR_n = (d1 - d0) / s_n^2 * (S_n - n (d0 + d1) / 2)
-    lower = ln(beta / (1 - alpha)),   upper = ln((1 - beta) / alpha)
-
-Stop and accept H1 (A favours Good) when ``LLR_n >= upper``, accept H0 (B favours Good)
-when ``LLR_n <= lower``, continue in between; no decision before ``min_games`` pairs (the
-variance estimate needs a few games). ``alpha``/``beta`` are the (approximate) probabilities
-of wrongly accepting H1/H0 when the other hypothesis holds. The same test run on unpaired
-games (B with its own streams) has ``s^2 ~ pA(1-pA) + pB(1-pB)`` instead of the much smaller
-paired ``P(discordant) - delta^2``, so it needs more games for the same decision.
+The sequential test of ``compare`` (two trinomial GSPRTs, valid from the first pair, and the
+Bonett–Price interval it prints) is documented in :mod:`lotr_sim.experiments.sequential`.
 """
 from __future__ import annotations
 
@@ -140,71 +128,6 @@ def unpaired_diff(x, y, conf: float = 0.95) -> tuple[float, float, float]:
     se = math.sqrt(px * (1 - px) / x.size + py * (1 - py) / y.size)
     z = z_value(conf)
     return px - py, px - py - z * se, px - py + z * se
-
-
-@dataclass
-class SPRT:
-    """Wald's SPRT on the mean of paired differences (module docstring)."""
-
-    d0: float = -0.01
-    d1: float = 0.01
-    alpha: float = 0.05
-    beta: float = 0.05
-    min_games: int = 100
-    n: int = 0
-    s1: float = 0.0       # sum of d
-    s2: float = 0.0       # sum of d^2
-
-    def __post_init__(self) -> None:
-        if not (-1.0 < self.d0 < self.d1 < 1.0):
-            raise ValueError(f"SPRT needs -1 < p0 < p1 < 1 (hypotheses on the win-rate difference), "
-                             f"got p0={self.d0}, p1={self.d1}")
-        if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
-            raise ValueError("SPRT needs 0 < alpha, beta < 0.5")
-
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return (math.log(self.beta / (1.0 - self.alpha)), math.log((1.0 - self.beta) / self.alpha))
-
-    def _llr(self, n, s1, s2):
-        n = np.asarray(n, dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = (s2 - s1 * s1 / n) / np.maximum(n - 1, 1)
-            var = np.maximum(var, 1.0 / n)
-            return (self.d1 - self.d0) / var * (s1 - n * (self.d0 + self.d1) / 2.0)
-
-    @property
-    def llr(self) -> float:
-        return float(self._llr(self.n, self.s1, self.s2)) if self.n else 0.0
-
-    def first_decision(self, a_only, b_only) -> tuple[str | None, int]:
-        """Feed the next games in order (``a_only[i]``/``b_only[i]``: game i favoured Good
-        under A only / B only); return (decision, games of this batch used). The LLR path
-        is computed for every prefix, so the first crossing is found exactly and the
-        decision does not depend on how games are batched."""
-        a_only = np.asarray(a_only, dtype=bool)
-        b_only = np.asarray(b_only, dtype=bool)
-        d = a_only.astype(np.float64) - b_only.astype(np.float64)
-        n = self.n + np.arange(1, d.size + 1)
-        s1 = self.s1 + np.cumsum(d)
-        s2 = self.s2 + np.cumsum(d * d)
-        path = self._llr(n, s1, s2)
-        lo, hi = self.bounds
-        ok = n >= self.min_games
-        hit = np.flatnonzero(ok & ((path >= hi) | (path <= lo)))
-        j = int(hit[0]) if hit.size else d.size - 1
-        if d.size:
-            self.n, self.s1, self.s2 = int(n[j]), float(s1[j]), float(s2[j])
-        if hit.size == 0:
-            return None, int(d.size)
-        return ("H1" if path[j] >= hi else "H0"), j + 1
-
-    def decision(self) -> str | None:
-        if self.n < self.min_games:
-            return None
-        lo, hi = self.bounds
-        llr = self.llr
-        return "H1" if llr >= hi else "H0" if llr <= lo else None
 
 
 def quantiles_from_values(values, qs=(0.05, 0.25, 0.5, 0.75, 0.95)) -> list[float]:
