@@ -108,7 +108,13 @@ def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     out = tmp_path / "run"
     p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", "delay_ms=1000", "-o", str(out)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    time.sleep(4)
+    # games.parquet is written into a temp file that appears when the games start (after
+    # start-up and the engine's warm-up, whose length depends on the machine's load): from
+    # then on a 1000-game chunk ends every second
+    t_end = time.monotonic() + 120
+    while not list(out.glob(".tmp-games-*")) and time.monotonic() < t_end and p.poll() is None:
+        time.sleep(0.05)
+    time.sleep(3)
     os.kill(p.pid, signal.SIGINT)
     err = p.communicate(timeout=60)[1].decode()
     assert p.returncode == 130, err
