@@ -71,7 +71,7 @@ class LotrSimGroup(TyperGroup):
         except click.exceptions.ClickException as e:
             click.echo(f"lotr-sim: error: {usage_line(e)}", err=True)
             sys.exit(2)
-        except (click.exceptions.Abort, typer.Abort):
+        except (getattr(click.exceptions, "Abort", typer.Abort), typer.Abort):
             click.echo("lotr-sim: error: aborted", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)

@@ -241,9 +241,9 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     writer = None
     if outp is not None:
         created = _missing_dirs(outp)
-        ensure_writable_dir(outp)
     try:
         if outp is not None:
+            ensure_writable_dir(outp)
             try:
                 writer = GamesWriter(game, outp / "games.parquet")
             except OSError as e:
