@@ -57,8 +57,8 @@ def run(
     evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
     sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML with a params table."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads (default: all cores)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here."),
+    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write every game's event trace (JSON Lines)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -67,7 +67,9 @@ def run(
     """Play N games of one configuration: win rates with 95% Wilson intervals.
 
     Also prints end reasons, points and game-length statistics; --out writes one row per
-    game (games.parquet) and summary.json; --json prints the summary."""
+    game (games.parquet, written chunk by chunk) and summary.json; --json prints the summary.
+    Memory does not grow with --games: a long run is only long (progress with ETA; Ctrl-C
+    keeps the finished games when --out is given)."""
     from lotr_sim import api
     g = api.get_game(game)
     res = api.run_games(g, games=games, seed=seed, good=good, evil=evil, sets=sets,
