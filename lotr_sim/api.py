@@ -19,9 +19,13 @@ of every variant uses random stream i), Wald's normal SPRT on the per-game paire
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from lotr_sim.errors import LotrSimError
+
+if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
+    from lotr_sim.experiments.run import RunResult
+    from lotr_sim.experiments.sweep import SweepResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "compare", "balance", "load_results",
            "report", "RunResult", "SweepResult"]
@@ -49,19 +53,24 @@ def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, s
               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
               threads: int | None = None, out: str | Path | None = None, trace: str | Path | None = None,
               progress: bool = False, good: str | None = None, evil: str | None = None,
-              scheduler: str | None = None, cluster: str | None = None):
+              scheduler: str | None = None, cluster: str | None = None, keep_games: bool | None = None,
+              force: bool = False):
     """Play games ``0..games-1`` of one configuration (game i uses stream (seed, i)).
 
     Returns a ``RunResult`` with ``summary`` (games, wins{outcome}, ``<outcome>_win_rate``,
     ``<outcome>_ci95`` Wilson 95% intervals, reasons{...}, rounds/turns means and quantiles,
-    points per side, timing) and ``games`` (a DataFrame, one row per game). ``out`` writes
-    ``games.parquet`` and ``summary.json``; ``trace`` writes every game's event trace as
-    JSON Lines (via ``Game.play``; meant for small counts).
+    points per side, timing) and ``games``: a DataFrame, one row per game, whose ``winner``
+    and ``reason`` are pandas Categoricals with the game's labels (``"good"``, ``"city"``...).
+    Memory does not grow with ``games``: the frame is kept only up to 1,000,000 games
+    unless ``keep_games=True`` (``None`` beyond that; ``keep_games=False`` never keeps it).
+    ``out`` writes ``games.parquet`` (chunk by chunk) and ``summary.json``, refusing a
+    folder that holds an earlier run unless ``force``; ``trace`` writes every game's event
+    trace as JSON Lines (via ``Game.play``; at most 100,000 games). ``games`` is at most 10**15.
     """
     from lotr_sim.experiments.run import run_games as _run
     g = get_game(game)
     return _run(g, games, seed, _pols(good, evil, policies), sets, config, threads, out, trace, progress,
-                scheduler=scheduler, cluster=cluster)
+                scheduler=scheduler, cluster=cluster, keep_games=keep_games, force=force)
 
 
 def default_sweep_file(game_name: str) -> Path:

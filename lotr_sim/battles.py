@@ -10,6 +10,43 @@ import numpy as np
 from lotr_sim.errors import LotrSimError
 from lotr_sim.stats import wilson, z_score
 
+#: The most Monte Carlo battles/bombardments one call accepts (the same bound as ``run``).
+MAX_GAMES = 10**15
+#: Battles/bombardments simulated per chunk: memory is bounded by this, not by ``games``.
+CHUNK = 1_000_000
+#: Units per side a battle may have. Minas Tirith: the most units one side owns (Evil's
+#: 40 infantry + 10 crossbowmen + 10 cavalry + 10 creatures, MT-1.2). Classic and LotR Risk
+#: cap no army; lotr-sim's bound keeps the exact chain ((a+1)(d+1) states) to seconds.
+MAX_UNITS = {"minas-tirith": 70, "classic": 500, "lotr-risk": 500}
+_UNITS_WHY = {"minas-tirith": "the most units one side owns: Evil's 70, MT-1.2",
+              "classic": "lotr-sim's bound for rules that cap no army: the exact chain grows as "
+                         "attackers x defenders",
+              "lotr-risk": "lotr-sim's bound for rules that cap no army: the exact chain grows as "
+                           "attackers x defenders"}
+#: Shooters one side can have: Good's 12 archers + 3 mounted archers (MT-1.1) + the deck's
+#: 2 catapults (MT-9.4); Evil has fewer (10 crossbowmen).
+MAX_SHOOTERS = 17
+
+
+def check_games(games, what: str = "--games") -> int:
+    """A Monte Carlo count: a whole number in 0 .. MAX_GAMES (0: exact only)."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)):
+        raise LotrSimError(f"{what} must be a whole number, got {games!r}")
+    if games < 0:
+        raise LotrSimError(f"{what} must be 0 or more, got {games}")
+    if games > MAX_GAMES:
+        raise LotrSimError(f"{what} must be at most {MAX_GAMES:,} (1e15, the largest run lotr-sim "
+                           f"accepts), got {games}")
+    return int(games)
+
+
+def _chunks(games: int):
+    a = 0
+    while a < games:
+        n = min(CHUNK, games - a)
+        yield a, n
+        a += n
+
 
 def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int = 0,
                   defence_bonus: int = 0, good: str = "attacker", witch_king: bool = False,
@@ -20,12 +57,20 @@ def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int 
     from lotr_sim.kernels.combat import check_battle, simulate_battles
 
     check_battle(rules, attackers, defenders, attack_bonus, defence_bonus, stop_at)
+    for name, v in (("--attackers", attackers), ("--defenders", defenders)):
+        if v > MAX_UNITS[rules]:
+            raise LotrSimError(f"{name} must be at most {MAX_UNITS[rules]} under {rules} rules "
+                               f"({_UNITS_WHY[rules]}), got {v}")
     if good not in ("attacker", "defender"):
         raise LotrSimError(f"--good must be 'attacker' or 'defender', got '{good}'")
     if rules != "minas-tirith" and (witch_king or good != "attacker"):
         raise LotrSimError("--witch-king and --good apply only to --rules minas-tirith (MT-7.5)")
-    if games < 0:
-        raise LotrSimError(f"--games must be 0 or more, got {games}")
+    games = check_games(games)
+    from lotr_sim.kernels.rng import check_seed
+    try:
+        check_seed(seed)
+    except ValueError as e:
+        raise LotrSimError(str(e)) from None
     good_attacks = good == "attacker"
     law = battle_law(rules, attackers, defenders, attack_bonus, defence_bonus,
                      good_attacks, witch_king, stop_at)
@@ -38,9 +83,21 @@ def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int 
     out["exact"]["attacker_survivors"] = law.attacker_survivors.tolist()
     out["exact"]["defender_survivors"] = law.defender_survivors.tolist()
     if games > 0:
-        r = simulate_battles(rules, attackers, defenders, games, seed, 0, attack_bonus,
-                             defence_bonus, good_attacks, witch_king, stop_at)
-        oc = np.bincount(r["outcome"], minlength=4)
+        # chunk by chunk (battle i always uses stream (seed, i)): counts accumulate as
+        # Python ints, memory is bounded by CHUNK whatever ``games``
+        oc = np.zeros(4, np.int64)
+        a_left = np.zeros(attackers + 1, np.int64)
+        d_left = np.zeros(defenders + 1, np.int64)
+        rolls = 0
+        with _progress(games, "battles") as bar:
+            for first, n in _chunks(games):
+                r = simulate_battles(rules, attackers, defenders, n, seed, first, attack_bonus,
+                                     defence_bonus, good_attacks, witch_king, stop_at)
+                oc += np.bincount(r["outcome"], minlength=4)
+                a_left += np.bincount(r["attackers_left"], minlength=attackers + 1)
+                d_left += np.bincount(r["defenders_left"], minlength=defenders + 1)
+                rolls += int(r["rolls"].sum(dtype=np.int64))
+                bar.advance(n)
         wins = int(oc[0] + oc[3])
         p_exact = out["exact"]["attacker_wins"]
         out["monte_carlo"] = {
@@ -50,15 +107,29 @@ def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int 
             "ci95": list(wilson(wins, games)),
             "z": z_score(wins, games, p_exact),
             "outcomes": {k: int(v) / games for k, v in zip(OUTCOMES, oc)},
-            "attacker_survivors_mean": float(r["attackers_left"].mean()),
-            "defender_survivors_mean": float(r["defenders_left"].mean()),
-            "rolls_mean": float(r["rolls"].mean()),
-            "attacker_survivors": (np.bincount(r["attackers_left"], minlength=attackers + 1)
-                                   / games).tolist(),
-            "defender_survivors": (np.bincount(r["defenders_left"], minlength=defenders + 1)
-                                   / games).tolist(),
+            "attacker_survivors_mean": _mean(a_left),
+            "defender_survivors_mean": _mean(d_left),
+            "rolls_mean": rolls / games,
+            "attacker_survivors": (a_left / games).tolist(),
+            "defender_survivors": (d_left / games).tolist(),
         }
     return out
+
+
+def _mean(hist: np.ndarray) -> float:
+    """Mean of the values whose histogram is ``hist`` (exact integer sums)."""
+    n = int(hist.sum())
+    return sum(i * int(c) for i, c in enumerate(hist)) / n
+
+
+def _progress(total: int, what: str):
+    """A progress bar (with ETA) on stderr for calls long enough to need one: more than one
+    chunk, stderr a terminal. Otherwise nothing."""
+    import sys
+
+    from lotr_sim.experiments.progress import make_progress
+    show = total > CHUNK and sys.stderr.isatty()
+    return make_progress(show, what, total)
 
 
 def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2,
@@ -67,8 +138,18 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
     from lotr_sim.exact.bombard import bombard_dice, bombard_law
     from lotr_sim.kernels.combat import simulate_bombardments
 
-    if games < 0:
-        raise LotrSimError(f"--games must be 0 or more, got {games}")
+    if shooters > MAX_SHOOTERS:
+        raise LotrSimError(f"--shooters must be at most {MAX_SHOOTERS} (every ranged unit one side owns: "
+                           f"Good's 12 archers and 3 mounted archers, MT-1.1, and the 2 catapults, "
+                           f"MT-9.4), got {shooters}")
+    if divisor > MAX_SHOOTERS:
+        raise LotrSimError(f"--divisor must be at most {MAX_SHOOTERS}, got {divisor}")
+    games = check_games(games)
+    from lotr_sim.kernels.rng import check_seed
+    try:
+        check_seed(seed)
+    except ValueError as e:
+        raise LotrSimError(str(e)) from None
     dice = bombard_dice(shooters, evil_at_banner, divisor)
     law = bombard_law(shooters, evil_at_banner, divisor)
     out = {"bombard": dict(shooters=shooters, evil_at_banner=evil_at_banner, divisor=divisor,
@@ -76,12 +157,17 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
            "exact": {"hits": law.tolist(), "hits_mean": dice / 6.0,
                      "p_at_least_one": float(1 - law[0])}}
     if games > 0:
-        hits = simulate_bombardments(shooters, games, seed, evil_at_banner, divisor)
-        k = int((hits > 0).sum())
+        counts = np.zeros(dice + 1, np.int64)
+        with _progress(games, "bombardments") as bar:
+            for first, n in _chunks(games):
+                hits = simulate_bombardments(shooters, n, seed, evil_at_banner, divisor, first)
+                counts += np.bincount(hits, minlength=dice + 1)
+                bar.advance(n)
+        k = games - int(counts[0])
         out["monte_carlo"] = {
             "games": games, "seed": seed,
-            "hits": (np.bincount(hits, minlength=dice + 1) / games).tolist(),
-            "hits_mean": float(hits.mean()),
+            "hits": (counts / games).tolist(),
+            "hits_mean": _mean(counts),
             "p_at_least_one": k / games,
             "ci95": list(wilson(k, games)),
             "z": z_score(k, games, float(1 - law[0])),

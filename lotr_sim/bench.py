@@ -76,8 +76,8 @@ def bench_game(game_name: str, games: int = 20_000, seed: int = 1, policies: dic
     all_threads = numba.config.NUMBA_NUM_THREADS
     gph = {}
     for label, threads in (("one_thread", 1), ("all_threads", all_threads)):
-        dt, reps, _ = _timed(lambda k: [game.simulate(compiled, pol, seed, 0, games, threads=threads)
-                                        for _ in range(k)][-1], min_seconds)
+        dt, reps, _ = _timed(lambda k, t=threads: [game.simulate(compiled, pol, seed, 0, games, threads=t)
+                                                   for _ in range(k)][-1], min_seconds)
         gph[label] = games * reps / dt * 3600.0
     return {"game": game_name, "policies": pol, "threads_available": all_threads,
             "kernel_load_or_compile_s": load_s, "games_per_hour": gph,

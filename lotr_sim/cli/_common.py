@@ -32,5 +32,28 @@ def cli_errors(func: Callable) -> Callable:
     return wrapper
 
 
+def parse_count(value: Any) -> int:
+    """A count of games, battles, ...: a whole number written ``20000``, ``20_000``, ``2e4``
+    or ``1e12``. Fractions (``1.5``, ``1e-3``), ``inf``/``nan`` and text are refused here with
+    one line; each command checks the range (at least 1, at most its stated bound)."""
+    if isinstance(value, bool):
+        raise typer.BadParameter(f"{value!r} is not a whole number")
+    if isinstance(value, int):
+        return value
+    from decimal import Decimal, InvalidOperation
+    text = str(value).strip()
+    try:
+        d = Decimal(text.replace("_", "") if "__" not in text else "x")
+    except InvalidOperation:
+        raise typer.BadParameter(f"{text!r} is not a whole number (e.g. 20000, 2e4)") from None
+    if not d.is_finite():
+        raise typer.BadParameter(f"{text!r} is not a whole number (e.g. 20000, 2e4)")
+    if abs(d) > Decimal(10) ** 30:   # far above every bound; keeps int() cheap for 1e999999
+        raise typer.BadParameter(f"{text!r} is far too large")
+    if d != d.to_integral_value():
+        raise typer.BadParameter(f"{text!r} is not a whole number (e.g. 20000, 2e4)")
+    return int(d)
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=json_default) + "\n")

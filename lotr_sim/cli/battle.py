@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 
 
 @cli_errors
@@ -16,14 +16,16 @@ def battle(
     attackers: int = typer.Option(..., "--attackers", "-a",
                                   help="All the attacker's units in the attacking territory "
                                        "(including the one that stays home under classic "
-                                       "and lotr-risk rules)."),
-    defenders: int = typer.Option(..., "--defenders", "-d", help="Defending units."),
+                                       "and lotr-risk rules; at most 70 under minas-tirith, 500 otherwise)."),
+    defenders: int = typer.Option(..., "--defenders", "-d",
+                                  help="Defending units (at most 70 under minas-tirith, 500 otherwise)."),
     attack_bonus: int = typer.Option(0, "--attack-bonus", help="Added to the attacker's highest die (-3..3)."),
     defence_bonus: int = typer.Option(0, "--defence-bonus", help="Added to the defender's highest die (-3..3)."),
     good: str = typer.Option("attacker", "--good", help="minas-tirith: which side is Good (attacker|defender)."),
     witch_king: bool = typer.Option(False, "--witch-king", help="minas-tirith: the Witch-king is in the battle (MT-7.5)."),
     stop_at: int = typer.Option(0, "--stop-at", help="The attacker stops when down to this many units."),
-    games: int = typer.Option(100_000, "--games", "-n", help="Monte Carlo battles (0: exact only)."),
+    games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
+                              help="Monte Carlo battles (0: exact only; a whole number, at most 1e15)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed; battle i uses stream (seed, i)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart of the survivor distribution (PNG)."),
@@ -84,14 +86,15 @@ def _print_battle(rep: dict) -> None:
     s.add_column("attacker", justify="right")
     s.add_column("defender", justify="right")
     n = max(len(ex["attacker_survivors"]), len(ex["defender_survivors"]))
+    def cell(side: str, k: int) -> str:
+        arr = ex[f"{side}_survivors"]
+        if k >= len(arr):
+            return ""
+        txt = f"{arr[k]:.4f}"
+        return txt + (f" / {mc[f'{side}_survivors'][k]:.4f}" if mc else "")
+
     for k in range(n):
-        def cell(side: str) -> str:
-            arr = ex[f"{side}_survivors"]
-            if k >= len(arr):
-                return ""
-            txt = f"{arr[k]:.4f}"
-            return txt + (f" / {mc[f'{side}_survivors'][k]:.4f}" if mc else "")
-        s.add_row(str(k), cell("attacker"), cell("defender"))
+        s.add_row(str(k), cell("attacker", k), cell("defender", k))
     con.print(s)
     if "plot" in rep:
         con.print(f"plot written to {rep['plot']}")
@@ -99,11 +102,13 @@ def _print_battle(rep: dict) -> None:
 
 @cli_errors
 def bombard(
-    shooters: int = typer.Option(..., "--shooters", "-k", help="Archers/crossbowmen/catapults firing."),
+    shooters: int = typer.Option(..., "--shooters", "-k",
+                                 help="Archers/crossbowmen/catapults firing (1..17: every ranged unit one side owns)."),
     banner: bool = typer.Option(False, "--banner", help="Evil firing at a Gondor banner territory: "
                                                         "one die per --divisor shooters (MT-7.2)."),
     divisor: int = typer.Option(2, "--divisor", help="Shooters per die for Evil at a banner."),
-    games: int = typer.Option(100_000, "--games", "-n", help="Monte Carlo bombardments (0: exact only)."),
+    games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
+                              help="Monte Carlo bombardments (0: exact only; a whole number, at most 1e15)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:

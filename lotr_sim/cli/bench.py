@@ -5,16 +5,22 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 from lotr_sim.errors import LotrSimError
+
+#: One timed call holds all its games/battles in memory: these bounds keep it under ~150 MB.
+MAX_BENCH_GAMES = 1_000_000
+MAX_BENCH_BATTLES = 10_000_000
 
 
 @cli_errors
 def bench(
     what: Optional[str] = typer.Argument(None, help="'kernels' for the combat kernels; omit with --game."),
     game: Optional[str] = typer.Option(None, "--game", "-g", help="Benchmark full games of this game."),
-    games: int = typer.Option(20_000, "--games", "-n", help="Games per timed call (with --game)."),
-    battles: int = typer.Option(2_000_000, "--battles", help="Battles per timed call (kernels)."),
+    games: int = typer.Option(20_000, "--games", "-n", parser=parse_count,
+                              help=f"Games per timed call (with --game; 10..{MAX_BENCH_GAMES:,})."),
+    battles: int = typer.Option(2_000_000, "--battles", parser=parse_count,
+                                help=f"Battles per timed call (kernels; 1000..{MAX_BENCH_BATTLES:,})."),
     seed: int = typer.Option(1, "--seed", "-s"),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
@@ -22,8 +28,9 @@ def bench(
     from lotr_sim import bench as b
 
     if what == "kernels" and game is None:
-        if battles < 1000:
-            raise LotrSimError(f"--battles must be at least 1000, got {battles}")
+        if not 1000 <= battles <= MAX_BENCH_BATTLES:
+            raise LotrSimError(f"--battles must be from 1000 to {MAX_BENCH_BATTLES:,} (one timed call "
+                               f"holds them all in memory), got {battles}")
         res = b.bench_kernels(battles=battles, seed=seed)
         if json_out:
             print_json(res)
@@ -37,8 +44,9 @@ def bench(
                    f"  numba 1 thread / Python: {r['numba_1_thread_over_python']:.0f}x")
         return
     if what is None and game is not None:
-        if games < 10:
-            raise LotrSimError(f"--games must be at least 10, got {games}")
+        if not 10 <= games <= MAX_BENCH_GAMES:
+            raise LotrSimError(f"--games must be from 10 to {MAX_BENCH_GAMES:,} (one timed call "
+                               f"holds them all in memory), got {games}")
         res = b.bench_game(game, games=games, seed=seed)
         if json_out:
             print_json(res)

@@ -2,17 +2,88 @@
 heavy machinery (numba, pandas, matplotlib, dask) only when it runs."""
 from __future__ import annotations
 
+import difflib
 import importlib
+import os
+import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
+
+try:  # Typer >= 0.2x carries its own copy of click; its errors are that copy's classes
+    from typer import _click as click
+except ImportError:  # pragma: no cover - older Typer on the real click
+    import click
 
 from lotr_sim import __version__
 
+
+def _close_option(name: str, ctx: Any) -> str | None:
+    """The one option of the command genuinely close to a mistyped ``name`` (a typo of a
+    few letters: ``--atackers`` -> ``--attackers``), else None. Click's own suggestion
+    compares whole strings with the dashes, so ``--foo`` "resembles" ``--good``."""
+    if ctx is None or not name.startswith("--") or len(name) < 4:
+        return None
+    longs = [o for p in ctx.command.params for o in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+             if o.startswith("--")]
+    bare = {o[2:]: o for o in longs}
+    hit = difflib.get_close_matches(name[2:], list(bare), n=1, cutoff=0.8)
+    return bare[hit[0]] if hit else None
+
+
+def usage_line(e: Exception) -> str:
+    """A click/Typer error (unknown option or command, bad or missing value) as the one
+    line every lotr-sim error uses (without the ``lotr-sim: error:`` prefix)."""
+    ctx = getattr(e, "ctx", None)
+    if isinstance(e, click.exceptions.NoSuchOption):
+        msg = f"no such option: {e.option_name}"
+        close = _close_option(e.option_name, ctx)
+        if close:
+            msg += f" (did you mean {close}?)"
+    elif isinstance(e, click.exceptions.UsageError) and e.message.startswith("No such command"):
+        typo = e.message.split("'")[1] if e.message.count("'") >= 2 else ""
+        cmds = [name for name, _ in COMMANDS]
+        hit = difflib.get_close_matches(typo, cmds, n=1, cutoff=0.8)
+        msg = f"no such command '{typo}'" + (f" (did you mean '{hit[0]}'?)" if hit else "")
+    else:
+        msg = " ".join(e.format_message().split()).rstrip(".")
+        msg = msg[:1].lower() + msg[1:]
+    if ctx is not None:
+        msg += f"; see '{ctx.command_path} --help'"
+    return msg
+
+
+class LotrSimGroup(TyperGroup):
+    """The root group: every usage error (Typer's boxed panels) becomes the single line
+    ``lotr-sim: error: ...`` on stderr with exit code 2, in the real program and under
+    ``typer.testing.CliRunner`` alike."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:   # bare `lotr-sim`: the help, exit 0
+            click.echo(e.ctx.get_help())
+            sys.exit(0)
+        except click.exceptions.ClickException as e:
+            click.echo(f"lotr-sim: error: {usage_line(e)}", err=True)
+            sys.exit(2)
+        except (getattr(click.exceptions, "Abort", typer.Abort), typer.Abort):
+            click.echo("lotr-sim: error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
 app = typer.Typer(
     name="lotr-sim",
+    cls=LotrSimGroup,
     help="Monte Carlo balance analysis for Lord of the Rings board games.",
     no_args_is_help=True,
     add_completion=False,
+    suggest_commands=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -52,7 +123,18 @@ for _name, _target in COMMANDS:
 
 
 def main() -> None:
-    app()
+    """The ``lotr-sim`` program. A bug escaping a command (never bad input: that is a
+    ``LotrSimError``) still prints one line, with exit code 1; ``LOTR_SIM_TRACEBACK=1``
+    shows the traceback for a bug report."""
+    try:
+        app()
+    except (Exception, MemoryError) as e:  # noqa: BLE001 - the last net under every command
+        if os.environ.get("LOTR_SIM_TRACEBACK"):
+            raise
+        what = " ".join(str(e).split()) or "(no message)"
+        typer.echo(f"lotr-sim: error: internal error {type(e).__name__}: {what} "
+                   f"(a bug: please report it; LOTR_SIM_TRACEBACK=1 shows the traceback)", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 
 
 def print_summary(game, s: dict) -> None:
@@ -50,27 +50,31 @@ def print_summary(game, s: dict) -> None:
 @cli_errors
 def run(
     game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
-    games: int = typer.Option(10000, "--games", "-n", help="Number of games."),
+    games: int = typer.Option(10000, "--games", "-n", parser=parse_count,
+                              help="Number of games (a whole number: 20000, 2e4; at most 1e15)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed; game i uses stream (seed, i)."),
     good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
     evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
     sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML with a params table."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads (default: all cores)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here."),
+    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write every game's event trace (JSON Lines)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier run's files in --out."),
 ) -> None:
     """Play N games of one configuration: win rates with 95% Wilson intervals.
 
     Also prints end reasons, points and game-length statistics; --out writes one row per
-    game (games.parquet) and summary.json; --json prints the summary."""
+    game (games.parquet, written chunk by chunk) and summary.json; --json prints the summary.
+    Memory does not grow with --games: a long run is only long (progress with ETA; Ctrl-C
+    keeps the finished games when --out is given)."""
     from lotr_sim import api
     g = api.get_game(game)
     res = api.run_games(g, games=games, seed=seed, good=good, evil=evil, sets=sets,
                         config=str(config) if config else None, threads=threads, out=out,
-                        trace=trace, progress=not quiet and not as_json)
+                        trace=trace, progress=not quiet and not as_json, keep_games=False, force=force)
     if as_json:
         print_json(res.summary)
     else:

@@ -143,33 +143,56 @@ class DaskBackend:
                 self.cluster.close()
         return False
 
+    def window(self) -> int:
+        """Tasks in flight at once: enough to keep every worker busy, few enough that a
+        run of any length holds a bounded number of futures and results."""
+        try:
+            n = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
+        except Exception:  # noqa: BLE001 - an answer-less scheduler: a safe default
+            n = 8
+        return max(8, 4 * n)
+
     def run(self, game, compiled, policies, seed, tasks, keep, on_done) -> None:
+        """Run ``tasks`` (any iterable, consumed lazily) with at most ``window()`` of them
+        submitted at once; ``on_done`` gets results in completion order."""
+        import itertools
+
         from distributed import as_completed
         target = game_target(game)
-        tasks = list(tasks)
-        if not tasks:
-            return
-        used = sorted({t[0] for t in tasks})
+        tasks = iter(tasks)
         # Each point's compiled arrays enter the graph once, as the result of a task whose
         # input is in the graph: unlike scattered data, it is recomputed if the worker
         # holding it dies (scattered data would be lost and its dependents cancelled).
-        comp_f = {p: self.client.submit(_identity, compiled[p], pure=False) for p in used}
-        futs = {}
-        for task in tasks:
+        comp_f: dict = {}
+
+        def submit(task):
             p, first, n = task
-            f = self.client.submit(run_task, target, comp_f[p], dict(policies[p]), seed, first, n,
-                                   self.threads, list(keep) if keep is not None else None,
-                                   pure=False, retries=2)
-            futs[f] = task
-        for f in as_completed(list(futs), loop=self.client.loop):
-            task = futs[f]
+            if p not in comp_f:
+                comp_f[p] = self.client.submit(_identity, compiled[p], pure=False)
+            return self.client.submit(run_task, target, comp_f[p], dict(policies[p]), seed, first, n,
+                                      self.threads, list(keep) if keep is not None else None,
+                                      pure=False, retries=2)
+
+        futs = {}
+        for task in itertools.islice(tasks, self.window()):
+            futs[submit(task)] = task
+        if not futs:
+            return
+        ac = as_completed(list(futs), loop=self.client.loop)
+        for f in ac:
+            task = futs.pop(f)
             try:
                 cols = f.result()
             except Exception as e:  # a game error on a worker: report, don't hang
                 raise LotrSimError(f"a Dask task failed for point {task[0]} games "
                                    f"{task[1]}..{task[1] + task[2] - 1}: {type(e).__name__}: {e}") from None
-            on_done(task, cols)
             f.release()
+            nxt = next(tasks, None)
+            if nxt is not None:
+                nf = submit(nxt)
+                futs[nf] = nxt
+                ac.add(nf)
+            on_done(task, cols)
 
 
 def _preflight(addr: str, timeout: float) -> None:
@@ -191,9 +214,31 @@ def _preflight(addr: str, timeout: float) -> None:
         raise LotrSimError(f"cannot reach Dask scheduler {addr}: {why}") from None
 
 
+def max_threads() -> int:
+    """The most threads (or local Dask workers) a run may ask for: 4 x the machine's cores.
+    More only adds scheduling overhead (the engine's threads are CPU-bound)."""
+    import os
+    return 4 * (os.cpu_count() or 1)
+
+
+def check_threads(threads: int | None = None, workers: int | None = None) -> None:
+    """``--threads``/``--workers``: None (all cores) or 1 .. ``max_threads()``; one error line
+    otherwise (every command that has these options goes through ``make_backend``)."""
+    hi = max_threads()
+    for name, v in (("--threads", threads), ("--workers", workers)):
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= int(v) <= hi:
+            raise LotrSimError(f"{name} must be a whole number from 1 to {hi} (4 x the {hi // 4} cores "
+                               f"of this machine), got {v}")
+
+
 def make_backend(threads: int | None = None, scheduler: str | None = None,
                  cluster: str | None = None, workers: int | None = None,
                  connect_timeout: float = 5.0):
+    """The backend for a run: local threads, or Dask (``scheduler`` address or
+    ``cluster='local'``). Checks ``threads``/``workers`` first (``check_threads``)."""
+    check_threads(threads, workers)
     if scheduler and cluster:
         raise LotrSimError("give either --scheduler or --cluster, not both")
     if scheduler or cluster:

@@ -1,7 +1,75 @@
-"""A rich progress bar on stderr (games done / total, rate, ETA), or nothing."""
+"""Progress on stderr: a rich bar in a terminal (games done / total, rate, ETA), plain
+occasional lines in a Jupyter notebook (rich's live display there needs ipywidgets and
+prints noise without them), or nothing."""
 from __future__ import annotations
 
 import sys
+import time
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter/IPython kernel (not a terminal IPython)."""
+    ip = sys.modules.get("IPython")
+    if ip is None:
+        return False
+    try:
+        shell = ip.get_ipython()
+    except Exception:  # noqa: BLE001 - any odd IPython state: not a notebook
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _duration(s: float) -> str:
+    s = int(round(s))
+    h, r = divmod(s, 3600)
+    m, s = divmod(r, 60)
+    return f"{h}:{m:02d}:{s:02d}"
+
+
+class PlainProgress:
+    """One short line on stderr at most every ``every`` seconds (and one at the end):
+    done / total, percent, rate and ETA. No live display, no widgets."""
+
+    def __init__(self, description: str = "games", total: int = 0, every: float = 10.0, file=None):
+        self._desc = description
+        self._total = total
+        self._done = 0
+        self._every = every
+        self._file = file
+        self._t0 = self._last = 0.0
+
+    def _out(self):
+        return self._file if self._file is not None else sys.stderr
+
+    def __enter__(self):
+        self._t0 = self._last = time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        if self._done:
+            self._line()
+        return False
+
+    def set_total(self, total: int) -> None:
+        self._total = total
+
+    def advance(self, n: int) -> None:
+        self._done += n
+        now = time.monotonic()
+        if now - self._last >= self._every:
+            self._last = now
+            self._line()
+
+    def _line(self) -> None:
+        el = time.monotonic() - self._t0
+        rate = self._done / el if el > 0 else 0.0
+        txt = f"{self._desc}: {self._done:,}/{self._total:,}"
+        if self._total:
+            txt += f" ({100 * self._done / self._total:.0f}%)"
+        txt += f", {_duration(el)} elapsed"
+        if rate > 0 and self._total > self._done:
+            txt += f", ETA {_duration((self._total - self._done) / rate)}"
+        print(txt, file=self._out(), flush=True)
 
 
 class NullProgress:
@@ -52,6 +120,10 @@ def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
     Dask workers on this machine then load the same cache."""
     if not show:
         return
+    if in_notebook():
+        print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)
+        game.simulate(compiled, policies, seed, 0, 1, threads=1)
+        return
     from rich.console import Console
 
     with Console(file=sys.stderr).status(
@@ -61,4 +133,9 @@ def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
 
 
 def make_progress(show: bool, description: str, total: int):
-    return RichProgress(description, total) if show else NullProgress()
+    """A rich bar (terminal), plain lines (Jupyter notebook) or nothing (``show`` false)."""
+    if not show:
+        return NullProgress()
+    if in_notebook():
+        return PlainProgress(description, total)
+    return RichProgress(description, total)

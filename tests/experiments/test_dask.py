@@ -5,6 +5,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -55,3 +56,34 @@ def test_worker_killed_mid_sweep_same_result(fake, tmp_path, cluster):
     assert killed_at < 30
     ref = api.sweep(fake, out=tmp_path / "ref", **kw)
     pd.testing.assert_frame_equal(box["res"].results, ref.results)
+
+
+def test_dask_submits_a_bounded_window_of_tasks(fake, cluster, monkeypatch):
+    """Tasks are consumed lazily, at most window() in flight: a run of any length holds a
+    bounded number of futures; the result equals the local run's, game for game."""
+    from lotr_sim.experiments import backends
+    from lotr_sim.experiments.run import iter_split, run_games
+    monkeypatch.setattr(backends.DaskBackend, "window", lambda self: 3)
+    pulled, at_done = [0], []
+
+    def tasks():
+        for a, n in iter_split(0, 4000, 250):
+            pulled[0] += 1
+            yield (0, a, n)
+
+    got = {}
+
+    def on_done(task, cols):
+        at_done.append(pulled[0])
+        got[task[1]] = cols
+    comp = fake.compile(fake.load())
+    pol = fake.check_policies(None)
+    with backends.DaskBackend(scheduler=cluster.scheduler_address) as be:
+        be.run(fake, {0: comp}, {0: pol}, 5, tasks(), None, on_done)
+    assert len(got) == 16 and pulled[0] == 16
+    # when result k (from 0) is handed over, its slot has been refilled: at most 3 + k + 1
+    # tasks have been taken from the generator (all 16 at once before the window existed)
+    assert all(p <= 3 + k + 1 for k, p in enumerate(at_done)), at_done
+    winners = np.concatenate([got[a]["winner"] for a in sorted(got)])
+    local = run_games(fake, 4000, seed=5, chunk=4000).games
+    assert (winners == local["winner"].cat.codes.to_numpy()).all()

@@ -108,7 +108,13 @@ def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     out = tmp_path / "run"
     p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", "delay_ms=1000", "-o", str(out)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    time.sleep(4)
+    # games.parquet is written into a temp file that appears when the games start (after
+    # start-up and the engine's warm-up, whose length depends on the machine's load): from
+    # then on a 1000-game chunk ends every second
+    t_end = time.monotonic() + 120
+    while not list(out.glob(".tmp-games-*")) and time.monotonic() < t_end and p.poll() is None:
+        time.sleep(0.05)
+    time.sleep(3)
     os.kill(p.pid, signal.SIGINT)
     err = p.communicate(timeout=60)[1].decode()
     assert p.returncode == 130, err
@@ -118,3 +124,102 @@ def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     assert s["complete"] is False and 0 < s["games"] < 20000 and s["games_requested"] == 20000
     g = pd.read_parquet(out / "games.parquet")
     assert len(g) == s["games"] and (g["game"].to_numpy() == range(len(g))).all()
+
+
+# --- memory-bounded runs (issue 7 §3), games frames (§4), notebook progress (§4) -------------
+
+def test_games_frame_winner_and_reason_are_named_categoricals(fake):
+    r = api.run_games(fake, games=500, seed=4)
+    g = r.games
+    assert isinstance(g["winner"].dtype, pd.CategoricalDtype)
+    assert list(g["winner"].cat.categories) == list(fake.outcomes)
+    assert list(g["reason"].cat.categories) == list(fake.reasons)
+    assert int((g["winner"] == "good").sum()) == r.summary["wins"]["good"]
+    assert g["reason"].value_counts().to_dict() == r.summary["reasons"]
+
+
+def test_summary_and_parquet_independent_of_chunking(fake, tmp_path):
+    """Chunks folded into a Tally and written to games.parquet one by one: the same summary
+    and the same file rows whatever the chunk size (and row groups split inside a chunk)."""
+    from lotr_sim.experiments import run as R
+    a = R.run_games(fake, 7000, seed=9, out=tmp_path / "a", chunk=7000)
+    old = R.ROW_GROUP
+    R.ROW_GROUP = 1500
+    try:
+        b = R.run_games(fake, 7000, seed=9, out=tmp_path / "b", chunk=613, keep_games=False)
+    finally:
+        R.ROW_GROUP = old
+    drop = ("elapsed_s", "games_per_second", "started", "finished")
+    assert {k: v for k, v in a.summary.items() if k not in drop} == \
+        {k: v for k, v in b.summary.items() if k not in drop}
+    assert b.games is None
+    ga, gb = pd.read_parquet(tmp_path / "a" / "games.parquet"), pd.read_parquet(tmp_path / "b" / "games.parquet")
+    pd.testing.assert_frame_equal(ga, gb)
+    assert (gb["game"].to_numpy() == np.arange(7000)).all()
+    assert list(gb["winner_label"].cat.categories) == list(fake.outcomes)
+    import pyarrow.parquet as pq
+    assert pq.ParquetFile(tmp_path / "b" / "games.parquet").num_row_groups >= 4
+    # the frame of the API is the file's rows with labelled categories
+    assert (a.games["winner"].cat.codes.to_numpy() == ga["winner"].to_numpy()).all()
+
+
+def test_run_keeps_no_per_game_rows_beyond_the_limit(fake, monkeypatch):
+    from lotr_sim.experiments import run as R
+    monkeypatch.setattr(R, "KEEP_GAMES_MAX", 999)
+    assert R.run_games(fake, 1000, seed=1).games is None
+    assert len(R.run_games(fake, 999, seed=1).games) == 999
+    assert len(R.run_games(fake, 1000, seed=1, keep_games=True).games) == 1000
+
+
+def test_run_tasks_are_generated_lazily(fake, monkeypatch):
+    """A billion-game run must not build its list of chunks up front."""
+    from lotr_sim.experiments import backends
+    from lotr_sim.experiments import run as R
+    seen = {}
+
+    def run(self, game, compiled, policies, seed, tasks, keep, on_done):
+        seen["type"] = type(tasks)
+        for t in tasks:
+            on_done(t, game.simulate(compiled[t[0]], policies[t[0]], seed, t[1], t[2], 1))
+    monkeypatch.setattr(backends.LocalBackend, "run", run)
+    r = R.run_games(fake, 3000, seed=2, chunk=1000)
+    assert r.summary["games"] == 3000 and seen["type"] is not list
+    assert list(R.iter_split(10**15 - 5, 5, 50_000)) == [(10**15 - 5, 5)]
+
+
+def test_notebook_progress_is_plain_lines_without_widgets(monkeypatch, capsys):
+    from lotr_sim.experiments import progress as P
+    assert not P.in_notebook()          # under pytest: a terminal-less process
+    monkeypatch.setattr(P, "in_notebook", lambda: True)
+    bar = P.make_progress(True, "fake", 1000)
+    assert isinstance(bar, P.PlainProgress)
+    bar._every = 0.0
+    with bar:
+        bar.advance(400)
+        bar.advance(600)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("fake: 400/1,000 (40%)") and "ETA" in err[0]
+    assert err[-1].startswith("fake: 1,000/1,000 (100%)")
+    assert isinstance(P.make_progress(False, "x", 1), P.NullProgress)
+    monkeypatch.setattr(P, "in_notebook", lambda: False)
+    assert isinstance(P.make_progress(True, "x", 1), P.RichProgress)
+
+
+def test_in_notebook_detects_a_jupyter_kernel(monkeypatch):
+    import sys
+    import types
+
+    from lotr_sim.experiments import progress as P
+
+    class ZMQInteractiveShell:
+        pass
+
+    class TerminalInteractiveShell:
+        pass
+    fake_ipython = types.SimpleNamespace(get_ipython=lambda: ZMQInteractiveShell())
+    monkeypatch.setitem(sys.modules, "IPython", fake_ipython)
+    assert P.in_notebook()
+    fake_ipython.get_ipython = lambda: TerminalInteractiveShell()
+    assert not P.in_notebook()
+    fake_ipython.get_ipython = lambda: None
+    assert not P.in_notebook()

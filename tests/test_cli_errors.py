@@ -1,0 +1,261 @@
+"""Bad input gets ONE line ``lotr-sim: error: ...`` on stderr and exit code 2 (issue 7 §3):
+Typer's own errors, counts written 1e12, natural bounds, --threads, run --out over an
+earlier run or on a full disk; and memory-bounded battle/bombard (chunked = unchunked)."""
+import errno
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def assert_one_line(r, *needles):
+    """Exit 2, nothing but one ``lotr-sim: error:`` line on stderr, no traceback."""
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lotr-sim: error: "), r.stderr
+    assert "Traceback" not in r.output and "╭" not in r.output
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+# --- Typer/click's own errors: one line instead of a boxed panel -----------------------
+
+@pytest.mark.parametrize("args,needles", [
+    (["battle", "--attackers", "abc", "-d", "3"], ["invalid value for '--attackers'"]),
+    (["battle", "-a", "3", "-d", "2", "--foo"], ["no such option: --foo"]),
+    (["battle", "-a"], ["'-a' requires an argument"]),
+    (["run", "--games"], ["'--games' requires an argument"]),
+    (["battle", "-a", "3"], ["missing option '--defenders'"]),
+    (["bombard"], ["missing option '--shooters'"]),
+    (["frobnicate"], ["no such command 'frobnicate'"]),
+    (["--bogus"], ["no such option: --bogus"]),
+    (["run", "--json=yes"], ["--json"]),
+    (["bench", "kernels", "extra"], ["unexpected extra argument"]),
+])
+def test_click_errors_are_one_line(args, needles):
+    assert_one_line(invoke(*args), *needles)
+
+
+def test_suggestions_only_when_close():
+    """--foo is not "close" to --good (Click's own matcher says it is); --atackers is."""
+    line = assert_one_line(invoke("run", "--foo", "1"))
+    assert "did you mean" not in line
+    line = assert_one_line(invoke("battle", "--atackers", "3", "-d", "2"))
+    assert "did you mean --attackers?" in line
+    line = assert_one_line(invoke("batle"))
+    assert "did you mean 'battle'?" in line and "balance" not in line
+    line = assert_one_line(invoke("xyz"))
+    assert "did you mean" not in line
+
+
+def test_help_and_version_still_work():
+    for args in (["--help"], ["-h"], ["battle", "--help"], ["run", "-h"]):
+        r = invoke(*args)
+        assert r.exit_code == 0 and "Usage" in r.stdout and r.stderr == ""
+    r = invoke("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("lotr-sim ")
+    r = invoke()  # bare `lotr-sim`: the help
+    assert r.exit_code == 0 and "Usage" in r.stdout
+
+
+def test_real_program_one_line_and_exit_2():
+    """The installed entry point (not only the test runner) prints the one line."""
+    code = "import sys; sys.argv = ['lotr-sim', 'battle', '--attackers', 'abc', '-d', '2']; " \
+           "from lotr_sim.cli.main import main; main()"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and p.stderr.startswith("lotr-sim: error: ")
+
+
+def test_internal_error_is_one_line_exit_1(monkeypatch, capsys):
+    """A bug escaping a command (not bad input) still prints one line, with exit 1."""
+    from lotr_sim import battles
+    from lotr_sim.cli import main as m
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("division by zero")
+    monkeypatch.setattr(battles, "battle_report", boom)
+    monkeypatch.setattr(sys, "argv", ["lotr-sim", "battle", "-a", "3", "-d", "2"])
+    monkeypatch.delenv("LOTR_SIM_TRACEBACK", raising=False)
+    with pytest.raises(SystemExit) as e:
+        m.main()
+    assert e.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error ZeroDivisionError" in err and "Traceback" not in err
+
+
+# --- counts: whole numbers (1e12 allowed), bounded --------------------------------------
+
+@pytest.mark.parametrize("value,needle", [
+    ("1.5", "'1.5' is not a whole number"), ("1e-3", "is not a whole number"), ("abc", "not a whole number"),
+    ("inf", "not a whole number"), ("nan", "not a whole number"), ("", "not a whole number"),
+    ("-1", "--games must be 0 or more"), ("1e16", "at most 1,000,000,000,000,000"),
+    ("99999999999999999999", "at most"), ("1e400", "far too large"),
+])
+def test_battle_games_bad_counts(value, needle):
+    assert_one_line(invoke("battle", "-a", "3", "-d", "2", "--games", value), needle)
+
+
+@pytest.mark.parametrize("value,needle", [
+    ("0", "at least 1"), ("2.5", "not a whole number"), ("1e16", "at most 1,000,000,000,000,000"),
+    ("-3", "at least 1"),
+])
+def test_run_games_bad_counts(value, needle):
+    assert_one_line(invoke("run", "--games", value, "-q"), needle)
+
+
+def test_battle_games_written_2e4_is_20000():
+    r = invoke("battle", "-a", "3", "-d", "2", "--games", "2e4", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["monte_carlo"]["games"] == 20000
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["battle", "--attackers", "100000", "--defenders", "100000"], ["--attackers must be at most 70", "MT-1.2"]),
+    (["battle", "-a", "3", "-d", "71"], ["--defenders must be at most 70"]),
+    (["battle", "-r", "classic", "-a", "501", "-d", "3"], ["at most 500 under classic"]),
+    (["bombard", "--shooters", "100000000"], ["--shooters must be at most 17", "MT-1.1"]),
+    (["bombard", "--shooters", "3", "--banner", "--divisor", "0"], ["divisor must be at least 1"]),
+    (["bench", "kernels", "--battles", "1e12"], ["--battles must be from 1000 to 10,000,000"]),
+    (["bench", "--game", "minas-tirith", "--games", "1e9"], ["--games must be from 10 to 1,000,000"]),
+])
+def test_natural_bounds(args, needles):
+    assert_one_line(invoke(*args), *needles)
+
+
+def test_largest_battles_accepted_and_fast():
+    """The bounds themselves are accepted: 70 v 70 Minas Tirith, exact only."""
+    r = invoke("battle", "-a", "70", "-d", "70", "--games", "0", "--json")
+    assert r.exit_code == 0, r.output
+    ex = json.loads(r.stdout)["exact"]
+    assert sum(ex["outcomes"].values()) == pytest.approx(1.0)
+    r = invoke("bombard", "--shooters", "17", "--games", "1000", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["bombard"]["dice"] == 17
+
+
+def test_battle_and_bombard_chunked_equal_unchunked(monkeypatch):
+    """Memory-bounded Monte Carlo: battles in chunks of 1000 give exactly the counts of
+    one chunk (battle i uses stream (seed, i) however it is cut)."""
+    from lotr_sim import battles
+    args = ("minas-tirith", 5, 4, 1, 0, "defender", True, 0, 5500, 7)
+    whole = battles.battle_report(*args)["monte_carlo"]
+    bw = battles.bombard_report(6, True, 2, 5500, 3)["monte_carlo"]
+    monkeypatch.setattr(battles, "CHUNK", 1000)
+    cut = battles.battle_report(*args)["monte_carlo"]
+    bc = battles.bombard_report(6, True, 2, 5500, 3)["monte_carlo"]
+    assert cut == whole and bc == bw      # every figure comes from exact integer counts
+    # and the chunked counts are the kernel's own counts for the same battles
+    from lotr_sim.kernels.combat import simulate_battles
+    r = simulate_battles("minas-tirith", 5, 4, 5500, 7, 0, 1, 0, False, True, 0)
+    oc = np.bincount(r["outcome"], minlength=4)
+    assert cut["attacker_wins"] == (oc[0] + oc[3]) / 5500
+    assert cut["rolls_mean"] == pytest.approx(r["rolls"].mean(), rel=1e-12)
+
+
+# --- --threads: checked once, in make_backend, for every command ------------------------
+
+@pytest.mark.parametrize("value", ["-1", "0", "1000"])
+def test_run_threads_out_of_range(value):
+    hi = 4 * (os.cpu_count() or 1)
+    assert_one_line(invoke("run", "-n", "10", "-q", "--threads", value),
+                    f"--threads must be a whole number from 1 to {hi}", "cores")
+
+
+@pytest.mark.parametrize("value", [-1, 0, 1000, 2.5, True])
+def test_make_backend_checks_threads_and_workers(value):
+    from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.backends import make_backend, max_threads
+    with pytest.raises(LotrSimError, match="--threads must be"):
+        make_backend(threads=value)
+    with pytest.raises(LotrSimError, match="--workers must be"):
+        make_backend(workers=value, cluster="local")
+    assert make_backend(threads=max_threads()).threads == max_threads()
+    assert make_backend(threads=None).threads is None
+
+
+@pytest.mark.parametrize("cmd", [
+    ["compare", "--set", "leader_bonus=1", "--vs", "leader_bonus=2", "--max-games", "200"],
+    ["balance", "--param", "leader_bonus", "--range", "0:2", "--games", "100"],
+    ["sweep", "--param", "leader_bonus=0,1", "--games", "20"],
+])
+def test_other_commands_threads_out_of_range(cmd, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert_one_line(invoke(*cmd, "-q", "--threads", "0"), "--threads must be a whole number from 1 to")
+
+
+# --- run --out: an earlier run is not overwritten; a full disk leaves nothing -----------
+
+def test_run_out_refuses_earlier_run_unless_force(tmp_path):
+    out = tmp_path / "r"
+    r = invoke("run", "-n", "20", "-q", "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    before = (out / "summary.json").read_text()
+    assert_one_line(invoke("run", "-n", "30", "-q", "-o", out), "already holds an earlier run", "--force")
+    assert (out / "summary.json").read_text() == before
+    r = invoke("run", "-n", "30", "-q", "-o", out, "--force", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "summary.json").read_text())["games"] == 30
+    import pandas as pd
+    assert len(pd.read_parquet(out / "games.parquet")) == 30
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "summary.json"]
+
+
+def test_run_out_refuses_a_sweep_folder(tmp_path):
+    (tmp_path / "manifest.json").write_text("{}")
+    assert_one_line(invoke("run", "-n", "10", "-q", "-o", tmp_path, "--force"), "holds a sweep's results")
+
+
+@pytest.mark.parametrize("where", ["games", "summary", "open"])
+def test_run_out_full_disk_one_line_and_no_folder_left(tmp_path, monkeypatch, where):
+    """ENOSPC while writing games.parquet (chunk by chunk), summary.json, or opening the
+    file: one line, exit 2, and neither the new folder nor a temp file is left behind."""
+    from lotr_sim.experiments import run as R
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    if where == "games":
+        monkeypatch.setattr(R.GamesWriter, "add", full)
+    elif where == "summary":
+        monkeypatch.setattr(R.os, "fdopen", full)
+    else:
+        monkeypatch.setattr(R.tempfile, "mkstemp", full)
+    out = tmp_path / "deep" / "run"
+    line = assert_one_line(invoke("run", "-n", "3000", "-q", "-o", out))
+    assert "no space left on device" in line.lower()
+    assert not (tmp_path / "deep").exists()
+
+
+def test_run_out_full_disk_keeps_an_existing_folder_and_its_files(tmp_path, monkeypatch):
+    from lotr_sim.experiments import run as R
+    (tmp_path / "notes.txt").write_text("mine")
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(R.GamesWriter, "add", full)
+    assert_one_line(invoke("run", "-n", "100", "-q", "-o", tmp_path), "no space left")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_run_out_is_a_file(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("x")
+    assert_one_line(invoke("run", "-n", "10", "-q", "-o", f), "it is a file")
+
+
+def test_run_trace_bounded(tmp_path):
+    assert_one_line(invoke("run", "-n", "200000", "-q", "--trace", tmp_path / "t.jsonl"),
+                    "--trace replays every game: at most 100000 games")
