@@ -8,30 +8,116 @@ Two measured pitfalls (shared/notes/numba-measurements.md) decide this:
   "no locator available".
 
 So, unless the user set ``NUMBA_CACHE_DIR`` themselves, we point it at a user cache
-directory whose name contains a hash of every ``.py`` file of the package that uses numba.
-Any edit to any kernel or helper gives a fresh directory (edits to the CLI, reports or
-experiment layer do not throw the compiled kernels away), and the directory is writable.
+directory whose name contains a hash of every module of the package that defines jitted
+code *and every package module those import*, transitively (``kernel_modules``): numba bakes
+module-level constants (a game's layout offsets, sizes, codes) into the compiled code, so an
+edit to such a constants module must give a fresh cache too. Edits to the CLI, reports or
+experiment layer do not throw the compiled kernels away, and the directory is writable.
 This must run before numba is imported, which is why ``lotr_sim/__init__`` calls it.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
+import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
 
 
-def source_hash() -> str:
-    """A short hash of the package's numba sources (names and contents)."""
+def _module_file(root: Path, dotted: str) -> Path | None:
+    """The file of ``lotr_sim.a.b`` under ``root`` (a package's ``__init__`` or a module)."""
+    parts = dotted.split(".")
+    if not parts or parts[0] != "lotr_sim":
+        return None
+    base = root.joinpath(*parts[1:])
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _imports(root: Path, path: Path, src: str) -> set[Path]:
+    """The package modules that ``path`` imports (anywhere in the file, absolute or relative)."""
+    rel = path.relative_to(root).with_suffix("").parts
+    pkg = ["lotr_sim", *rel[:-1]]
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return set()
+    mods: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            mods += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = pkg[: len(pkg) - (node.level - 1)]
+                base = ".".join([*up, base]) if base else ".".join(up)
+            mods.append(base)
+            mods += [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return {f for f in (_module_file(root, m) for m in mods) if f is not None}
+
+
+def kernel_modules(root: Path = _PKG) -> list[Path]:
+    """The modules whose source can change what a jitted kernel computes: every module that
+    defines jitted code, and every package module those import, transitively (a module of
+    constants such as a game's layout is baked into the kernels at compile time)."""
+    root = Path(root)
+    srcs = {p: p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.rglob("*.py"))}
+    todo = [p for p, s in srcs.items() if re.search(r"^\s*@(?:numba\.)?njit", s, re.M)]
+    seen: set[Path] = set()
+    while todo:
+        p = todo.pop()
+        if p in seen or p not in srcs:
+            continue
+        seen.add(p)
+        todo.extend(_imports(root, p, srcs[p]) - seen)
+    return sorted(seen)
+
+
+def source_hash(root: Path = _PKG) -> str:
+    """A short hash of the names and contents of ``kernel_modules(root)``."""
+    root = Path(root)
     h = hashlib.sha256()
-    for p in sorted(_PKG.rglob("*.py")):
-        src = p.read_bytes()
-        if b"njit" in src:  # the modules that define jitted code
-            h.update(str(p.relative_to(_PKG)).encode())
-            h.update(src)
+    for p in kernel_modules(root):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _fingerprint(root: Path) -> str:
+    """Names, sizes and modification times of every module: cheap to take at start-up."""
+    h = hashlib.sha256(str(root).encode())
+    for p in sorted(root.rglob("*.py")):
+        st = p.stat()
+        h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+def _memo_source_hash(memo_dir: Path, root: Path = _PKG) -> str:
+    """``source_hash`` remembered against the package's file fingerprint, so that a start-up
+    with unchanged files (every ``lotr-sim`` command) does not parse the sources again."""
+    memo = memo_dir / "source-hash.json"
+    fp = _fingerprint(root)
+    try:
+        d = json.loads(memo.read_text())
+        if d.get("fingerprint") == fp and isinstance(d.get("hash"), str):
+            return d["hash"]
+    except (OSError, ValueError):
+        pass
+    key = source_hash(root)
+    try:
+        memo_dir.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"fingerprint": fp, "hash": key}))
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return key
 
 
 def _writable(d: Path) -> bool:
@@ -52,8 +138,9 @@ def configure_numba_cache() -> str | None:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     candidates = [Path(base) / "lotr-sim" / "numba",
                   Path(tempfile.gettempdir()) / f"lotr-sim-{os.getuid()}" / "numba"]
-    key = source_hash()
+    key = None
     for c in candidates:
+        key = key or _memo_source_hash(c)
         d = c / key
         if _writable(d):
             os.environ["NUMBA_CACHE_DIR"] = str(d)

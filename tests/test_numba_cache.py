@@ -1,0 +1,84 @@
+"""The numba cache key follows every module whose values the kernels read (issue 8: editing a
+game's constants module used to serve a stale engine), and the dispatcher patch still applies."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import lotr_sim
+from lotr_sim import _numba_cache as nc
+
+PKG = Path(lotr_sim.__file__).resolve().parent
+
+
+@pytest.fixture()
+def pkg_copy(tmp_path):
+    dst = tmp_path / "lotr_sim"
+    shutil.copytree(PKG, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    return dst
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    src = path.read_text()
+    assert old in src, f"{old!r} not in {path}"
+    path.write_text(src.replace(old, new, 1))
+
+
+def test_constants_module_of_the_engine_is_in_the_key(pkg_copy):
+    mods = {p.relative_to(pkg_copy).as_posix() for p in nc.kernel_modules(pkg_copy)}
+    assert "games/minas_tirith/engine.py" in mods
+    assert "games/minas_tirith/config.py" in mods        # constants baked into the engine
+    assert "kernels/rng.py" in mods and "kernels/combat.py" in mods
+    assert not any(m.startswith(("cli/", "reports/")) for m in mods)
+
+
+def test_editing_a_baked_constant_changes_the_key(pkg_copy, tmp_path):
+    before = nc.source_hash(pkg_copy)
+    cfg = pkg_copy / "games" / "minas_tirith" / "config.py"
+    m = re.search(r"^(MAXT\s*=\s*)(\d+)", cfg.read_text(), re.M)
+    assert m, "MAXT constant not found"
+    _edit(cfg, m.group(0), f"{m.group(1)}{int(m.group(2)) + 1}")
+    after = nc.source_hash(pkg_copy)
+    assert after != before
+    # the start-up memo notices the edit too
+    memo = tmp_path / "memo"
+    _edit(cfg, f"{m.group(1)}{int(m.group(2)) + 1}", m.group(0))
+    assert nc._memo_source_hash(memo, pkg_copy) == before
+    _edit(cfg, m.group(0), f"{m.group(1)}{int(m.group(2)) + 2}")
+    assert nc._memo_source_hash(memo, pkg_copy) != before
+
+
+def test_editing_the_cli_keeps_the_key(pkg_copy):
+    before = nc.source_hash(pkg_copy)
+    (pkg_copy / "cli" / "main.py").write_text((pkg_copy / "cli" / "main.py").read_text() + "\n# edit\n")
+    (pkg_copy / "reports" / "build.py").write_text((pkg_copy / "reports" / "build.py").read_text() + "\n")
+    assert nc.source_hash(pkg_copy) == before
+
+
+def test_no_literal_dispatch_still_applies():
+    """kernels/dispatch patches a numba Dispatcher method: if a numba release renames it, fail
+    loudly here rather than silently compiling one copy per constant again."""
+    import numpy as np
+    from numba import njit
+    from numba.core.dispatcher import Dispatcher
+
+    from lotr_sim.kernels.dispatch import no_literal_dispatch
+
+    assert hasattr(Dispatcher, "get_call_template")
+
+    @njit
+    def callee(k, x):
+        return x + k
+
+    @njit
+    def caller(x):
+        return callee(1, x) + callee(2, x) + callee(3, x)
+
+    ns = {"callee": callee}
+    no_literal_dispatch(ns)
+    assert getattr(callee, "_lotr_unliteral", False)
+    assert caller(np.int64(1)) == 9
+    assert len(callee.signatures) == 1, callee.signatures   # one copy, not one per literal
