@@ -241,7 +241,7 @@ def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: boo
         lead = f"{dim}: no crossing between swept values"
     tail = ""
     if p["status"] == "within":
-        tail = "; within the interval of parity: " + ", ".join(f"{dim}={_fmt_value(v)}" for v in p["within"])
+        tail = "; within the interval of parity at " + ", ".join(_fmt_value(v) for v in p["within"])
     elif p["status"] == "overshoots":
         tail = "; overshoots: no swept value is within the interval of parity"
     return f"{lead}; {closest}{tail}"
@@ -330,6 +330,40 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                          for o, v in rates.items()) + " (95% Wilson intervals).",
              f"AI players: {_players(pol, sides)}."]
 
+    pairings = None
+    if (df.get("varied") == "pairings").any() if "varied" in df else False:
+        cells = pairing_cells(df, sides)
+        if len(cells) > 1:
+            lo_c = min(cells, key=lambda c: c["rate"])
+            hi_c = max(cells, key=lambda c: c["rate"])
+            text = (f"Depends on the AI: {o0n} wins {100 * lo_c['rate']:.0f}%–{100 * hi_c['rate']:.0f}% "
+                    f"across {len(cells)} pairings (lowest {_players(lo_c['policies'], sides)}: "
+                    f"{_pct(lo_c['rate'])}% [{_pct(lo_c['lo'])}, {_pct(lo_c['hi'])}]; highest "
+                    f"{_players(hi_c['policies'], sides)}: {_pct(hi_c['rate'])}% "
+                    f"[{_pct(hi_c['lo'])}, {_pct(hi_c['hi'])}]).")
+            serious = [c for c in cells if "random" not in c["policies"].values()]
+            if 1 < len(serious) < len(cells):
+                # a random player is a floor, not a designer's opponent: give the spread without it too
+                text = text[:-1] + (f"; without the random player {100 * min(c['rate'] for c in serious):.0f}%–"
+                                    f"{100 * max(c['rate'] for c in serious):.0f}% across {len(serious)}).")
+            pairings = dict(cells=cells, min=lo_c["rate"], max=hi_c["rate"], spread=hi_c["rate"] - lo_c["rate"],
+                            lowest=lo_c["policies"], highest=hi_c["policies"], text=text,
+                            without_random=[min(c["rate"] for c in serious), max(c["rate"] for c in serious)]
+                            if 1 < len(serious) < len(cells) else None)
+            lines.append(text)
+
+    precision = None
+    spec = manifest.get("spec") or {}
+    if "precision_met" in df:
+        missed = df[~df["precision_met"].astype(bool)]
+        if len(missed):
+            text = (f"Precision target ±{100 * spec.get('precision', float('nan')):.2g} percentage points "
+                    f"missed at {len(missed)} of {len(df)} points (stopped at --max-games "
+                    f"{spec.get('max_games', '?')}): " + ", ".join(str(x) for x in missed["label"]) + ".")
+            precision = dict(missed=[str(x) for x in missed["label"]], precision=spec.get("precision"),
+                             max_games=spec.get("max_games"), text=text)
+            lines.append(text)
+
     lv = levers(df, o0)
     if lv:
         lines.append(f"Levers, ranked by their largest paired change of {o0n}'s win rate against the "
@@ -348,33 +382,6 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     if parity:
         lines.append(f"Closest to parity ({ttext}):")
         lines += [f"- {p['text']}" for p in parity]
-
-    pairings = None
-    if (df.get("varied") == "pairings").any() if "varied" in df else False:
-        cells = pairing_cells(df, sides)
-        if len(cells) > 1:
-            lo_c = min(cells, key=lambda c: c["rate"])
-            hi_c = max(cells, key=lambda c: c["rate"])
-            text = (f"Depends on the AI: {o0n} wins {100 * lo_c['rate']:.0f}%–{100 * hi_c['rate']:.0f}% "
-                    f"across {len(cells)} pairings (lowest {_players(lo_c['policies'], sides)}: "
-                    f"{_pct(lo_c['rate'])}% [{_pct(lo_c['lo'])}, {_pct(lo_c['hi'])}]; highest "
-                    f"{_players(hi_c['policies'], sides)}: {_pct(hi_c['rate'])}% "
-                    f"[{_pct(hi_c['lo'])}, {_pct(hi_c['hi'])}]).")
-            pairings = dict(cells=cells, min=lo_c["rate"], max=hi_c["rate"], spread=hi_c["rate"] - lo_c["rate"],
-                            lowest=lo_c["policies"], highest=hi_c["policies"], text=text)
-            lines.append(text)
-
-    precision = None
-    spec = manifest.get("spec") or {}
-    if "precision_met" in df:
-        missed = df[~df["precision_met"].astype(bool)]
-        if len(missed):
-            text = (f"Precision target ±{100 * spec.get('precision', float('nan')):.2g} percentage points "
-                    f"missed at {len(missed)} of {len(df)} points (stopped at --max-games "
-                    f"{spec.get('max_games', '?')}): " + ", ".join(str(x) for x in missed["label"]) + ".")
-            precision = dict(missed=[str(x) for x in missed["label"]], precision=spec.get("precision"),
-                             max_games=spec.get("max_games"), text=text)
-            lines.append(text)
 
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
