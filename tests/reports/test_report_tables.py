@@ -84,6 +84,9 @@ def test_console_summary_fits_80_columns_without_ellipsis():
     assert "…" not in text
     assert "end_on_last_card=end_of_turn" in text          # the longest label whole, on one line
     assert "+32.1 [" in text and "percentage" in text and "pts" not in text
+    # each outcome in its own column: x=2 has Good 43.2%, Evil 32.1%, draw 24.7%
+    row2 = next(ln for ln in lines if ln.startswith("x=2 ")).split()
+    assert row2[1] == "43.2" and row2[4:6] == ["32.1", "24.7"], row2
     assert "Evil is favoured by" in text
 
 
