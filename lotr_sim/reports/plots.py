@@ -141,8 +141,8 @@ def plot_tornado(dt, o0, path=None):
     ax.set_yticks(range(len(spans)))
     ax.set_yticklabels([s[0] for s in spans])
     ax.axvline(0, color="black", lw=1)
-    ax.set_xlabel(f"paired change of {_name(o0)}'s win rate vs baseline, percentage points "
-                  f"(whiskers: 95% intervals)")
+    ax.set_xlabel(f"paired change of {_name(o0)}'s win rate vs baseline\n"
+                  f"(percentage points; whiskers: 95% intervals)")
     ax.set_title("Which parameter moves the balance most")
     ax.grid(alpha=0.3, axis="x")
     ax.margins(x=0.12)
