@@ -27,6 +27,13 @@ def load_results(folder: str | Path):
         # a corrupt manifest is an error naming the file, not a report with "?" and no notes
         from lotr_sim.experiments.store import read_manifest_file
         manifest = read_manifest_file(mp)
+        for key in ("outcomes", "reasons", "sides", "notes"):
+            v = manifest.get(key)
+            if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a list of names)")
+        for key in ("policies", "spec"):
+            if not isinstance(manifest.get(key, {}), dict):
+                raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a table)")
     return df, manifest
 
 

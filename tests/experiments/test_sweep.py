@@ -330,6 +330,10 @@ def test_report_on_corrupt_manifest_is_one_line(fake, tmp_path):
     mp.write_bytes(b"\xff\xfe\x00binary")
     r = runner.invoke(app, ["report", str(res.out)])
     assert r.exit_code == 2 and str(mp) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    for bad in ('{"outcomes": 5}', '{"policies": [1]}', '{"notes": [1, 2]}'):
+        mp.write_text(bad)
+        r = runner.invoke(app, ["report", str(res.out)])
+        assert r.exit_code == 2 and str(mp) in r.stderr and "corrupt manifest" in r.stderr, (bad, r.stderr)
     mp.write_text("[1, 2]")
     r = runner.invoke(app, ["sweep", "-q", "--resume", str(res.out)])
     assert r.exit_code == 2 and "corrupt manifest" in r.stderr and len(r.stderr.strip().splitlines()) == 1
