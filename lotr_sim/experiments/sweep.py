@@ -7,6 +7,14 @@ chunks. With ``precision`` the sweep runs in batches: after each batch, every po
 Wilson 95% half-width on the first outcome's rate (Good's win rate) is above ``precision``
 gets more games (up to ``max_games``). The batch targets are a pure function of the games
 already played, so a resumed sweep replays the same decisions and ends with the same result.
+
+Memory does not grow with the number of games: tasks are generated lazily, and both the
+precision loop and the final rows read the chunk files one at a time, folding them into a
+``Tally`` per point and a ``PairTally`` against the baseline chunk of the same game range
+(``tally_point``); ``games.parquet`` is written chunk by chunk. A sweep whose chunk files
+cannot fit the free disk is refused up front (``check_disk``), so a huge run is only long.
+With ``pairings`` the baseline rules are also played under every pairing of the game's
+policies; the verdict (``experiments.verdict``) is returned in ``SweepResult.verdict``.
 """
 from __future__ import annotations
 
