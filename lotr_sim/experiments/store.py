@@ -106,7 +106,7 @@ def read_manifest_file(p: Path) -> dict:
     except OSError as e:
         raise LotrSimError(f"cannot read {p}: {e.strerror or e}") from None
     except json.JSONDecodeError as e:
-        raise LotrSimError(f"cannot read {p}: corrupt JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+        raise LotrSimError(f"cannot read {p}: corrupt JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
     if not isinstance(d, dict):
         raise LotrSimError(f"cannot read {p}: corrupt manifest (a JSON {type(d).__name__}, not an object)")
     return d

@@ -166,7 +166,8 @@ def check_disk(store: Store, spec: SweepSpec, points, save_games: bool) -> None:
         where = where.parent
     free = shutil.disk_usage(where).free
     if need > free:
-        raise LotrSimError(f"this sweep needs about {_size(need)} of chunk files ({len(points)} points x "
+        raise LotrSimError(f"this sweep needs about {_size(need)} of chunk files ({len(points)} "
+                           f"point{'s' if len(points) != 1 else ''} x "
                            f"{int(per_point):,} games) but {store.root} has {_size(free)} free; "
                            f"use fewer --games or another --out")
 
