@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -9,8 +10,18 @@ from lotr_sim.cli._common import cli_errors
 
 
 @cli_errors
-def report(folder: Path = typer.Argument(..., help="A sweep output folder.")) -> None:
-    """Rebuild a sweep's report (tables and plots) from its results.parquet."""
+def report(folder: Path = typer.Argument(..., help="A sweep output folder."),
+           target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (Good wins "
+                                                "50% of games) or equal (Good = Evil); default: the sweep's.")
+           ) -> None:
+    """Rebuild a sweep's report (verdict, tables and plots) from its results.parquet."""
     from lotr_sim import api
-    out = api.report(folder)
+    if target is None:
+        out = api.report(folder)
+    else:
+        from lotr_sim.experiments.verdict import check_target
+        from lotr_sim.reports.build import build_report
+        out = build_report(folder, check_target(target))
     typer.echo(f"wrote {out['md']}, {out['html']} and {len(out['plots'])} plots")
+    if out.get("verdict"):
+        typer.echo(f"verdict: {out['verdict']['sentence']}")

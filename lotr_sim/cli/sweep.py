@@ -25,6 +25,11 @@ def sweep(
     sets: List[str] = typer.Option([], "--set", help="Baseline override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML (a params table)."),
     sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
+    pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
+                                            "every pairing of the game's policies (default: the sweep file's "
+                                            "`pairings`, which the default sweep sets)."),
+    target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (Good wins 50% "
+                                         "of games, default) or equal (Good wins as often as Evil)."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed (default 1)."),
     threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads per chunk."),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
@@ -35,18 +40,26 @@ def sweep(
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
     connect_timeout: float = typer.Option(5.0, "--connect-timeout", help="Seconds to reach the scheduler."),
     save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Sweep rule parameters (or policies) and report Good's win rate at each point.
 
     One at a time around the baseline (or --grid), common random numbers (game i of every
     point uses stream i); writes results.parquet, manifest.json and report.md/html with
-    plots. With no option: the game's default sweep file."""
+    plots, each opening with a verdict. With no option: the game's default sweep file."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.spec import sweep_file_options
+    from lotr_sim.experiments.sweep import run_sweep
+    from lotr_sim.experiments.verdict import check_target
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
+    for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
+        if v is not None and v < 1:
+            raise LotrSimError(f"{name} must be at least 1, got {v}")
+    if target is not None:
+        target = check_target(target)
     if game is None:
         if resume is not None:
             from lotr_sim.experiments.store import Store
@@ -54,26 +67,34 @@ def sweep(
         else:
             game = "minas-tirith"
     g = api.get_game(game)
-    res = api.sweep(g, params=param or None, grid=grid, games=games, precision=precision,
-                    max_games=max_games, seed=seed, sets=sets or None, config=str(config) if config else None,
-                    threads=threads, out=out, resume=resume, scheduler=scheduler, cluster=cluster,
-                    workers=workers, save_games=save_games, progress=not quiet and not as_json,
-                    chunk=chunk, sweep_file=sweep_file, good=good, evil=evil, connect_timeout=connect_timeout)
+    explicit = bool(param or sets) or any(x is not None for x in (grid, games, precision, max_games, seed, config,
+                                                                   chunk, sweep_file, good, evil))
+    spec = None
+    if resume is None or explicit:
+        spec = api.sweep_spec(g, param or None, grid, games, precision, max_games, seed, None, sets or None,
+                              str(config) if config else None, chunk, sweep_file, good, evil)
+        opts = sweep_file_options(g.name, param, sweep_file)
+        if pairings is None:
+            pairings = opts.get("pairings")
+        if target is None:
+            target = opts.get("target")
+    res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster, workers=workers,
+                    save_games=save_games, progress=not quiet and not as_json, resume=resume,
+                    connect_timeout=connect_timeout, target=target, pairings=pairings)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
-        print_json(dict(out=str(res.out), manifest=dict(spec_hash=res.manifest["spec_hash"],
-                                                        games=res.manifest["games"],
-                                                        last_run=res.manifest["last_run"]),
+        print_json(dict(out=str(res.out), verdict=res.verdict,
+                        manifest=dict(spec_hash=res.manifest["spec_hash"], target=res.manifest["target"],
+                                      games=res.manifest["games"], last_run=res.manifest["last_run"]),
                         results=df.to_dict(orient="records")))
         return
     from rich.console import Console
-    from lotr_sim.reports.tables import results_rich
-    con = Console()
-    if not con.is_terminal:
-        con = Console(width=200)
-    con.print(results_rich(res.results, list(g.outcomes), list(g.reasons),
-                           title=f"sweep {g.name}, seed {res.manifest['seed']}"))
+    from lotr_sim.reports.tables import console_summary
+    con = Console()  # the terminal's width, else $COLUMNS or 80: the summary fits 80 columns
+    for item in console_summary(res.results, list(g.outcomes), list(g.sides), res.verdict,
+                                title=f"sweep {g.name}, seed {res.manifest['seed']}"):
+        con.print(item)
     lr = res.manifest["last_run"]
     gps = lr.get("games_per_second")
-    con.print(f"{lr['games_played']} games in {lr['elapsed_s']:.1f} s"
+    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s"
               + (f" ({gps:,.0f} games/s)" if gps else "") + f"; results in {res.out}/ (report.html)")

@@ -47,12 +47,16 @@ class SweepSpec:
     precision: float | None = None
     max_games: int | None = None
     chunk: int = 2000
+    pairings: bool = False           # also play the baseline under every pairing of policies
 
     def as_dict(self) -> dict:
-        return dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
-                    base_sets=self.base_sets, policies=self.policies, config=self.config,
-                    seed=self.seed, games=self.games, precision=self.precision,
-                    max_games=self.max_games, chunk=self.chunk)
+        d = dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
+                 base_sets=self.base_sets, policies=self.policies, config=self.config,
+                 seed=self.seed, games=self.games, precision=self.precision,
+                 max_games=self.max_games, chunk=self.chunk)
+        if self.pairings:  # only when set, so folders written before the key resume unchanged
+            d["pairings"] = True
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "SweepSpec":
@@ -107,8 +111,20 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
 
 
 def load_sweep_file(path) -> dict:
-    """A sweep TOML: game, seed, games|precision(+max_games), grid, [policies], [set], [params]."""
+    """A sweep TOML: game, seed, games|precision(+max_games), grid, pairings, target,
+    [policies], [set], [params]. ``pairings = true`` also plays the baseline under every
+    pairing of the game's policies; ``target`` is the verdict's parity (good50 | equal)."""
     d = load_toml(path)
+    if "pairings" in d and not isinstance(d["pairings"], bool):
+        raise ConfigError(f"sweep file {path}: pairings must be true or false, got {d['pairings']!r}")
+    if "target" in d:
+        from lotr_sim.experiments.verdict import check_target
+        try:
+            d["target"] = check_target(d["target"])
+        except ConfigError:
+            raise
+        except Exception as e:
+            raise ConfigError(f"sweep file {path}: {e}") from None
     params = d.get("params", {})
     if not isinstance(params, dict):
         raise ConfigError(f"sweep file {path}: [params] must be a table of name = [values]")
@@ -122,6 +138,22 @@ def load_sweep_file(path) -> dict:
             raise ConfigError(f"sweep file {path}: params.{name} must be a non-empty list or a range string")
     d["dims"] = dims
     return d
+
+
+def sweep_file_options(game_name: str, params, sweep_file) -> dict:
+    """``pairings`` and ``target`` of the sweep file a sweep uses (the given one, or the
+    game's default file when no ``params`` are given); ``{}`` when none is used."""
+    from pathlib import Path
+
+    from lotr_sim.config import configs_dir
+    if sweep_file is None:
+        if params:
+            return {}
+        sweep_file = configs_dir() / "sweeps" / f"{game_name}.toml"
+        if not Path(sweep_file).is_file():
+            return {}
+    d = load_sweep_file(sweep_file)
+    return {k: d[k] for k in ("pairings", "target") if k in d}
 
 
 def _canon(v: Any) -> str:
@@ -177,4 +209,12 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
         for name, vals in spec.dims:
             for v in vals:
                 add(f"{name}={_canon(v)}", name, _canon(v), {name: v})
+    if spec.pairings:
+        # the baseline rules under every pairing of policies (the baseline's own pairing and
+        # any pairing already swept are not played twice: they are found by their policies)
+        sides = list(game.sides)
+        for combo in itertools.product(*[list(game.policies)] * len(sides)):
+            assign = dict(zip(sides, combo))
+            label = ",".join(f"{k}={v}" for k, v in assign.items())
+            add(label, "pairings", label, assign)
     return points, {p.index: c for p, c in zip(points, cfgs)}

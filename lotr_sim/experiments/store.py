@@ -36,13 +36,26 @@ def machine_info() -> dict:
                 processor=platform.processor() or platform.machine())
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode of a file the user creates (``0o666`` less the umask, e.g. ``0o644``)."""
+    return 0o666 & ~_umask()
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path, suffix: str = ""):
     """Yield a temp file name beside ``path``; on success fsync it and rename it over
-    ``path`` (atomic on POSIX), on any failure remove it. Readers never see a half file."""
+    ``path`` (atomic on POSIX), on any failure remove it. Readers never see a half file.
+    The file gets the mode of any file the user writes (``mkstemp`` alone leaves 0600)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, file_mode())
     try:
         yield tmp
         with open(tmp, "rb") as f:
@@ -84,6 +97,26 @@ def ensure_writable_dir(path: Path) -> Path:
     return path
 
 
+def read_manifest_file(p: Path) -> dict:
+    """A manifest.json as a dict; a broken or non-object file is one clear error naming it."""
+    try:
+        d = json.loads(Path(p).read_text())
+    except UnicodeDecodeError:
+        raise LotrSimError(f"cannot read {p}: not a text (JSON) file") from None
+    except OSError as e:
+        raise LotrSimError(f"cannot read {p}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise LotrSimError(f"cannot read {p}: corrupt JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+    if not isinstance(d, dict):
+        raise LotrSimError(f"cannot read {p}: corrupt manifest (a JSON {type(d).__name__}, not an object)")
+    return d
+
+
+# chunk files of the common columns take about 11 bytes per game (measured on Minas Tirith)
+BYTES_PER_GAME = 16
+BYTES_PER_CHUNK_FILE = 8192
+
+
 class Store:
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -98,10 +131,7 @@ class Store:
         p = self.manifest_path
         if not p.is_file():
             raise LotrSimError(f"{self.root} is not a lotr-sim result folder (no manifest.json)")
-        try:
-            return json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise LotrSimError(f"cannot read {p}: {e}") from None
+        return read_manifest_file(p)
 
     def write_manifest(self, manifest: dict) -> None:
         atomic_write_json(self.manifest_path, manifest)
@@ -146,6 +176,44 @@ class Store:
         for v in out.values():
             v.sort()
         return out
+
+    def bytes_per_game(self) -> float:
+        """Disk bytes per game of this folder's chunk files (a constant when there are none)."""
+        size = n = 0
+        for lst in self.chunk_index().values():
+            for _, k, p in lst[:4]:
+                try:
+                    size += p.stat().st_size
+                    n += k
+                except OSError:
+                    pass
+        return size / n if n else float(BYTES_PER_GAME)
+
+    def iter_games(self, point: int, upto: int | None = None, columns=None, start: int = 0):
+        """Yield ``(first, {column: array})`` for games ``start..upto-1`` of ``point``, one
+        chunk file at a time in game order (memory: one chunk). A gap or an overlap between
+        chunk files is one clear error."""
+        import pyarrow.parquet as pq
+        expect = None
+        for first, n, p in self.chunk_index().get(point, []):
+            if first + n <= start or (upto is not None and first >= upto):
+                continue
+            if expect is not None and first != expect:
+                raise LotrSimError(f"point {point}: chunk files of {self.chunks} do not join up at game "
+                                   f"{expect} (found {p.name}); resume the sweep to re-run missing chunks")
+            if expect is None and first > start:
+                raise LotrSimError(f"point {point}: games {start}..{first - 1} are missing from {self.chunks}")
+            expect = first + n
+            try:
+                t = pq.read_table(p, columns=columns)
+            except Exception as e:  # pyarrow raises various types on broken files
+                raise LotrSimError(f"cannot read chunk file {p}: {e}") from None
+            cols = {c: t.column(c).to_numpy() for c in t.column_names}
+            lo = max(start - first, 0)
+            hi = n if upto is None else min(n, upto - first)
+            if lo or hi < n:
+                cols = {c: v[lo:hi] for c, v in cols.items()}
+            yield first + lo, cols
 
     def load_games(self, point: int, upto: int | None = None, columns=None):
         """Per-game rows of ``point`` (games 0..upto-1, sorted by game index)."""

@@ -7,6 +7,14 @@ chunks. With ``precision`` the sweep runs in batches: after each batch, every po
 Wilson 95% half-width on the first outcome's rate (Good's win rate) is above ``precision``
 gets more games (up to ``max_games``). The batch targets are a pure function of the games
 already played, so a resumed sweep replays the same decisions and ends with the same result.
+
+Memory does not grow with the number of games: tasks are generated lazily, and both the
+precision loop and the final rows read the chunk files one at a time, folding them into a
+``Tally`` per point and a ``PairTally`` against the baseline chunk of the same game range
+(``tally_point``); ``games.parquet`` is written chunk by chunk. A sweep whose chunk files
+cannot fit the free disk is refused up front (``check_disk``), so a huge run is only long.
+With ``pairings`` the baseline rules are also played under every pairing of the game's
+policies; the verdict (``experiments.verdict``) is returned in ``SweepResult.verdict``.
 """
 from __future__ import annotations
 
@@ -22,13 +30,15 @@ import numpy as np
 
 from lotr_sim.config import config_hash
 from lotr_sim.errors import Interrupted, LotrSimError
-from lotr_sim.experiments.aggregate import point_row
+from lotr_sim.experiments.aggregate import point_row_tally
 from lotr_sim.experiments.backends import common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.run import split
 from lotr_sim.experiments.spec import SweepSpec, build_points
 from lotr_sim.experiments.stats import games_for_half_width, wilson_half_width, z_value
-from lotr_sim.experiments.store import Store, atomic_write_parquet, ensure_writable_dir, machine_info, now_iso
+from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
+                                        ensure_writable_dir, machine_info, now_iso)
+from lotr_sim.experiments.tally import PairTally, Tally
+from lotr_sim.experiments.verdict import check_target, verdict
 
 
 @dataclass
@@ -37,6 +47,7 @@ class SweepResult:
     out: Path
     manifest: dict
     points: list
+    verdict: dict | None = None   # experiments.verdict.verdict(results, manifest)
 
 
 def default_out(game_name: str) -> Path:
@@ -57,9 +68,15 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               threads: int | None = None, scheduler: str | None = None, cluster: str | None = None,
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None, report: bool = True,
-              connect_timeout: float = 5.0) -> SweepResult:
-    from lotr_sim import __version__
+              connect_timeout: float = 5.0, target: str | None = None,
+              pairings: bool | None = None) -> SweepResult:
+    """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
+    verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
+    kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
+    game's policies (overrides the spec's ``pairings``)."""
     from lotr_sim.kernels.rng import check_seed
+
+    target = check_target(target) if target is not None else None
 
     if resume is not None:
         store = Store(Path(resume))
@@ -69,10 +86,18 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         if manifest.get("game") != game.name:
             raise LotrSimError(f"resume folder {resume} holds a sweep of game '{manifest.get('game')}', "
                                f"not '{game.name}'")
-        old = SweepSpec.from_dict(manifest["spec"])
+        try:
+            old = SweepSpec.from_dict(manifest["spec"])
+        except (KeyError, TypeError, ValueError):
+            raise LotrSimError(f"cannot read {store.manifest_path}: corrupt manifest (no valid 'spec')") from None
         spec = spec or old
+        if target is None:
+            target = manifest.get("target")
     if spec is None:
         raise LotrSimError("no sweep specification")
+    if pairings is not None:
+        spec.pairings = bool(pairings)
+    target = check_target(target)
     if spec.game != game.name:
         raise LotrSimError(f"sweep is for game '{spec.game}', not '{game.name}'")
     try:
@@ -81,6 +106,8 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         raise LotrSimError(str(e)) from None
     if spec.games is None and spec.precision is None:
         raise LotrSimError("give --games N or --precision P")
+    if spec.games is not None and spec.precision is not None:
+        raise LotrSimError("give either --games or --precision, not both")
     if spec.games is not None and spec.games < 1:
         raise LotrSimError(f"--games must be at least 1, got {spec.games}")
     if spec.precision is not None and not (0 < spec.precision < 0.5):
@@ -98,6 +125,10 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         raise LotrSimError(f"resume folder {resume} was made with another configuration "
                            f"(hash {manifest.get('spec_hash')} there, {shash} now); "
                            f"start a new sweep or resume without changing options")
+    if resume is None and out is None:
+        out = default_out(game.name)
+    check_disk(Store(Path(resume if resume is not None else out)), spec, points,
+               bool(manifest.get("save_games")) if resume is not None else save_games)
     if resume is None and out is not None:
         if (Path(out) / "manifest.json").exists():
             raise LotrSimError(f"output folder {out} already holds results; use --resume {out} "
@@ -107,11 +138,106 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     be = stack.enter_context(make_backend(threads, scheduler, cluster, workers, connect_timeout))
     with stack:
         return _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
-                    manifest if resume is not None else None, report, threads, scheduler, cluster)
+                    manifest if resume is not None else None, report, threads, scheduler, cluster, target)
+
+
+def _isplit(first: int, n: int, chunk: int):
+    """``[first, first+n)`` cut at multiples of ``chunk``, lazily (huge runs hold no task list)."""
+    a, b = first, first + n
+    while a < b:
+        e = min(b, (a // chunk + 1) * chunk)
+        yield a, e - a
+        a = e
+
+
+def check_disk(store: Store, spec: SweepSpec, points, save_games: bool) -> None:
+    """Refuse, in one line, a sweep whose chunk files cannot fit the free disk."""
+    import shutil
+    per_point = spec.max_games if spec.precision is not None else \
+        min(spec.games, spec.max_games) if spec.max_games is not None else spec.games
+    on_disk = sum(n for lst in store.chunk_index().values() for _, n, _ in lst)
+    games = max(len(points) * int(per_point) - on_disk, 0)
+    if games == 0:
+        return
+    files = len(points) * math.ceil(int(per_point) / spec.chunk)
+    need = games * store.bytes_per_game() * (2 if save_games else 1) + files * BYTES_PER_CHUNK_FILE
+    where = store.root
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    if need > free:
+        raise LotrSimError(f"this sweep needs about {_size(need)} of chunk files ({len(points)} "
+                           f"point{'s' if len(points) != 1 else ''} x "
+                           f"{int(per_point):,} games) but {store.root} has {_size(free)} free; "
+                           f"use fewer --games or another --out")
+
+
+def _size(b: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if b < 1000 or unit == "PB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1000
+    return f"{b:.1f} PB"
+
+
+def _tasks(points, done_upto: dict, targets: dict, chunk: int, have: set, bar):
+    """The missing chunks ``(point, first, n)`` of this batch, ordered by first game then
+    point, generated lazily; chunks already on disk only advance the progress bar."""
+    import heapq
+
+    def of(pt):
+        for a, n in _isplit(done_upto[pt], targets[pt] - done_upto[pt], chunk):
+            yield a, pt, n
+
+    for a, pt, n in heapq.merge(*[of(p.index) for p in points]):
+        if (pt, a, n) in have:
+            bar.advance(n)
+        else:
+            yield (pt, a, n)
+
+
+class _Winners:
+    """The winner column of a point's games in order, served ``take(n)`` at a time from its
+    chunk files (memory: one chunk)."""
+
+    def __init__(self, store: Store, point: int, upto: int):
+        self._it = store.iter_games(point, upto=upto, columns=["winner"])
+        self._buf = np.empty(0, dtype=np.int8)
+
+    def take(self, n: int) -> np.ndarray:
+        parts, have = [self._buf], self._buf.size
+        while have < n:
+            nxt = next(self._it, None)
+            if nxt is None:
+                break
+            parts.append(nxt[1]["winner"])
+            have += parts[-1].size
+        buf = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        out, self._buf = buf[:n], buf[n:]
+        return out
+
+
+def tally_point(game, store: Store, point: int, upto: int, base_upto: int) -> tuple[Tally, PairTally]:
+    """A point's ``Tally`` over games ``0..upto-1`` and its ``PairTally`` against the
+    baseline (point 0, games ``0..base_upto-1``) over their common games, read chunk file by
+    chunk file (memory does not grow with the number of games)."""
+    t, pair = Tally.empty(game), PairTally()
+    base = _Winners(store, 0, base_upto)
+    expect = 0
+    for first, cols in store.iter_games(point, upto=upto):
+        if first != expect:
+            raise LotrSimError(f"point {point}: games {expect}..{first - 1} are missing from {store.chunks}")
+        t.add(cols)
+        expect = first + len(cols["winner"])
+        w = cols["winner"]
+        b = base.take(w.size)
+        if b.size:
+            pair.add(w[:b.size], b)
+    return t, pair
 
 
 def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest, report,
-         threads, scheduler, cluster):
+         threads, scheduler, cluster, target="good50"):
     from lotr_sim import __version__
 
     if resume is not None:
@@ -142,6 +268,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
             backend=("dask " + (scheduler or f"cluster={cluster}")) if (scheduler or cluster) else "local",
             threads=threads, save_games=bool(save_games), notes=list(game.notes),
         )
+    manifest["target"] = target
     store.chunks.mkdir(parents=True, exist_ok=True)
     store.write_manifest(manifest)
 
@@ -160,18 +287,11 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
     warm_up(game, compiled[points[0].index], pols[points[0].index], spec.seed, progress)
     t0 = time.perf_counter()
     played = 0
+    counted = {p.index: (0, 0) for p in points}    # precision: (games counted, outcome-0 wins)
     with make_progress(progress, f"sweep {game.name}", sum(targets.values())) as bar:
         done_upto = {p.index: 0 for p in points}
         while True:
-            tasks = []
             have = {(pt, a, n) for pt, lst in store.chunk_index().items() for a, n, _ in lst}
-            for p in points:
-                for a, n in split(done_upto[p.index], targets[p.index] - done_upto[p.index], spec.chunk):
-                    if (p.index, a, n) in have:
-                        bar.advance(n)
-                    else:
-                        tasks.append((p.index, a, n))
-            tasks.sort(key=lambda t: (t[1], t[0]))
 
             def on_done(task, cols):
                 nonlocal played
@@ -180,7 +300,8 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                 bar.advance(task[2])
 
             try:
-                be.run(game, compiled, pols, spec.seed, tasks, keep, on_done)
+                be.run(game, compiled, pols, spec.seed,
+                       _tasks(points, dict(done_upto), dict(targets), spec.chunk, have, bar), keep, on_done)
             except KeyboardInterrupt:
                 manifest["status"] = "interrupted"
                 store.write_manifest(manifest)
@@ -195,8 +316,10 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                 t = targets[p.index]
                 if t >= spec.max_games:
                     continue
-                w = store.load_games(p.index, upto=t, columns=["game", "winner"])["winner"].to_numpy()
-                k = int(np.count_nonzero(w == 0))
+                c, k = counted[p.index]
+                for _, cols in store.iter_games(p.index, upto=t, columns=["winner"], start=c):
+                    k += int(np.count_nonzero(cols["winner"] == 0))
+                counted[p.index] = (t, k)
                 if float(wilson_half_width(k, t)) <= spec.precision:
                     continue
                 phat = min(max(k / t, 0.02), 0.98)
@@ -209,24 +332,20 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
     elapsed = time.perf_counter() - t0
 
     import pandas as pd
-    base = store.load_games(0, upto=targets[0])
     rows = []
     for p in points:
-        df = base if p.index == 0 else store.load_games(p.index, upto=targets[p.index])
-        if len(df) != targets[p.index]:
-            raise LotrSimError(f"point {p.label}: {len(df)} games on disk, expected {targets[p.index]}")
-        row = point_row(game, p, df, base)
+        tally, pair = tally_point(game, store, p.index, targets[p.index], targets[0])
+        if tally.n != targets[p.index]:
+            raise LotrSimError(f"point {p.label}: {tally.n} games on disk, expected {targets[p.index]}")
+        row = point_row_tally(game, p, tally, pair)
+        if spec.precision is not None:
+            row["precision_met"] = bool(float(wilson_half_width(tally.wins[0], tally.n)) <= spec.precision)
         row["dims"] = _json_dims(spec, cfgs[p.index], p)
         rows.append(row)
     results = pd.DataFrame(rows)
     atomic_write_parquet(outp / "results.parquet", results)
     if save_games:
-        parts = []
-        for p in points:
-            g = store.load_games(p.index, upto=targets[p.index])
-            g.insert(0, "point", p.index)
-            parts.append(g)
-        atomic_write_parquet(outp / "games.parquet", pd.concat(parts, ignore_index=True))
+        _write_games(store, points, targets, outp / "games.parquet")
     total = int(sum(targets.values()))
     manifest.update(games={p.label: targets[p.index] for p in points}, games_total=total,
                     finished=now_iso(), status="complete",
@@ -234,10 +353,31 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                     last_run=dict(elapsed_s=elapsed, games_played=played,
                                   games_per_second=(played / elapsed) if elapsed > 0 else None))
     store.write_manifest(manifest)
+    v = verdict(results, manifest)
     if report:
         from lotr_sim.reports.build import build_report
         build_report(outp)
-    return SweepResult(results=results, out=outp, manifest=manifest, points=points)
+    return SweepResult(results=results, out=outp, manifest=manifest, points=points, verdict=v)
+
+
+def _write_games(store: Store, points, targets, path: Path) -> None:
+    """``games.parquet`` (one row per game, a ``point`` column first) written chunk file by
+    chunk file (memory: one chunk)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    with _atomic_target(path, suffix=".parquet") as tmp:
+        writer = None
+        try:
+            for p in points:
+                for _, cols in store.iter_games(p.index, upto=targets[p.index]):
+                    cols = {"point": np.full(len(cols["game"]), p.index, dtype=np.int64), **cols}
+                    tab = pa.table(cols)
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, tab.schema)
+                    writer.write_table(tab.cast(writer.schema))
+        finally:
+            if writer is not None:
+                writer.close()
 
 
 def _json_dims(spec: SweepSpec, cfg, point) -> str:

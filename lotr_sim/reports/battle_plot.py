@@ -3,16 +3,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lotr_sim.reports.plots import _plt, save_figure
+from lotr_sim.reports.plots import new_figure, save_figure
 
 
-def plot_survivors(rep: dict, path: Path) -> None:
+def plot_survivors(rep: dict, path: Path | None = None):
+    """Exact (and Monte Carlo) survivor distributions; returns the Figure (saved when ``path``)."""
     import numpy as np
 
-    plt = _plt()
-
     ex, mc, b = rep["exact"], rep.get("monte_carlo"), rep["battle"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    fig = new_figure((10, 4))
+    axes = fig.subplots(1, 2)
     for ax, side in zip(axes, ("attacker", "defender")):
         p = np.array(ex[f"{side}_survivors"])
         k = np.arange(len(p))
@@ -26,4 +26,6 @@ def plot_survivors(rep: dict, path: Path) -> None:
         ax.legend()
     fig.suptitle(f"{b['rules']}: {b['attackers']} v {b['defenders']} "
                  f"(+{b['attack_bonus']}/+{b['defence_bonus']}); P(attacker takes) = {ex['attacker_wins']:.3f}")
-    save_figure(fig, path, tight=False)  # the figure uses constrained_layout
+    if path is not None:
+        save_figure(fig, path)
+    return fig

@@ -1,10 +1,10 @@
 """Build ``report.md`` and ``report.html`` (with PNG plots) from a sweep folder's
-``results.parquet`` (plus the labels in ``manifest.json`` when present)."""
+``results.parquet`` (plus the labels in ``manifest.json`` when present). Every report opens
+with the verdict (``lotr_sim.experiments.verdict``)."""
 from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 
 from lotr_sim.errors import LotrSimError
@@ -24,10 +24,16 @@ def load_results(folder: str | Path):
     mp = folder / "manifest.json"
     manifest = {}
     if mp.is_file():
-        try:
-            manifest = json.loads(mp.read_text())
-        except (OSError, json.JSONDecodeError):
-            manifest = {}
+        # a corrupt manifest is an error naming the file, not a report with "?" and no notes
+        from lotr_sim.experiments.store import read_manifest_file
+        manifest = read_manifest_file(mp)
+        for key in ("outcomes", "reasons", "sides", "notes"):
+            v = manifest.get(key)
+            if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a list of names)")
+        for key in ("policies", "spec"):
+            if not isinstance(manifest.get(key, {}), dict):
+                raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a table)")
     return df, manifest
 
 
@@ -37,18 +43,21 @@ def labels_from(df, manifest):
     return list(outcomes), list(reasons)
 
 
-def build_report(folder: str | Path) -> dict:
-    """Write plots (``plots/*.png``), ``report.md`` and ``report.html``; return their paths."""
+def build_report(folder: str | Path, target: str | None = None) -> dict:
+    """Write plots (``plots/*.png``), ``report.md`` and ``report.html``; return their paths
+    and the verdict (``target``: parity, default the manifest's, else ``good50``)."""
+    from lotr_sim.experiments.verdict import verdict, verdict_html, verdict_markdown
     from lotr_sim.reports import plots, tables
     folder = Path(folder)
     df, manifest = load_results(folder)
     outcomes, reasons = labels_from(df, manifest)
+    v = verdict(df, manifest, target)
     pdir = folder / "plots"
     try:
         pdir.mkdir(exist_ok=True)
     except OSError as e:
         raise LotrSimError(f"cannot write plots to {pdir}: {e.strerror or e}") from None
-    figs = plots.all_plots(df, outcomes, reasons, pdir)
+    figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"))
     game = manifest.get("game", "?")
     o0 = outcomes[0]
     title = f"lotr-sim sweep report: {game}"
@@ -59,17 +68,19 @@ def build_report(folder: str | Path) -> dict:
         ("points", len(df)),
         ("games per point", ", ".join(sorted({str(int(g)) for g in df["games"]}))),
         ("games in total", int(df["games"].sum())),
+        ("AI players (baseline)", " v ".join(f"{k} {p}" for k, p in v["players"].items())),
+        ("parity used by the verdict", v["target_text"] + f" (--target {v['target']})"),
         ("started / finished", f"{manifest.get('started', '?')} / {manifest.get('finished', '?')}"),
         ("config hash", manifest.get("spec_hash", "?")),
         ("machine", (manifest.get("machine") or {}).get("hostname", "?")),
     ]
     table_md = tables.results_markdown(df, outcomes, reasons)
-    md = [f"# {title}", ""]
-    md += [f"- **{k}**: {v}" for k, v in meta]
+    md = [f"# {title}", "", verdict_markdown(v), "## Sweep", ""]
+    md += [f"- **{k}**: {val}" for k, val in meta]
     md += [""] + [f"> **Note:** {n}" for n in manifest.get("notes", [])]
-    md += ["", f"Win rates with 95% Wilson intervals; Δ is the paired change of {o0}'s win rate "
-           f"against the baseline (common random numbers: game i of every point uses stream i) "
-           f"with its 95% interval.", "", table_md, ""]
+    md += ["", f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
+           f"{o0}'s win rate against the baseline in percentage points (common random numbers: game i "
+           f"of every point uses stream i) with its 95% interval.", "", table_md, ""]
     for name, path, caption in figs:
         md += [f"## {caption}", "", f"![{caption}](plots/{path.name})", ""]
     (folder / "report.md").write_text("\n".join(md))
@@ -78,11 +89,11 @@ def build_report(folder: str | Path) -> dict:
          "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
          "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
          "text-align:right}th{background:#eee}img{max-width:100%}</style></head><body>",
-         f"<h1>{html.escape(title)}</h1><ul>"]
-    h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(v))}</li>" for k, v in meta]
+         f"<h1>{html.escape(title)}</h1>", verdict_html(v), "<h2>Sweep</h2><ul>"]
+    h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(val))}</li>" for k, val in meta]
     h += ["</ul>"] + [f"<p><b>Note:</b> {html.escape(n)}</p>" for n in manifest.get("notes", [])]
-    h += [f"<p>Win rates with 95% Wilson intervals; &Delta; is the paired change of "
-          f"{html.escape(o0)}'s win rate against the baseline with its 95% interval.</p>",
+    h += [f"<p>Win rates in percent of games with 95% Wilson intervals; &Delta; is the paired change of "
+          f"{html.escape(o0)}'s win rate against the baseline in percentage points with its 95% interval.</p>",
           tables.results_html(df, outcomes, reasons)]
     for name, path, caption in figs:
         b64 = base64.b64encode(path.read_bytes()).decode()
@@ -90,4 +101,4 @@ def build_report(folder: str | Path) -> dict:
               f"src='data:image/png;base64,{b64}'>"]
     h += ["</body></html>"]
     (folder / "report.html").write_text("\n".join(h))
-    return dict(md=folder / "report.md", html=folder / "report.html", plots=[p for _, p, _ in figs])
+    return dict(md=folder / "report.md", html=folder / "report.html", plots=[p for _, p, _ in figs], verdict=v)

@@ -1,11 +1,20 @@
-"""Matplotlib plots (Agg backend) of a sweep's results table:
+"""Plots of a sweep's results table, drawn on ``matplotlib.figure.Figure`` objects: no
+pyplot state and no backend switch, so a notebook keeps its inline backend and can show the
+returned figures (``figures(df, outcomes, reasons)``). One unit everywhere: percent of games,
+changes in percentage points.
 
-* win rate of the first outcome (Good) against each swept dimension, with the 95% Wilson
-  band and the 50% line (``winrate_<dim>.png``);
+* win rate of the first outcome (Good) against each swept dimension with 95% Wilson
+  intervals and the 50% line (``winrate_<dim>.png``): numeric dimensions as a line with a
+  band (integer ticks for integer parameters), booleans and choices as categories (points
+  with interval whiskers, no line);
 * a tornado chart: how far each dimension moves that win rate from the baseline (paired Δ,
   smallest to largest value of the dimension, with intervals) (``tornado.png``);
+* Good's win rate under every pairing of policies as a heat map with the rates written in
+  the cells (``pairings.png``, when the sweep played them);
 * game-length histograms per dimension (``lengths_<dim>.png``);
 * end-reason shares per point (``reasons.png``).
+
+Legends sit outside the axes, never over data.
 """
 from __future__ import annotations
 
@@ -15,183 +24,241 @@ from pathlib import Path
 
 import numpy as np
 
-
-def _plt():
-    import matplotlib
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-    return plt
+from lotr_sim.experiments.verdict import dim_entries, is_integer, is_numeric, swept_dims
 
 
-def save_figure(fig, path, tight: bool = True) -> None:
-    """Lay out, write (PNG, 100 dpi) and close a figure; a write failure is one clear error."""
+def new_figure(figsize=(6, 4)):
+    """A ``Figure`` with constrained layout (room for outside legends), not tied to pyplot."""
+    from matplotlib.figure import Figure
+    return Figure(figsize=figsize, layout="constrained")
+
+
+def save_figure(fig, path, tight: bool = False) -> None:
+    """Write a figure (PNG, 100 dpi); a write failure is one clear error. The figure stays
+    usable (a notebook may still show it); it holds no pyplot state to close."""
     from lotr_sim.errors import LotrSimError
 
-    plt = _plt()
     try:
         if tight:
             fig.tight_layout()
         fig.savefig(path, dpi=100)
     except OSError as e:
         raise LotrSimError(f"cannot write plot {path}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def _as_number(vals):
-    try:
-        return [float(v) for v in vals], True
-    except (TypeError, ValueError):
-        return list(vals), False
+def _name(o: str) -> str:
+    return o.capitalize() if o in ("good", "evil") else o
+
+
+def _legend_outside(ax, fig=None) -> None:
+    """The legend to the right of the axes (constrained layout makes room)."""
+    h, labels = ax.get_legend_handles_labels()
+    if h:
+        ax.legend(h, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    return str(v)
 
 
 def dim_table(df) -> dict[str, list[tuple]]:
-    """{dim: [(value, row), ...]} for one-at-a-time sweeps (baseline included, sorted)."""
-    out: dict[str, list] = {}
+    """{dim: [(value, row), ...]} for one-at-a-time sweeps (baseline included, numbers sorted)."""
     if "dims" not in df:
-        return out
-    base = df[df["point"] == 0]
-    dims = list(json.loads(base.iloc[0]["dims"]).keys()) if len(base) else []
-    grid = (df["varied"] == "grid").any()
-    for d in dims:
-        sel = df if grid else df[(df["varied"] == d) | (df["point"] == 0)]
-        items = []
-        for _, r in sel.iterrows():
-            items.append((json.loads(r["dims"])[d], r))
-        vals, numeric = _as_number([v for v, _ in items])
-        order = np.argsort(vals, kind="stable") if numeric else range(len(items))
-        out[d] = [items[i] for i in order]
-    return out
+        return {}
+    return {d: dim_entries(df, d) for d in swept_dims(df)}
 
 
-def plot_winrate(dim, items, o0, path):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6, 4))
+def plot_winrate(dim, items, o0, path=None):
+    """Good's win rate against one dimension; returns the Figure (saved when ``path``)."""
+    fig = new_figure((7, 4))
+    ax = fig.subplots()
     xs_raw = [v for v, _ in items]
-    xs, numeric = _as_number(xs_raw)
-    rate = np.array([r[f"rate_{o0}"] for _, r in items])
-    lo = np.array([r[f"lo_{o0}"] for _, r in items])
-    hi = np.array([r[f"hi_{o0}"] for _, r in items])
-    pos = np.array(xs) if numeric else np.arange(len(xs))
-    if numeric and len(set(xs)) == len(xs):
-        ax.fill_between(pos, lo, hi, alpha=0.25, label="95% Wilson band")
-        ax.plot(pos, rate, "o-", label=f"{o0} win rate")
+    numeric = is_numeric(xs_raw)
+    rate = 100 * np.array([r[f"rate_{o0}"] for _, r in items], dtype=float)
+    lo = 100 * np.array([r[f"lo_{o0}"] for _, r in items], dtype=float)
+    hi = 100 * np.array([r[f"hi_{o0}"] for _, r in items], dtype=float)
+    if numeric and len(set(map(float, xs_raw))) == len(xs_raw):
+        pos = np.array([float(x) for x in xs_raw])
+        ax.fill_between(pos, lo, hi, alpha=0.25, label="95% Wilson interval")
+        ax.plot(pos, rate, "o-", label=f"{_name(o0)} win rate")
+        if is_integer(xs_raw):
+            ax.set_xticks(pos)
+            ax.set_xticklabels([str(int(x)) for x in pos])
     else:
-        ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4, label=f"{o0} win rate (95%)")
+        # booleans and choices are categories: points with whiskers, no line between them
+        pos = np.arange(len(xs_raw))
+        ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4,
+                    label=f"{_name(o0)} win rate (95% interval)")
         ax.set_xticks(pos)
-        ax.set_xticklabels([str(x) for x in xs_raw])
-    base = [i for i, (_, r) in enumerate(items) if r["point"] == 0]
-    for i in base:
-        ax.plot([pos[i]], [rate[i]], "s", color="black", ms=8, label="baseline")
-    ax.axhline(0.5, color="red", lw=1, ls="--", label="50%")
+        ax.set_xticklabels([_fmt(x) for x in xs_raw])
+        ax.set_xlim(-0.5, len(pos) - 0.5)
+    for i, (_, r) in enumerate(items):
+        if r["point"] == 0:
+            ax.plot([pos[i]], [rate[i]], "s", color="black", ms=8, label="baseline")
+    ax.axhline(50, color="red", lw=1, ls="--", label="50%")
     ax.set_xlabel(dim)
-    ax.set_ylabel(f"{o0} win rate")
-    ax.set_title(f"{o0} win rate vs {dim}")
-    ax.legend(fontsize=8)
+    ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
+    ax.set_title(f"{_name(o0)} win rate vs {dim}")
     ax.grid(alpha=0.3)
-    save_figure(fig, path)
+    _legend_outside(ax)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
 
 
-def plot_tornado(dt, o0, path):
-    plt = _plt()
+def plot_tornado(dt, o0, path=None):
+    """Tornado chart of the paired changes (percentage points); returns the Figure."""
     spans = []
     for d, items in dt.items():
         others = [(v, r) for v, r in items if r["point"] != 0]
         if not others:
             continue
-        deltas = [r[f"delta_{o0}"] for _, r in others]
-        los = [r[f"delta_{o0}_lo"] for _, r in others]
-        his = [r[f"delta_{o0}_hi"] for _, r in others]
+        deltas = [100 * r[f"delta_{o0}"] for _, r in others]
+        los = [100 * r[f"delta_{o0}_lo"] for _, r in others]
+        his = [100 * r[f"delta_{o0}_hi"] for _, r in others]
         lo_i, hi_i = int(np.argmin(deltas)), int(np.argmax(deltas))
         # each bar end carries the 95% interval of the point at that end
         ends = [(deltas[j], los[j], his[j]) for j in sorted({lo_i, hi_i})]
         spans.append((d, min(0.0, deltas[lo_i]), max(0.0, deltas[hi_i]), ends,
                       others[lo_i][0], others[hi_i][0]))
     spans.sort(key=lambda s: s[2] - s[1])
-    fig, ax = plt.subplots(figsize=(7, 0.5 * max(len(spans), 2) + 1.5))
+    fig = new_figure((8, 0.5 * max(len(spans), 2) + 1.5))
+    ax = fig.subplots()
     for i, (d, a, b, ends, va, vb) in enumerate(spans):
         ax.barh(i, b - a, left=a, color="tab:blue", alpha=0.7)
-        for x, l, h in ends:
-            ax.errorbar([x], [i], xerr=[[x - l], [h - x]], fmt="none", ecolor="black", capsize=3, lw=1)
+        for x, lo, hi in ends:
+            ax.errorbar([x], [i], xerr=[[x - lo], [hi - x]], fmt="none", ecolor="black", capsize=3, lw=1)
         if a < 0:
-            ax.text(a, i + 0.3, f"{va}", fontsize=7, ha="right")
+            ax.text(a, i + 0.3, _fmt(va), fontsize=7, ha="right")
         if b > 0:
-            ax.text(b, i + 0.3, f"{vb}", fontsize=7, ha="left")
+            ax.text(b, i + 0.3, _fmt(vb), fontsize=7, ha="left")
     ax.set_yticks(range(len(spans)))
     ax.set_yticklabels([s[0] for s in spans])
     ax.axvline(0, color="black", lw=1)
-    ax.set_xlabel(f"paired change of {o0} win rate vs baseline (whiskers: 95% intervals)")
+    ax.set_xlabel(f"paired change of {_name(o0)}'s win rate vs baseline\n"
+                  f"(percentage points; whiskers: 95% intervals)")
     ax.set_title("Which parameter moves the balance most")
     ax.grid(alpha=0.3, axis="x")
-    save_figure(fig, path)
+    ax.margins(x=0.12)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
 
 
-def plot_lengths(dim, items, path):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6, 4))
+def plot_pairings(df, o0, sides, path=None):
+    """Heat map of Good's win rate under every pairing of policies, rates in the cells;
+    returns the Figure, or None when the sweep played no pairings."""
+    from lotr_sim.reports.tables import pairing_matrix
+    rows, cols, cells = pairing_matrix(df, sides)
+    if len(cells) < 2:
+        return None
+    m = np.full((len(rows), len(cols)), np.nan)
+    for (rp, cp), r in cells.items():
+        m[rows.index(rp), cols.index(cp)] = 100 * r[f"rate_{o0}"]
+    fig = new_figure((1.3 * len(cols) + 3, 0.9 * len(rows) + 1.8))
+    ax = fig.subplots()
+    im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=100, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            if m[i, j] == m[i, j]:
+                ax.text(j, i, f"{m[i, j]:.1f}%", ha="center", va="center", fontsize=10,
+                        color="white" if abs(m[i, j] - 50) > 30 else "black")
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels([str(c) for c in cols])
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([str(r) for r in rows])
+    ax.set_xlabel(f"{_name(sides[1])}'s AI")
+    ax.set_ylabel(f"{_name(sides[0])}'s AI")
+    ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing")
+    fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_lengths(dim, items, path=None):
+    """Game-length distributions per value of a dimension; returns the Figure."""
+    fig = new_figure((7, 4))
+    ax = fig.subplots()
     for v, r in items:
         h = np.asarray(r["rounds_hist"], dtype=float)
         if h.sum() == 0:
             continue
         x = np.arange(h.size)
-        lbl = f"{dim}={v}" + (" (baseline)" if r["point"] == 0 else "")
-        ax.step(x, h / h.sum(), where="mid", label=lbl, lw=2 if r["point"] == 0 else 1)
+        lbl = f"{dim}={_fmt(v)}" + (" (baseline)" if r["point"] == 0 else "")
+        ax.step(x, 100 * h / h.sum(), where="mid", label=lbl, lw=2 if r["point"] == 0 else 1)
     ax.set_xlabel("rounds")
-    ax.set_ylabel("share of games")
+    ax.set_ylabel("% of games")
     ax.set_title(f"Game length by {dim}")
-    ax.legend(fontsize=7)
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
-    save_figure(fig, path)
+    _legend_outside(ax)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
 
 
-def plot_reasons(df, reasons, path):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 0.3 * len(df) + 1.5))
+def plot_reasons(df, reasons, path=None):
+    """End-reason shares per point (percent of games); legend below the bars."""
+    fig = new_figure((8, 0.3 * len(df) + 2.2))
+    ax = fig.subplots()
     left = np.zeros(len(df))
     y = np.arange(len(df))
     for r in reasons:
-        v = df[f"reason_{r}"].to_numpy(dtype=float)
+        v = 100 * df[f"reason_{r}"].to_numpy(dtype=float)
         ax.barh(y, v, left=left, label=r)
         left += v
     ax.set_yticks(y)
     ax.set_yticklabels(df["label"].tolist(), fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("share of games")
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of games")
     ax.set_title("End reasons")
-    ax.legend(fontsize=8, loc="lower right")
-    save_figure(fig, path)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, title="reason")
+    if path is not None:
+        save_figure(fig, path)
+    return fig
 
 
-def all_plots(df, outcomes, reasons, pdir: Path) -> list[tuple[str, Path, str]]:
+def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
+    """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved)."""
     o0 = outcomes[0]
+    sides = list(sides or outcomes[:2])
     out = []
     dt = dim_table(df)
-    grid = (df["varied"] == "grid").any()
+    grid = bool((df["varied"] == "grid").any()) if "varied" in df else False
     for d, items in dt.items():
-        p = pdir / f"winrate_{_safe(d)}.png"
-        plot_winrate(d, items if not grid else _marginal(items, d), o0, p)
-        out.append((d, p, f"{o0} win rate vs {d}"))
+        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
+                    f"{_name(o0)} win rate vs {d}"))
     if not grid and dt:
-        p = pdir / "tornado.png"
-        plot_tornado(dt, o0, p)
-        out.append(("tornado", p, "Tornado chart"))
-    for d, items in dt.items():
-        if grid:
-            break
-        p = pdir / f"lengths_{_safe(d)}.png"
-        plot_lengths(d, items, p)
-        out.append((f"lengths_{d}", p, f"Game length by {d}"))
+        out.append(("tornado", plot_tornado(dt, o0), "Tornado chart"))
+    if "varied" in df and (df["varied"] == "pairings").any():
+        f = plot_pairings(df, o0, sides)
+        if f is not None:
+            out.append(("pairings", f, f"{_name(o0)} win rate by AI pairing"))
+    if not grid:
+        for d, items in dt.items():
+            out.append((f"lengths_{_safe(d)}", plot_lengths(d, items), f"Game length by {d}"))
     if len(dt) == 0 or grid:
-        p = pdir / "lengths.png"
-        plot_lengths("point", [(r["label"], r) for _, r in df.iterrows()], p)
-        out.append(("lengths", p, "Game length"))
-    p = pdir / "reasons.png"
-    plot_reasons(df, reasons, p)
-    out.append(("reasons", p, "End reasons"))
+        out.append(("lengths", plot_lengths("point", [(r["label"], r) for _, r in df.iterrows()]), "Game length"))
+    out.append(("reasons", plot_reasons(df, reasons), "End reasons"))
+    return out
+
+
+def all_plots(df, outcomes, reasons, pdir: Path, sides=None) -> list[tuple[str, Path, str]]:
+    """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``."""
+    out = []
+    for name, fig, caption in figures(df, outcomes, reasons, sides):
+        p = Path(pdir) / f"{name}.png"
+        save_figure(fig, p)
+        out.append((name, p, caption))
     return out
 
 
@@ -203,9 +270,9 @@ def _marginal(items, d):
     for v, r in items:
         if r["point"] == 0 and r["varied"] != "grid":
             continue
-        groups.setdefault(str(v), (v, []))[1].append(r)
+        groups.setdefault(json.dumps(v, default=str), (v, []))[1].append(r)
     out = []
-    for key, (v, rs) in groups.items():
+    for _key, (v, rs) in groups.items():
         row = dict(rs[0])
         n = sum(int(r["games"]) for r in rs)
         for c in [c for c in rs[0].index if c.startswith("wins_")]:
@@ -215,6 +282,6 @@ def _marginal(items, d):
             row[f"rate_{o}"], row[f"lo_{o}"], row[f"hi_{o}"] = k / n, lo, hi
         row["point"] = -1
         out.append((v, pd.Series(row)))
-    vals, numeric = _as_number([v for v, _ in out])
-    order = np.argsort(vals, kind="stable") if numeric else range(len(out))
-    return [out[i] for i in order]
+    if is_numeric([v for v, _ in out]):
+        out.sort(key=lambda t: float(t[0]))
+    return out

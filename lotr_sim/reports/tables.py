@@ -1,20 +1,34 @@
-"""Result tables: Markdown, HTML and a rich table for the terminal."""
+"""Result tables: Markdown, HTML, a rich table for the terminal (80 columns) and the
+pairings matrix. Rates are percent of games; Δ is in percentage points."""
 from __future__ import annotations
 
 import html
+import json
 
 
 def _pct(x) -> str:
     return "-" if x != x else f"{100 * x:.1f}"
 
 
+def _name(o: str, sides=("good", "evil")) -> str:
+    return o.capitalize() if o in sides else o
+
+
+def _missed(r) -> bool:
+    return "precision_met" in r and r["precision_met"] is not None and r["precision_met"] == r["precision_met"] \
+        and not bool(r["precision_met"])
+
+
 def rows(df, outcomes, reasons) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the full results table (one row per point). Each outcome's
+    column shows that outcome's rate with its 95% Wilson interval; a ``*`` after the games
+    marks a point that stopped at --max-games before reaching --precision."""
     o0 = outcomes[0]
-    head = ["point", "games"] + [f"{o} % [95% CI]" for o in outcomes] + \
-        [f"Δ{o0} pts [95% CI]", "rounds mean", "rounds q50"] + [f"{r} %" for r in reasons]
+    head = ["point", "games"] + [f"{_name(o)} % [95% CI]" for o in outcomes] + \
+        [f"Δ{_name(o0)}, percentage points [95% CI]", "rounds mean", "rounds q50"] + [f"{r} %" for r in reasons]
     body = []
     for _, r in df.iterrows():
-        line = [str(r["label"]), str(int(r["games"]))]
+        line = [str(r["label"]), f"{int(r['games'])}" + ("*" if _missed(r) else "")]
         for o in outcomes:
             line.append(f"{_pct(r[f'rate_{o}'])} [{_pct(r[f'lo_{o}'])}, {_pct(r[f'hi_{o}'])}]")
         if r["point"] == 0:
@@ -28,11 +42,18 @@ def rows(df, outcomes, reasons) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
+def _footnote(df) -> str:
+    if "precision_met" not in df or df["precision_met"].astype(bool).all():
+        return ""
+    return "\\* stopped at --max-games before its 95% half-width reached --precision."
+
+
 def results_markdown(df, outcomes, reasons) -> str:
     head, body = rows(df, outcomes, reasons)
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(b) + " |" for b in body]
-    return "\n".join(out)
+    foot = _footnote(df)
+    return "\n".join(out + ([""] + [foot] if foot else []))
 
 
 def results_html(df, outcomes, reasons) -> str:
@@ -41,15 +62,105 @@ def results_html(df, outcomes, reasons) -> str:
     for b in body:
         out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in b) + "</tr>")
     out.append("</table>")
+    foot = _footnote(df)
+    if foot:
+        out.append(f"<p>{html.escape(foot.replace(chr(92), ''))}</p>")
     return "\n".join(out)
 
 
 def results_rich(df, outcomes, reasons, title: str = ""):
+    """The full table as a rich Table (wide: for reports and wide terminals)."""
     from rich.table import Table
     head, body = rows(df, outcomes, reasons)
     t = Table(title=title or None)
     for i, h in enumerate(head):
-        t.add_column(h, justify="left" if i == 0 else "right")
+        t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
     for b in body:
         t.add_row(*b)
     return t
+
+
+def _is_pairing(r) -> bool:
+    return r.get("varied") == "pairings"
+
+
+def compact_rich(df, outcomes, title: str = ""):
+    """The terminal table, 80 columns wide for Minas Tirith: point, Good's rate with its
+    interval, the other outcomes' rates, Good's paired change in percentage points (games
+    only when they differ between points). Pairing points are left to ``pairings_rich``;
+    labels wrap, never "…"."""
+    from rich import box
+    from rich.table import Table
+    o0 = outcomes[0]
+    sel = df[[not _is_pairing(r) for _, r in df.iterrows()]] if "varied" in df else df
+    same = sel["games"].nunique() == 1 and "precision_met" not in sel
+    if same and len(sel):
+        title = f"{title} ({int(sel['games'].iloc[0]):,} games per point)" if title else ""
+    t = Table(title=title or None, box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0), pad_edge=False)
+    t.add_column("point", overflow="fold")
+    if not same:
+        t.add_column("games", justify="right", overflow="fold")
+    t.add_column(f"{_name(o0)} %\n[95% CI]", justify="right", overflow="fold")
+    for o in outcomes[1:]:
+        t.add_column(f"{_name(o)}\n%", justify="right", overflow="fold")
+    t.add_column(f"Δ{_name(o0)}, percentage\npoints [95% CI]", justify="right", overflow="fold")
+    for _, r in sel.iterrows():
+        cells = [str(r["label"])]
+        if not same:
+            cells.append(f"{int(r['games'])}" + ("*" if _missed(r) else ""))
+        cells.append(f"{_pct(r[f'rate_{o0}'])} [{_pct(r[f'lo_{o0}'])}, {_pct(r[f'hi_{o0}'])}]")
+        cells += [_pct(r[f"rate_{o}"]) for o in outcomes[1:]]
+        if r["point"] == 0:
+            cells.append("baseline")
+        else:
+            cells.append(f"{100 * r[f'delta_{o0}']:+.1f} [{100 * r[f'delta_{o0}_lo']:.1f}, "
+                         f"{100 * r[f'delta_{o0}_hi']:.1f}]")
+        t.add_row(*cells)
+    return t
+
+
+def pairing_matrix(df, sides) -> tuple[list[str], list[str], dict]:
+    """``(row policies, column policies, {(row, col): row of df})`` of the points played on
+    the baseline rules, by the first side's (rows) and second side's (columns) policy."""
+    cells: dict = {}
+    for _, r in df.iterrows():
+        if json.loads(r["params"]) or r.get("varied") == "grid":
+            continue
+        pol = json.loads(r["policies"])
+        key = (pol.get(sides[0]), pol.get(sides[1]))
+        cells.setdefault(key, r)
+    rows_ = sorted({k[0] for k in cells}, key=str)
+    cols = sorted({k[1] for k in cells}, key=str)
+    return rows_, cols, cells
+
+
+def pairings_rich(df, outcomes, sides):
+    """Good's win rate (percent) under every pairing of policies, or None."""
+    from rich import box
+    from rich.table import Table
+    if "varied" not in df or not (df["varied"] == "pairings").any():
+        return None
+    o0 = outcomes[0]
+    rws, cols, cells = pairing_matrix(df, sides)
+    t = Table(title=f"{_name(o0)} win rate % by AI pairing", box=box.SIMPLE_HEAD, show_edge=False,
+              pad_edge=False, caption=f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI")
+    t.add_column(f"{_name(sides[0])} \\ {_name(sides[1])}", overflow="fold")
+    for c in cols:
+        t.add_column(str(c), justify="right", overflow="fold")
+    for rp in rws:
+        t.add_row(str(rp), *[_pct(cells[(rp, c)][f"rate_{o0}"]) if (rp, c) in cells else "-" for c in cols])
+    return t
+
+
+def console_summary(df, outcomes, sides, verdict: dict | None, title: str = "") -> list:
+    """What ``lotr-sim sweep`` prints: the compact table, the pairings matrix and the
+    verdict (plain text: no rich markup is read from it)."""
+    from rich.text import Text
+    out = [compact_rich(df, outcomes, title)]
+    pm = pairings_rich(df, outcomes, sides)
+    if pm is not None:
+        out.append(pm)
+    if verdict:
+        out.append(Text("Verdict: " + verdict["sentence"], style="bold"))
+        out += [Text(ln) for ln in verdict["lines"][1:]]
+    return out

@@ -92,3 +92,50 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
     r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert len(list(chunks.glob("p*.parquet"))) == 40
+
+
+def _count_games(monkeypatch):
+    """Count the games the fake game plays (every simulate call, any caller)."""
+    import fakegame
+    played = []
+    orig = fakegame.FakeGame.simulate
+
+    def sim(self, compiled, policies, seed, first, n, threads=None):
+        played.append(n)
+        return orig(self, compiled, policies, seed, first, n, threads)
+    monkeypatch.setattr(fakegame.FakeGame, "simulate", sim)
+    return played
+
+
+def test_resume_of_a_finished_sweep_replays_no_game(tmp_path, fake, monkeypatch):
+    """--resume on a finished sweep must not re-run finished chunks (a mutation that made
+    it re-run 5,400 of 6,000 games kept the answer right and went unnoticed)."""
+    played = _count_games(monkeypatch)
+    out = tmp_path / "done"
+    ref = api.sweep(fake, params=["strength=3,7"], games=2000, chunk=200, seed=9, out=out, report=False)
+    assert sum(played) == 6000
+    played.clear()
+    res = api.sweep(fake, resume=out, report=False)
+    assert played == []
+    pd.testing.assert_frame_equal(res.results, ref.results)
+    # the CLI path, options repeated or not
+    from typer.testing import CliRunner
+    from lotr_sim.cli.main import app
+    for args in (["sweep", "-q", "--resume", str(out)],
+                 ["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-n", "2000", "--chunk", "200", "-s", "9",
+                  "--resume", str(out)]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0, r.output
+        assert played == [], args
+        assert "0 games in" in r.stdout
+
+
+def test_resume_of_a_finished_precision_sweep_replays_no_game(tmp_path, fake, monkeypatch):
+    played = _count_games(monkeypatch)
+    kw = dict(params=["strength=0,9"], precision=0.015, chunk=300, seed=3, report=False)
+    ref = api.sweep(fake, out=tmp_path / "p", **kw)
+    assert ref.results["games"].nunique() > 1
+    played.clear()
+    res = api.sweep(fake, resume=tmp_path / "p")
+    assert played == []
+    pd.testing.assert_frame_equal(res.results, ref.results)

@@ -183,3 +183,194 @@ def test_minas_tirith_smoke(tmp_path):
     res = api.sweep("minas-tirith", params=["leader_bonus=0,2"], games=200, chunk=100, out=tmp_path / "mt")
     assert len(res.results) == 3 and (res.results["games"] == 200).all()
     assert (res.out / "report.html").is_file()
+
+
+# --- issue 7: verdict, pairings, target, 80 columns, file modes, precision, bad input --------
+
+def _run_cli(args, env=None):
+    return runner.invoke(app, args, env=env)
+
+
+def test_cli_sweep_pairings_target_verdict_json(fake, tmp_path):
+    from fakegame import win_probability
+    r = _run_cli(["sweep", "-g", "fake", "-q", "--json", "-p", "strength=3,7", "-n", "4000", "--pairings",
+                  "--target", "equal", "-o", str(tmp_path / "pj")])
+    assert r.exit_code == 0, r.output
+    js = json.loads(r.stdout)
+    v = js["verdict"]
+    assert js["manifest"]["target"] == "equal" and v["target"] == "equal"
+    rows = {x["label"]: x for x in js["results"]}
+    pair = [x for x in js["results"] if x["varied"] == "pairings"]
+    # 2 policies x 2 sides = 4 pairings; greedy v greedy is the baseline itself
+    assert len(pair) == 3 and "good=greedy,evil=greedy" not in rows
+    cells = v["pairings"]["cells"]
+    assert len(cells) == 4
+    params = fake.load(None, {}).params
+    for c in cells:
+        pg, _ = win_probability(params, c["policies"])
+        assert abs(c["rate"] - pg) < 4 * math.sqrt(pg * (1 - pg) / 4000)
+    assert v["pairings"]["min"] == min(c["rate"] for c in cells)
+    assert (tmp_path / "pj" / "plots" / "pairings.png").is_file()
+    md = (tmp_path / "pj" / "report.md").read_text()
+    assert md.index("## Verdict") < md.index("| point")
+    assert "Depends on the AI" in md and "parity = Good wins as often as Evil" in md
+    assert "(--target equal)" in md
+    # the levers only rank rule parameters, not the pairings
+    assert {x["param"] for x in v["levers"]} == {"strength"}
+
+
+def test_sweep_file_pairings_and_target_keys(tmp_path, monkeypatch):
+    cfgs = tmp_path / "configs" / "sweeps"
+    cfgs.mkdir(parents=True)
+    (cfgs / "fake.toml").write_text('game = "fake"\ngames = 300\npairings = true\ntarget = "equal"\n'
+                                    '[params]\nstrength = [4, 6]\n')
+    monkeypatch.setenv("LOTR_SIM_CONFIGS", str(tmp_path / "configs"))
+    r = _run_cli(["sweep", "-g", "fake", "-q", "-o", str(tmp_path / "f")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "f" / "manifest.json").read_text())
+    assert m["target"] == "equal" and m["spec"]["pairings"] is True
+    df = pd.read_parquet(tmp_path / "f" / "results.parquet")
+    assert (df["varied"] == "pairings").sum() == 3
+    # --no-pairings overrides the file; --param alone does not read the default file
+    r = _run_cli(["sweep", "-g", "fake", "-q", "--no-pairings", "-o", str(tmp_path / "g")])
+    assert r.exit_code == 0 and "pairings" not in json.loads((tmp_path / "g" / "manifest.json").read_text())["spec"]
+    (cfgs / "fake.toml").write_text('game = "fake"\ngames = 300\npairings = "yes"\n[params]\nstrength = [4]\n')
+    r = _run_cli(["sweep", "-g", "fake", "-q", "-o", str(tmp_path / "h")])
+    assert r.exit_code == 2 and "pairings must be true or false" in r.stderr
+
+
+def test_default_sweep_file_plays_the_pairings():
+    from lotr_sim.config import configs_dir
+    from lotr_sim.experiments.spec import load_sweep_file
+    d = load_sweep_file(configs_dir() / "sweeps" / "minas-tirith.toml")
+    assert d["pairings"] is True
+
+
+def test_cli_console_summary_fits_80_columns(fake, tmp_path):
+    r = _run_cli(["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-p", "mode=tilted", "-p", "bonus=true",
+                  "-n", "500", "--pairings", "-o", str(tmp_path / "w")], env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= 80, max(lines, key=len)
+    assert "…" not in r.stdout
+    for label in ("baseline", "strength=7", "mode=tilted", "bonus=true"):
+        assert any(ln.startswith(label + " ") for ln in lines), label
+    assert "Verdict:" in r.stdout and "by AI pairing" in r.stdout and "percentage" in r.stdout
+
+
+def test_written_files_have_normal_permissions(fake, tmp_path):
+    import os
+    import stat
+    old = os.umask(0o022)
+    try:
+        res = api.sweep(fake, params=["strength=4"], games=200, chunk=100, out=tmp_path / "m", save_games=True)
+    finally:
+        os.umask(old)
+    files = [res.out / f for f in ("manifest.json", "results.parquet", "games.parquet", "report.md",
+                                   "report.html", "plots/reasons.png")]
+    files += list((res.out / "chunks").glob("*.parquet"))
+    assert len(files) > 6
+    for f in files:
+        assert stat.S_IMODE(f.stat().st_mode) == 0o644, (f, oct(f.stat().st_mode))
+    # games.parquet, written chunk by chunk, holds every game of every point
+    g = pd.read_parquet(res.out / "games.parquet")
+    assert len(g) == 400 and g.groupby("point")["game"].apply(list).tolist() == [list(range(200))] * 2
+
+
+def test_precision_misses_are_flagged(fake, tmp_path):
+    r = _run_cli(["sweep", "-g", "fake", "-q", "-p", "strength=0,5", "--precision", "0.001", "--max-games", "100",
+                  "-o", str(tmp_path / "pm")], env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    df = pd.read_parquet(tmp_path / "pm" / "results.parquet")
+    assert (df["games"] == 100).all() and not df["precision_met"].any()
+    assert "100*" in r.stdout and "missed at 2 of 2 points" in r.stdout
+    md = (tmp_path / "pm" / "report.md").read_text()
+    assert "| 100* |" in md and "missed at 2 of 2 points" in md
+    ok = api.sweep(fake, params=["strength=0"], precision=0.03, out=tmp_path / "ok", report=False)
+    assert ok.results["precision_met"].all() and ok.verdict["precision"] is None
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--chunk", "0"], "--chunk must be at least 1, got 0"),
+    (["--chunk", "-5"], "--chunk must be at least 1"),
+    (["--games", "0"], "--games must be at least 1, got 0"),
+    (["--precision", "0.01", "--max-games", "0"], "--max-games must be at least 1"),
+    (["--target", "fifty"], "--target must be one of good50, equal"),
+    (["--games", "1000000000000"], "free"),
+])
+def test_cli_sweep_more_bad_input_one_line(fake, tmp_path, args, msg):
+    a = ["sweep", "-g", "fake", "-q", "-p", "strength=1,2", "-o", str(tmp_path / "x")]
+    if "--games" not in args and "--precision" not in args:
+        a += ["-n", "10"]
+    r = runner.invoke(app, a + args)
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lotr-sim: error:") and msg in err[0], r.stderr
+    assert not (tmp_path / "x" / "chunks").exists() or not list((tmp_path / "x" / "chunks").iterdir())
+
+
+def test_huge_sweep_refused_before_any_game(fake, tmp_path, monkeypatch):
+    import fakegame
+    calls = []
+    monkeypatch.setattr(fakegame.FakeGame, "simulate", lambda *a, **k: calls.append(1))
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-p", "strength=1", "--games", str(10 ** 12),
+                            "-o", str(tmp_path / "huge")])
+    assert r.exit_code == 2 and "needs about" in r.stderr and "free" in r.stderr, r.stderr
+    assert calls == [] and not (tmp_path / "huge").exists()
+
+
+def test_report_on_corrupt_manifest_is_one_line(fake, tmp_path):
+    res = api.sweep(fake, params=["strength=4"], games=100, out=tmp_path / "c", report=False)
+    mp = res.out / "manifest.json"
+    mp.write_text('{"game": "fake", "outcomes": [')
+    r = runner.invoke(app, ["report", str(res.out)])
+    assert r.exit_code == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and str(mp) in err[0] and "corrupt JSON" in err[0], r.stderr
+    mp.write_bytes(b"\xff\xfe\x00binary")
+    r = runner.invoke(app, ["report", str(res.out)])
+    assert r.exit_code == 2 and str(mp) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    for bad in ('{"outcomes": 5}', '{"policies": [1]}', '{"notes": [1, 2]}'):
+        mp.write_text(bad)
+        r = runner.invoke(app, ["report", str(res.out)])
+        assert r.exit_code == 2 and str(mp) in r.stderr and "corrupt manifest" in r.stderr, (bad, r.stderr)
+    mp.write_text("[1, 2]")
+    r = runner.invoke(app, ["sweep", "-q", "--resume", str(res.out)])
+    assert r.exit_code == 2 and "corrupt manifest" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_report_target_option(fake, tmp_path):
+    res = api.sweep(fake, params=["strength=4"], games=300, out=tmp_path / "t", report=False)
+    r = runner.invoke(app, ["report", str(res.out), "--target", "equal"])
+    assert r.exit_code == 0 and "verdict:" in r.stdout
+    assert "parity = Good wins as often as Evil" in (res.out / "report.md").read_text()
+    r = runner.invoke(app, ["report", str(res.out), "--target", "x"])
+    assert r.exit_code == 2 and "--target must be one of" in r.stderr
+
+
+def test_final_aggregation_reads_chunk_files_one_at_a_time(fake, tmp_path, monkeypatch):
+    """Memory must not grow with the number of games: the results come from Tally/PairTally
+    folded chunk by chunk, never from loading a point's games at once, and they equal the
+    per-game computation."""
+    from lotr_sim.experiments import store as store_mod
+    from lotr_sim.experiments.aggregate import point_row
+
+    def boom(*a, **k):
+        raise AssertionError("load_games reads every game of a point at once")
+    res_kw = dict(params=["strength=3,7", "good=random"], games=1500, chunk=400, seed=5, report=False)
+    ref_dir = tmp_path / "ref"
+    monkeypatch.setattr(store_mod.Store, "load_games", boom)
+    res = api.sweep(fake, out=ref_dir, **res_kw)
+    monkeypatch.undo()
+    st = store_mod.Store(ref_dir)
+    base = st.load_games(0)
+    for p in res.points:
+        want = point_row(fake, p, st.load_games(p.index), base)
+        got = res.results.iloc[p.index]
+        for k, v in want.items():
+            if k == "rounds_hist":
+                assert list(got[k]) == list(v)
+            elif isinstance(v, float):
+                assert got[k] == pytest.approx(v, nan_ok=True), k
+            else:
+                assert got[k] == v, k

@@ -1,0 +1,439 @@
+"""The verdict of a sweep: the answer to "does Good win too often, and which rule would fix it?"
+
+Pure functions over a sweep's results frame (one row per point, ``results.parquet``) and its
+manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-able dict:
+
+* ``baseline``: the baseline's rate of every outcome with its 95% Wilson interval;
+* ``sentence``: "Evil is favoured by 1.9 percentage points [0.9, 2.9]" or "fair within the
+  interval", measured against *parity*, which with draws in play has two meanings:
+
+  - ``good50`` (default): the first outcome's (Good's) win rate is 50%; the gap is
+    ``rate - 0.5`` with the Wilson interval shifted by 0.5;
+  - ``equal``: Good wins as often as Evil (the second outcome); the gap is
+    ``d = p_good - p_evil`` of one multinomial sample, interval ``d -/+ z sqrt((p_g + p_e - d^2)/n)``;
+
+* ``players``: the AI players (policies) of the baseline;
+* ``levers``: every swept dimension ranked by its largest paired change of Good's win rate
+  against the baseline (with its 95% interval);
+* ``parity``: for every swept dimension the value closest to parity; for numeric ones the
+  crossing interpolated linearly between adjacent swept values, its interval by
+  interpolating the interval ends the same way (as ``balance`` does). A dimension
+  ``overshoots`` when the crossing lies between two swept values but no swept value's
+  interval contains parity;
+* ``pairings``: Good's win rate under every pairing of policies, with its spread, when the
+  sweep played them (``pairings = true``);
+* ``precision``: the points that stopped at ``max_games`` before reaching ``--precision``.
+
+``verdict_markdown`` / ``verdict_html`` render it for the reports; ``verdict_lines`` gives
+the plain sentences (also in the dict as ``lines``).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from lotr_sim.errors import LotrSimError
+from lotr_sim.experiments.stats import wilson, z_value
+
+TARGETS = ("good50", "equal")
+TARGET_TEXT = {
+    "good50": "parity = {o0} wins 50% of games",
+    "equal": "parity = {o0} wins as often as {o1}",
+}
+
+
+def check_target(target: str | None) -> str:
+    """``None`` -> ``"good50"``; anything but ``good50``/``equal`` is one clear error."""
+    if target is None:
+        return "good50"
+    t = str(target).strip().lower()
+    if t not in TARGETS:
+        raise LotrSimError(f"--target must be one of {', '.join(TARGETS)} (Good's win rate = 50%, "
+                           f"or Good = Evil), got {target!r}")
+    return t
+
+
+def _name(o: str, sides) -> str:
+    return o.capitalize() if o in sides else o
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _pp(x: float) -> str:
+    """A difference in percentage points, signed."""
+    return f"{100 * x:+.1f}"
+
+
+def _json_field(v) -> dict:
+    if isinstance(v, dict):
+        return v
+    try:
+        return json.loads(v) if isinstance(v, str) and v else {}
+    except json.JSONDecodeError:
+        return {}
+
+
+def labels(df, manifest: Mapping) -> tuple[list[str], list[str]]:
+    """(outcomes, sides): from the manifest, else from the frame's ``wins_*`` columns."""
+    outcomes = list(manifest.get("outcomes") or [c[5:] for c in df.columns if c.startswith("wins_")])
+    sides = list(manifest.get("sides") or outcomes[:2])
+    return outcomes, sides
+
+
+def parity_gap(games: int, wins0: int, wins1: int, target: str, conf: float = 0.95) -> tuple[float, float, float]:
+    """``(gap, lo, hi)``: how far a configuration is from parity (module docstring), as a
+    proportion; ``gap > 0`` favours the first outcome."""
+    n = int(games)
+    if n <= 0:
+        return float("nan"), float("nan"), float("nan")
+    if target == "good50":
+        lo, hi = wilson(wins0, n, conf)
+        return wins0 / n - 0.5, lo - 0.5, hi - 0.5
+    pg, pe = wins0 / n, wins1 / n
+    d = pg - pe
+    half = z_value(conf) * math.sqrt(max(pg + pe - d * d, 0.0) / n)
+    return d, d - half, d + half
+
+
+def _entry(value, games, wins0, wins1, target) -> dict:
+    g, lo, hi = parity_gap(games, wins0, wins1, target)
+    rlo, rhi = wilson(wins0, games) if games > 0 else (float("nan"), float("nan"))
+    return dict(value=value, games=int(games), rate=wins0 / games if games else float("nan"),
+                lo=float(rlo), hi=float(rhi), gap=g, gap_lo=lo, gap_hi=hi)
+
+
+def _is_grid(df) -> bool:
+    return bool((df["varied"] == "grid").any()) if "varied" in df else False
+
+
+def swept_dims(df) -> list[str]:
+    """The swept dimensions, in sweep order (keys of the baseline's ``dims``)."""
+    if "dims" not in df or not len(df):
+        return []
+    base = df[df["point"] == 0]
+    return list(_json_field(base.iloc[0]["dims"]).keys()) if len(base) else []
+
+
+def dim_entries(df, dim: str) -> list[tuple[Any, Any]]:
+    """``[(value, row)]`` of a one-at-a-time dimension: its points plus the baseline (pairing
+    points excluded), sorted by value when the values are numbers (booleans stay categories)."""
+    sel = df[(df["varied"] == dim) | (df["point"] == 0)] if not _is_grid(df) else df[df["varied"] == "grid"]
+    items = [(_json_field(r["dims"]).get(dim), r) for _, r in sel.iterrows()]
+    if is_numeric([v for v, _ in items]):
+        items.sort(key=lambda t: float(t[0]))
+    return items
+
+
+def is_numeric(values) -> bool:
+    """Numbers (not booleans, not text): plotted on a numeric axis, interpolated for parity."""
+    return bool(values) and all(isinstance(v, (int, float, np.integer, np.floating))
+                                and not isinstance(v, (bool, np.bool_)) for v in values)
+
+
+def is_integer(values) -> bool:
+    return is_numeric(values) and all(float(v) == int(float(v)) for v in values)
+
+
+def _dim_parity_entries(df, dim, o0, o1, target) -> list[dict]:
+    if not _is_grid(df):
+        return [_entry(v, int(r["games"]), int(r[f"wins_{o0}"]), int(r.get(f"wins_{o1}", 0)), target)
+                for v, r in dim_entries(df, dim)]
+    # grid: pool the games of every point with the same value of dim
+    pooled: dict = {}
+    for v, r in dim_entries(df, dim):
+        key = json.dumps(v, default=str)
+        e = pooled.setdefault(key, [v, 0, 0, 0])
+        e[1] += int(r["games"])
+        e[2] += int(r[f"wins_{o0}"])
+        e[3] += int(r.get(f"wins_{o1}", 0))
+    out = [_entry(v, n, w0, w1, target) for v, n, w0, w1 in pooled.values()]
+    if is_numeric([e["value"] for e in out]):
+        out.sort(key=lambda e: float(e["value"]))
+    return out
+
+
+def _cross(xa, xb, ya, yb):
+    if yb == ya or not (math.isfinite(ya) and math.isfinite(yb)):
+        return None
+    return xa + (0.0 - ya) * (xb - xa) / (yb - ya)
+
+
+def parity_of(entries: list[dict]) -> dict:
+    """The value closest to parity among ``entries`` (sorted; from ``_entry``), the
+    interpolated crossing(s) for numeric values, and a status: ``within`` (some value's
+    interval contains parity), ``overshoots`` (parity lies between swept values, none
+    within its interval) or ``never`` (all values on one side of parity)."""
+    gaps = np.array([e["gap"] for e in entries], dtype=float)
+    i0 = int(np.nanargmin(np.abs(gaps)))
+    within = [e["value"] for e in entries if e["gap_lo"] <= 0.0 <= e["gap_hi"]]
+    numeric = is_numeric([e["value"] for e in entries])
+    crossings = []
+    signs = np.sign(gaps)
+    if numeric:
+        for i in range(len(entries) - 1):
+            a, b = entries[i], entries[i + 1]
+            if signs[i] == signs[i + 1] and signs[i] != 0:
+                continue
+            xa, xb = float(a["value"]), float(b["value"])
+            est = _cross(xa, xb, a["gap"], b["gap"])
+            c1 = _cross(xa, xb, a["gap_lo"], b["gap_lo"])
+            c2 = _cross(xa, xb, a["gap_hi"], b["gap_hi"])
+            lo_x, hi_x = float(entries[0]["value"]), float(entries[-1]["value"])
+            cands = [c for c in (c1, c2) if c is not None and math.isfinite(c)]
+            iv = [max(lo_x, min(cands)), min(hi_x, max(cands))] if len(cands) == 2 else [lo_x, hi_x]
+            crossings.append(dict(between=[a["value"], b["value"]], estimate=xa if est is None else est,
+                                  interval=iv))
+    elif (signs > 0).any() and (signs < 0).any():
+        # categories have no order: parity lies between the closest value on each side
+        below = min((e for e, g in zip(entries, gaps) if g < 0), key=lambda e: abs(e["gap"]))
+        above = min((e for e, g in zip(entries, gaps) if g > 0), key=lambda e: abs(e["gap"]))
+        crossings.append(dict(between=[below["value"], above["value"]]))
+    if crossings:
+        # the crossing next to the closest value, else the first
+        near = [c for c in crossings if entries[i0]["value"] in c["between"]]
+        crossing = (near or crossings)[0]
+    else:
+        crossing = None
+    status = "within" if within else ("overshoots" if crossing is not None else "never")
+    return dict(closest=entries[i0], within=within, crossing=crossing, crossings=crossings,
+                status=status, numeric=numeric,
+                side=None if crossing is not None or within else ("above" if gaps[i0] > 0 else "below"))
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _fmt_x(x: float, integer: bool) -> str:
+    return f"{x:.2f}" if integer else f"{x:.3g}"
+
+
+def _gap_text(e: dict, target: str, o0n: str, o1n: str) -> str:
+    if target == "good50":
+        return f"{o0n} {_pct(e['rate'])}% [{_pct(e['lo'])}, {_pct(e['hi'])}]"
+    return (f"{o0n} − {o1n} {_pp(e['gap'])} percentage points [{_pp(e['gap_lo'])}, {_pp(e['gap_hi'])}]")
+
+
+def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: bool) -> str:
+    c = p["closest"]
+    closest = f"closest swept value {dim}={_fmt_value(c['value'])}: {_gap_text(c, target, o0n, o1n)}"
+    cr = p["crossing"]
+    if cr is not None and "estimate" in cr:
+        lead = (f"{dim}: parity at ≈ {_fmt_x(cr['estimate'], integer)} "
+                f"[{_fmt_x(cr['interval'][0], integer)}, {_fmt_x(cr['interval'][1], integer)}] "
+                f"(interpolated between {_fmt_value(cr['between'][0])} and {_fmt_value(cr['between'][1])})")
+    elif cr is not None:
+        lead = (f"{dim}: parity lies between the values {_fmt_value(cr['between'][0])} (below) and "
+                f"{_fmt_value(cr['between'][1])} (above)")
+    elif p["status"] == "never":
+        lead = f"{dim}: never reaches parity over the swept values ({o0n} stays {p['side']} it)"
+    else:
+        lead = f"{dim}: no crossing between swept values"
+    tail = ""
+    if p["status"] == "within":
+        tail = "; within the interval of parity at " + ", ".join(_fmt_value(v) for v in p["within"])
+    elif p["status"] == "overshoots":
+        tail = "; overshoots: no swept value is within the interval of parity"
+    return f"{lead}; {closest}{tail}"
+
+
+def levers(df, o0: str) -> list[dict]:
+    """Every swept dimension (or, for a grid, every grid point) ranked by its largest
+    absolute paired change of the first outcome's win rate against the baseline."""
+    out = []
+    if not len(df) or f"delta_{o0}" not in df:
+        return out
+    if _is_grid(df):
+        for _, r in df[df["varied"] == "grid"].iterrows():
+            out.append(dict(param=str(r["label"]), value=str(r["label"]), label=str(r["label"]),
+                            delta=float(r[f"delta_{o0}"]), lo=float(r[f"delta_{o0}_lo"]),
+                            hi=float(r[f"delta_{o0}_hi"])))
+    else:
+        for d in swept_dims(df):
+            rows = [(v, r) for v, r in dim_entries(df, d) if r["point"] != 0]
+            if not rows:
+                continue
+            v, r = max(rows, key=lambda t: abs(float(t[1][f"delta_{o0}"])))
+            out.append(dict(param=d, value=v, label=str(r["label"]), delta=float(r[f"delta_{o0}"]),
+                            lo=float(r[f"delta_{o0}_lo"]), hi=float(r[f"delta_{o0}_hi"])))
+    out.sort(key=lambda x: -abs(x["delta"]))
+    return out
+
+
+def pairing_cells(df, sides) -> list[dict]:
+    """Good's win rate at every pairing of policies played on the baseline rules (points
+    with no rule override), ``[{policies, rate, lo, hi, label}]``."""
+    if "params" not in df or "policies" not in df:
+        return []
+    cells, seen = [], set()
+    o0 = [c for c in df.columns if c.startswith("wins_")][0][5:]
+    for _, r in df.iterrows():
+        if _json_field(r["params"]) or r.get("varied") == "grid":
+            continue
+        pol = _json_field(r["policies"])
+        key = tuple(pol.get(s) for s in sides)
+        if key in seen:
+            continue
+        seen.add(key)
+        cells.append(dict(policies={s: pol.get(s) for s in sides}, rate=float(r[f"rate_{o0}"]),
+                          lo=float(r[f"lo_{o0}"]), hi=float(r[f"hi_{o0}"]), games=int(r["games"]),
+                          label=str(r["label"])))
+    return cells
+
+
+def _players(pol: Mapping, sides) -> str:
+    return " v ".join(f"{_name(s, sides)} {pol.get(s, '?')}" for s in sides)
+
+
+def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> dict:
+    """The verdict of a sweep (module docstring) as a JSON-able dict with ``lines``."""
+    manifest = dict(manifest or {})
+    target = check_target(target or manifest.get("target"))
+    if not len(df) or not (df["point"] == 0).any():
+        raise LotrSimError("the results have no baseline point (point 0)")
+    outcomes, sides = labels(df, manifest)
+    o0, o1 = outcomes[0], outcomes[1] if len(outcomes) > 1 else outcomes[0]
+    o0n, o1n = _name(o0, sides), _name(o1, sides)
+    base = df[df["point"] == 0].iloc[0]
+    n = int(base["games"])
+    rates = {o: dict(wins=int(base[f"wins_{o}"]), rate=float(base[f"rate_{o}"]),
+                     lo=float(base[f"lo_{o}"]), hi=float(base[f"hi_{o}"])) for o in outcomes}
+    gap, glo, ghi = parity_gap(n, rates[o0]["wins"], rates[o1]["wins"], target)
+    ttext = TARGET_TEXT[target].format(o0=o0n, o1=o1n)
+    fair = bool(glo <= 0.0 <= ghi)
+    if fair:
+        favoured = None
+        e = _entry(None, n, rates[o0]["wins"], rates[o1]["wins"], target)
+        sentence = f"Fair within the interval: {_gap_text(e, target, o0n, o1n)} ({ttext})."
+    elif gap > 0:
+        favoured = o0
+        sentence = (f"{o0n} is favoured by {100 * gap:.1f} percentage points "
+                    f"[{100 * glo:.1f}, {100 * ghi:.1f}] ({ttext}).")
+    else:
+        favoured = o1
+        sentence = (f"{o1n} is favoured by {100 * -gap:.1f} percentage points "
+                    f"[{100 * -ghi:.1f}, {100 * -glo:.1f}] ({ttext}).")
+    pol = manifest.get("policies", {}).get("baseline") or _json_field(base.get("policies", "{}"))
+    lines = [sentence,
+             f"Baseline ({n:,} games): "
+             + ", ".join(f"{_name(o, sides)} {_pct(v['rate'])}% [{_pct(v['lo'])}, {_pct(v['hi'])}]"
+                         for o, v in rates.items()) + " (95% Wilson intervals).",
+             f"AI players: {_players(pol, sides)}."]
+
+    pairings = None
+    if (df.get("varied") == "pairings").any() if "varied" in df else False:
+        cells = pairing_cells(df, sides)
+        if len(cells) > 1:
+            lo_c = min(cells, key=lambda c: c["rate"])
+            hi_c = max(cells, key=lambda c: c["rate"])
+            text = (f"Depends on the AI: {o0n} wins {100 * lo_c['rate']:.0f}%–{100 * hi_c['rate']:.0f}% "
+                    f"across {len(cells)} pairings (lowest {_players(lo_c['policies'], sides)}: "
+                    f"{_pct(lo_c['rate'])}% [{_pct(lo_c['lo'])}, {_pct(lo_c['hi'])}]; highest "
+                    f"{_players(hi_c['policies'], sides)}: {_pct(hi_c['rate'])}% "
+                    f"[{_pct(hi_c['lo'])}, {_pct(hi_c['hi'])}]).")
+            serious = [c for c in cells if "random" not in c["policies"].values()]
+            if 1 < len(serious) < len(cells):
+                # a random player is a floor, not a designer's opponent: give the spread without it too
+                text = text[:-1] + (f"; without the random player {100 * min(c['rate'] for c in serious):.0f}%–"
+                                    f"{100 * max(c['rate'] for c in serious):.0f}% across {len(serious)}).")
+            pairings = dict(cells=cells, min=lo_c["rate"], max=hi_c["rate"], spread=hi_c["rate"] - lo_c["rate"],
+                            lowest=lo_c["policies"], highest=hi_c["policies"], text=text,
+                            without_random=[min(c["rate"] for c in serious), max(c["rate"] for c in serious)]
+                            if 1 < len(serious) < len(cells) else None)
+            lines.append(text)
+
+    precision = None
+    spec = manifest.get("spec") or {}
+    if "precision_met" in df:
+        missed = df[~df["precision_met"].astype(bool)]
+        if len(missed):
+            text = (f"Precision target ±{100 * spec.get('precision', float('nan')):.2g} percentage points "
+                    f"missed at {len(missed)} of {len(df)} points (stopped at --max-games "
+                    f"{spec.get('max_games', '?')}): " + ", ".join(str(x) for x in missed["label"]) + ".")
+            precision = dict(missed=[str(x) for x in missed["label"]], precision=spec.get("precision"),
+                             max_games=spec.get("max_games"), text=text)
+            lines.append(text)
+
+    lv = levers(df, o0)
+    if lv:
+        lines.append(f"Levers, ranked by their largest paired change of {o0n}'s win rate against the "
+                     f"baseline (percentage points, 95% interval):")
+        lines += [f"- {x['label']}: {_pp(x['delta'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]" for x in lv]
+
+    parity = []
+    for d in swept_dims(df):
+        entries = _dim_parity_entries(df, d, o0, o1, target)
+        if not entries:
+            continue
+        p = parity_of(entries)
+        integer = is_integer([e["value"] for e in entries])
+        p.update(param=d, text=parity_text(d, p, target, o0n, o1n, integer))
+        parity.append(p)
+    if parity:
+        lines.append(f"Closest to parity ({ttext}):")
+        lines += [f"- {p['text']}" for p in parity]
+
+    return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
+                gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
+                players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], pairings=pairings,
+                precision=precision, lines=lines)
+
+
+def _jsonable(o):
+    if isinstance(o, dict):
+        return {k: _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, (np.bool_,)):
+        return bool(o)
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    return o
+
+
+def verdict_lines(v: Mapping) -> list[str]:
+    return list(v["lines"])
+
+
+def verdict_markdown(v: Mapping) -> str:
+    """The verdict as a Markdown section (``## Verdict``)."""
+    out = ["## Verdict", "", f"**{v['sentence']}**"]
+    prev_item = False
+    for ln in v["lines"][1:]:
+        item = ln.startswith("- ")
+        if not (item and prev_item):
+            out.append("")
+        out.append(ln)
+        prev_item = item
+    return "\n".join(out) + "\n"
+
+
+def verdict_html(v: Mapping) -> str:
+    out = ["<h2>Verdict</h2>", f"<p><b>{html.escape(v['sentence'])}</b></p>"]
+    in_list = False
+    for ln in v["lines"][1:]:
+        if ln.startswith("- "):
+            if not in_list:
+                out.append("<ul>")
+                in_list = True
+            out.append(f"<li>{html.escape(ln[2:])}</li>")
+            continue
+        if in_list:
+            out.append("</ul>")
+            in_list = False
+        out.append(f"<p>{html.escape(ln)}</p>")
+    if in_list:
+        out.append("</ul>")
+    return "\n".join(out)

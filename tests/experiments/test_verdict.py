@@ -1,0 +1,167 @@
+"""The sweep verdict (lotr_sim.experiments.verdict) on hand-made results frames whose every
+number is known: the sentence and its interval, both parity targets, the players, the levers'
+order, each parameter's value closest to parity (interpolated crossing and its interval,
+"overshoots", "within", "never"), the pairings spread and the precision misses."""
+import json
+import math
+
+import pytest
+
+from framebuild import MANIFEST, frame, row
+from lotr_sim.errors import LotrSimError
+from lotr_sim.experiments.stats import wilson, z_value
+from lotr_sim.experiments.verdict import check_target, parity_gap, verdict, verdict_html, verdict_markdown
+
+N = 100_000
+
+
+def _wins(p_good, p_draw=0.05, n=N):
+    g, d = round(p_good * n), round(p_draw * n)
+    return (g, n - g - d, d)
+
+
+def _dims(x=1, flag=False, mode="fair"):
+    return dict(x=x, flag=flag, mode=mode)
+
+
+@pytest.fixture
+def df():
+    rows = [
+        row(0, "baseline", "baseline", _dims(), N, _wins(0.45)),
+        row(1, "x=0", "x", _dims(x=0), N, _wins(0.40), delta=(0, 5000)),
+        row(2, "x=2", "x", _dims(x=2), N, _wins(0.65), delta=(10000, 0)),
+        row(3, "x=3", "x", _dims(x=3), N, _wins(0.70), delta=(15000, 0)),
+        row(4, "flag=true", "flag", _dims(flag=True), N, _wins(0.501), delta=(5100, 0)),
+        row(5, "mode=tilted", "mode", _dims(mode="tilted"), N, _wins(0.42), delta=(0, 3000)),
+    ]
+    return frame(rows)
+
+
+def test_sentence_names_the_favoured_side_with_its_interval(df):
+    v = verdict(df, MANIFEST)
+    lo, hi = wilson(45000, N)
+    assert v["target"] == "good50" and not v["fair"] and v["favoured"] == "evil"
+    assert v["gap"] == pytest.approx(-0.05)
+    assert v["gap_ci95"] == pytest.approx([lo - 0.5, hi - 0.5])
+    assert v["sentence"] == (f"Evil is favoured by 5.0 percentage points [{100 * (0.5 - hi):.1f}, "
+                             f"{100 * (0.5 - lo):.1f}] (parity = Good wins 50% of games).")
+    assert v["baseline"]["good"]["rate"] == pytest.approx(0.45)
+    assert v["baseline"]["draw"]["rate"] == pytest.approx(0.05)
+    assert v["players"] == {"good": "greedy", "evil": "greedy"}
+    assert "AI players: Good greedy v Evil greedy." in v["lines"]
+    json.dumps(v)  # JSON-able (for --json and the manifest)
+
+
+def test_fair_within_the_interval():
+    d = frame([row(0, "baseline", "baseline", _dims(), 1000, (502, 450, 48))])
+    v = verdict(d, MANIFEST)
+    assert v["fair"] and v["favoured"] is None and v["sentence"].startswith("Fair within the interval: Good 50.2%")
+
+
+def test_equal_target_uses_good_minus_evil():
+    # Good 47%, Evil 47%, draw 6%: fair for Good = Evil, Evil favoured for Good = 50%
+    d = frame([row(0, "baseline", "baseline", _dims(), 10_000, (4700, 4700, 600))])
+    eq = verdict(d, MANIFEST, "equal")
+    half = z_value() * math.sqrt(0.94 / 10_000)
+    assert eq["fair"] and eq["gap"] == 0 and eq["gap_ci95"] == pytest.approx([-half, half])
+    assert "parity = Good wins as often as Evil" in eq["sentence"]
+    g50 = verdict(d, MANIFEST)
+    assert not g50["fair"] and g50["favoured"] == "evil"
+    # the manifest's target is used when none is given
+    assert verdict(d, {**MANIFEST, "target": "equal"})["target"] == "equal"
+    assert parity_gap(10, 6, 2, "equal")[0] == pytest.approx(0.4)
+
+
+def test_levers_ranked_by_largest_paired_change(df):
+    lv = verdict(df, MANIFEST)["levers"]
+    assert [x["label"] for x in lv] == ["x=3", "flag=true", "mode=tilted"]
+    assert lv[0]["delta"] == pytest.approx(0.15) and lv[0]["lo"] < 0.15 < lv[0]["hi"]
+    assert lv[2]["delta"] == pytest.approx(-0.03)
+
+
+def test_numeric_parameter_crossing_interpolated_and_overshoots(df):
+    par = {p["param"]: p for p in verdict(df, MANIFEST)["parity"]}
+    x = par["x"]
+    assert x["numeric"] and x["status"] == "overshoots" and x["within"] == []
+    cr = x["crossing"]
+    assert cr["between"] == [1, 2]
+    assert cr["estimate"] == pytest.approx(1.25)     # 45% at 1, 65% at 2
+    # the interval from interpolating the Wilson bounds' crossings of 50%, as balance does
+    lo1, hi1 = wilson(45000, N)
+    lo2, hi2 = wilson(65000, N)
+    a = 1 + (0.5 - lo1) / (lo2 - lo1)
+    b = 1 + (0.5 - hi1) / (hi2 - hi1)
+    assert cr["interval"] == pytest.approx(sorted([a, b]))
+    assert x["closest"]["value"] == 1
+    assert "x: parity at ≈ 1.25" in x["text"] and "overshoots" in x["text"]
+
+
+def test_categorical_parameters_within_and_never(df):
+    par = {p["param"]: p for p in verdict(df, MANIFEST)["parity"]}
+    flag = par["flag"]
+    assert not flag["numeric"] and flag["status"] == "within" and flag["within"] == [True]
+    assert flag["closest"]["value"] is True
+    assert flag["crossing"] is not None and "estimate" not in flag["crossing"]   # no interpolation
+    mode = par["mode"]
+    assert mode["status"] == "never" and mode["side"] == "below" and mode["crossing"] is None
+    assert "never reaches parity" in mode["text"]
+
+
+def test_pairings_spread():
+    pols = [("greedy", "greedy", 0.45), ("greedy", "cautious", 0.40), ("cautious", "greedy", 0.343),
+            ("cautious", "cautious", 0.50), ("greedy", "aggressive", 0.556)]
+    rows = [row(0, "baseline", "baseline", _dims(), N, _wins(0.45))]
+    for i, (g, e, p) in enumerate(pols[1:], start=1):
+        rows.append(row(i, f"good={g},evil={e}", "pairings", _dims(), N, _wins(p),
+                        policies={"good": g, "evil": e}))
+    v = verdict(frame(rows), MANIFEST)
+    pr = v["pairings"]
+    assert pr["min"] == pytest.approx(0.343) and pr["max"] == pytest.approx(0.556)
+    assert pr["lowest"] == {"good": "cautious", "evil": "greedy"}
+    assert pr["highest"] == {"good": "greedy", "evil": "aggressive"}
+    assert pr["text"].startswith("Depends on the AI: Good wins 34%–56% across 5 pairings")
+    assert pr["text"] in v["lines"]
+    # a random player is reported with and without
+    rows.append(row(9, "good=random,evil=greedy", "pairings", _dims(), N, _wins(0.02),
+                    policies={"good": "random", "evil": "greedy"}))
+    pr = verdict(frame(rows), MANIFEST)["pairings"]
+    assert pr["min"] == pytest.approx(0.02) and pr["without_random"] == pytest.approx([0.343, 0.556])
+    assert "without the random player 34%–56%" in pr["text"]
+
+
+def test_no_pairings_key_without_pairing_points(df):
+    assert verdict(df, MANIFEST)["pairings"] is None
+
+
+def test_precision_misses_named():
+    rows = [row(0, "baseline", "baseline", _dims(), 100, (45, 50, 5), precision_met=False),
+            row(1, "x=2", "x", _dims(x=2), 100, (55, 40, 5), precision_met=False),
+            row(2, "x=0", "x", _dims(x=0), 4000, (2000, 1900, 100), precision_met=True)]
+    m = {**MANIFEST, "spec": {"precision": 0.001, "max_games": 100}}
+    v = verdict(frame(rows), m)
+    assert v["precision"]["missed"] == ["baseline", "x=2"]
+    assert "missed at 2 of 3 points" in v["precision"]["text"] and v["precision"]["text"] in v["lines"]
+
+
+def test_markdown_and_html_open_with_the_sentence(df):
+    v = verdict(df, MANIFEST)
+    md = verdict_markdown(v)
+    assert md.startswith("## Verdict\n\n**Evil is favoured by 5.0 percentage points")
+    assert "- x=3: +15.0" in md
+    h = verdict_html(v)
+    assert h.startswith("<h2>Verdict</h2>") and "<li>x=3: +15.0" in h
+
+
+@pytest.mark.parametrize("bad", ["fifty", "", "Good50 ", "0.5"])
+def test_bad_target_is_one_clear_error(bad):
+    if bad.strip().lower() == "good50":
+        assert check_target(bad) == "good50"
+        return
+    with pytest.raises(LotrSimError, match="--target must be one of good50, equal"):
+        check_target(bad)
+
+
+def test_no_baseline_is_an_error():
+    d = frame([row(1, "x=2", "x", _dims(x=2), 100, (55, 40, 5))])
+    with pytest.raises(LotrSimError, match="no baseline"):
+        verdict(d, MANIFEST)

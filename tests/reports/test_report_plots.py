@@ -1,0 +1,97 @@
+"""The report plots: drawn on Figure objects without touching pyplot's backend (a notebook
+keeps its inline backend), booleans and choices as categories (no line over 0.0-1.0),
+integer parameters with integer ticks, legends outside the axes, percent units."""
+import matplotlib
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from framebuild import OUTCOMES, REASONS, frame, row
+from lotr_sim.reports import plots
+
+
+def _df():
+    d = lambda **k: {"x": 1, "flag": False, "mode": "fair", **k}  # noqa: E731
+    return frame([
+        row(0, "baseline", "baseline", d(), 1000, (450, 500, 50)),
+        row(1, "x=0", "x", d(x=0), 1000, (400, 550, 50), delta=(0, 50)),
+        row(2, "x=2", "x", d(x=2), 1000, (500, 450, 50), delta=(50, 0)),
+        row(3, "x=3", "x", d(x=3), 1000, (550, 400, 50), delta=(100, 0)),
+        row(4, "flag=true", "flag", d(flag=True), 1000, (480, 470, 50), delta=(30, 0)),
+        row(5, "mode=tilted", "mode", d(mode="tilted"), 1000, (420, 530, 50), delta=(0, 30)),
+        row(6, "good=random,evil=greedy", "pairings", d(), 1000, (30, 960, 10), delta=(0, 420),
+            policies={"good": "random", "evil": "greedy"}),
+    ])
+
+
+@pytest.fixture
+def figs():
+    return {name: fig for name, fig, _ in plots.figures(_df(), OUTCOMES, REASONS, ["good", "evil"])}
+
+
+def test_plots_do_not_switch_the_backend(tmp_path):
+    old = matplotlib.get_backend()
+    matplotlib.use("pdf")
+    try:
+        out = plots.all_plots(_df(), OUTCOMES, REASONS, tmp_path)
+        assert matplotlib.get_backend() == "pdf"
+        assert {p.name for _, p, _ in out} >= {"winrate_x.png", "winrate_flag.png", "tornado.png",
+                                               "reasons.png", "pairings.png"}
+        assert all(p.stat().st_size > 1000 for _, p, _ in out)
+    finally:
+        matplotlib.use(old)
+
+
+def test_figures_are_figure_objects(figs):
+    assert figs and all(isinstance(f, Figure) for f in figs.values())
+
+
+def _ax(fig):
+    return fig.axes[0]
+
+
+def test_booleans_and_choices_are_categories_without_a_line(figs):
+    for name in ("winrate_flag", "winrate_mode"):
+        ax = _ax(figs[name])
+        # no solid line joins the categories; the only line is the dashed 50% reference
+        assert [ln for ln in ax.lines if ln.get_linestyle() == "-" and len(ln.get_xdata()) > 1] == []
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert labels in (["false", "true"], ["fair", "tilted"]), labels
+        assert ax.get_xlim() == pytest.approx((-0.5, 1.5))
+
+
+def test_integer_parameters_have_integer_ticks(figs):
+    ax = _ax(figs["winrate_x"])
+    ticks = ax.get_xticks()
+    assert list(ticks) == [0, 1, 2, 3]
+    # numeric: a line through the points with the interval band
+    assert any(ln.get_linestyle() == "-" and len(ln.get_xdata()) == 4 for ln in ax.lines)
+
+
+def test_units_are_percent_and_percentage_points(figs):
+    ax = _ax(figs["winrate_x"])
+    assert "% of games" in ax.get_ylabel()
+    ys = [y for ln in ax.lines if len(ln.get_xdata()) == 4 for y in ln.get_ydata()]
+    assert max(ys) == pytest.approx(55.0)               # percent, not a proportion
+    assert "percentage points" in _ax(figs["tornado"]).get_xlabel()
+    assert "% of games" in _ax(figs["reasons"]).get_xlabel()
+    for f in figs.values():
+        for ax in f.axes:
+            assert "pts" not in ax.get_xlabel() + ax.get_ylabel() + ax.get_title()
+
+
+@pytest.mark.parametrize("name", ["winrate_x", "winrate_flag", "reasons", "lengths_x"])
+def test_legends_do_not_cover_the_axes(figs, name):
+    fig = figs[name]
+    FigureCanvasAgg(fig).draw()
+    ax = _ax(fig)
+    leg = ax.get_legend()
+    assert leg is not None
+    lb, ab = leg.get_window_extent(), ax.get_window_extent()
+    assert lb.x0 >= ab.x1 - 1 or lb.y1 <= ab.y0 + 1, (lb, ab)   # right of or below the axes
+
+
+def test_pairings_heat_map_writes_rates_in_cells(figs):
+    ax = _ax(figs["pairings"])
+    texts = sorted(t.get_text() for t in ax.texts)
+    assert texts == ["3.0%", "45.0%"]
