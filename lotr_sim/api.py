@@ -14,7 +14,8 @@ mappings or ``["name=value", ...]`` lists; policies per side as ``{"good": "gree
 
 Statistics (see ``lotr_sim.experiments.stats`` for the formulas): Wilson score intervals
 for win rates, t intervals for paired per-game differences (common random numbers: game i
-of every variant uses random stream i), Wald's normal SPRT on the per-game paired differences.
+of every variant uses random stream i), and ``compare``'s three-way sequential test on the
+paired differences (``lotr_sim.experiments.sequential``).
 """
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
     """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
     sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
     ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``."""
-    from lotr_sim.config import parse_assignment
+    from lotr_sim.config import parse_overrides
     from lotr_sim.experiments.spec import SweepSpec, load_sweep_file, parse_param
     g = get_game(game)
     file_d: dict = {}
@@ -112,9 +113,7 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
     if isinstance(sets, Mapping):
         base_sets.update(sets)
     else:
-        for s in sets or []:
-            k, v = parse_assignment(s)
-            base_sets[k] = v
+        base_sets.update(parse_overrides(sets or []))
     pols = dict(file_d.get("policies", {}))
     pols.update(_pols(good, evil, policies))
     if games is None and precision is None:
@@ -130,7 +129,7 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
         seed=int(file_d.get("seed", 1) if seed is None else seed),
         games=games, precision=precision,
         max_games=max_games if max_games is not None else file_d.get("max_games"),
-        chunk=int(chunk or file_d.get("chunk", 2000)))
+        chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)))
 
 
 def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
@@ -140,7 +139,8 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
           scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
           save_games: bool = False, progress: bool = False, chunk: int | None = None,
           sweep_file: str | Path | None = None, report: bool = True,
-          good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0):
+          good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0,
+          target: str | None = None, pairings: bool | None = None):
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
     Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so
@@ -149,10 +149,19 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     ``chunks/``, ``report.md``/``report.html`` with ``plots/``, and ``games.parquet`` when
     ``save_games``. ``resume=DIR`` continues a killed sweep (other arguments must match or
     be omitted). ``scheduler="tcp://host:port"`` or ``cluster="local"`` run on Dask.
-    Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``).
+    ``target`` is the verdict's parity: ``"good50"`` (Good wins 50% of games, default) or
+    ``"equal"`` (Good wins as often as Evil); ``pairings=True`` also plays the baseline under
+    every pairing of the game's policies (both default to the sweep file's keys; the default
+    Minas Tirith sweep has pairings).
+    Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``,
+    ``verdict``: the answer first — who is favoured, by how much, levers, parity values).
     """
+    from lotr_sim.experiments.spec import sweep_file_options
     from lotr_sim.experiments.sweep import run_sweep
+    from lotr_sim.experiments.verdict import check_target
     g = get_game(game)
+    if target is not None:
+        target = check_target(target)
     explicit = any(x is not None and x != [] and x != {} for x in
                    (params, grid, games, precision, max_games, seed, policies, sets, config, chunk,
                     sweep_file, good, evil))
@@ -160,9 +169,12 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     if resume is None or explicit:
         spec = sweep_spec(g, params, grid, games, precision, max_games, seed, policies, sets, config,
                           chunk, sweep_file, good, evil)
+        opts = sweep_file_options(g.name, params, sweep_file)
+        pairings = opts.get("pairings") if pairings is None else pairings
+        target = opts.get("target") if target is None else target
     return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                      workers=workers, save_games=save_games, progress=progress, resume=resume,
-                     report=report, connect_timeout=connect_timeout)
+                     report=report, connect_timeout=connect_timeout, target=target, pairings=pairings)
 
 
 def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],
@@ -171,14 +183,17 @@ def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mappi
             p1: float | None = None, delta: float | None = None, max_games: int = 200_000,
             min_games: int = 100, threads: int | None = None, paired: bool = True, progress: bool = False,
             scheduler: str | None = None, cluster: str | None = None) -> dict:
-    """Compare variant ``a`` with variant ``b`` (parameter or ``good``/``evil`` policy
-    assignments) on paired games with Wald's SPRT on the per-game differences of "Good
-    won" (hypotheses ``p0``/``p1`` on Good's win rate under A minus under B, or ``delta``
-    for p0 = -delta, p1 = +delta); stops at the first decision.
+    """Does variant ``a`` move Good's win rate against variant ``b`` by at least ``delta``
+    (default 0.02) either way, or not? ``a``/``b`` are parameter or ``good``/``evil`` policy
+    assignments; games are paired (game i of both uses stream i) and a three-way sequential
+    test on the paired win/no-win differences (two trinomial GSPRTs combined Sobel-Wald style,
+    ``lotr_sim.experiments.sequential``) stops as soon as it can answer and the printed
+    interval agrees. ``p0``/``p1`` are refused (kept for a clear message).
 
-    Returns a dict: ``verdict`` (which variant favours the first outcome, e.g. Good),
-    ``favours`` ("A"/"B"/None), ``delta`` (paired change of Good's win rate, A minus B) with
-    ``delta_ci95``, ``games`` used, both rates with Wilson intervals and the SPRT state.
+    Returns a dict: ``decision`` (``"raises"``/``"lowers"``/``"no_change"``/None when undecided
+    within ``max_games``), ``verdict`` (the sentence), ``delta`` (Good's win rate under A minus
+    under B) with its Bonett-Price ``delta_ci95``, ``games`` used, both rates with Wilson
+    intervals and the ``test`` state.
     """
     from lotr_sim.experiments.compare import compare as _cmp
     return _cmp(get_game(game), a, b, sets, policies, config, seed, alpha, beta, p0, p1, delta,
@@ -186,13 +201,15 @@ def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mappi
                 scheduler=scheduler, cluster=cluster)
 
 
-def balance(game, param: str, range: str, target: float = 0.5, games: int = 4000, sets=None,
+def balance(game, param: str, range: str, target: float | str = 0.5, games: int = 4000, sets=None,
             policies: Mapping[str, str] | None = None, config: str | None = None, seed: int = 1,
             tol: float | None = None, max_steps: int = 12, threads: int | None = None,
             progress: bool = False, scheduler: str | None = None, cluster: str | None = None) -> dict:
     """Find where Good's (the first outcome's) win rate crosses ``target`` as ``param``
-    goes over ``range`` ("a:b"), by bisection on paired runs. Returns the bracketing values
-    with their rates and intervals, an interpolated estimate and its interval."""
+    goes over ``range`` ("a:b"), by bisection on paired runs. ``target`` is a rate in (0, 1)
+    or ``"equal"`` (Good wins as often as Evil); the result's ``parity`` says which. Returns the
+    bracketing values with their rates and intervals, the paired change between them, an
+    interpolated estimate and its interval."""
     from lotr_sim.experiments.compare import balance as _bal
     return _bal(get_game(game), param, range, None, target, games, sets, policies, config, seed,
                 tol, max_steps, threads, scheduler, cluster, progress)
@@ -204,10 +221,11 @@ def load_results(folder: str | Path):
     return _load(folder)
 
 
-def report(folder: str | Path) -> dict:
-    """Rebuild ``report.md``/``report.html`` and the plots of a sweep folder from its Parquet."""
+def report(folder: str | Path, target: str | None = None) -> dict:
+    """Rebuild ``report.md``/``report.html`` (verdict first) and the plots of a sweep folder
+    from its Parquet; ``target`` (``good50``/``equal``) overrides the parity kept in its manifest."""
     from lotr_sim.reports.build import build_report
-    return build_report(folder)
+    return build_report(folder, target)
 
 
 def __getattr__(name):  # lazy re-exports of the result classes

@@ -32,12 +32,11 @@ from lotr_sim.cli.main import app
 runner = CliRunner()
 SCALE = int(os.environ.get("LOTR_SIM_FUZZ_EXAMPLES", "0"))
 
-# Failures the fuzz found in files this test's author does not own (issue 7 routes them to
-# their owners). While a flag is True the fuzz does not generate that input and the xfail
-# test at the end of this file pins the bug; when it is fixed, the xfail test passes
-# (XPASS): set the flag to False so the fuzz covers the input again.
-KNOWN_BINARY_TOML = True     # lotr_sim/config.py load_toml: UnicodeDecodeError on a non-UTF-8 file
-KNOWN_PLAY_HUGE_INDEX = True  # lotr_sim/cli/play.py / games/minas_tirith/game.py play: OverflowError
+# Failures the fuzz once found (binary config files, a huge `play --index`) are fixed; a flag
+# set to True keeps the fuzz away from an input while a known bug is being fixed, and the
+# regression tests at the end of this file pin each one.
+KNOWN_BINARY_TOML = False     # was: lotr_sim/config.py load_toml raised UnicodeDecodeError
+KNOWN_PLAY_HUGE_INDEX = False  # was: play --index >= 2**63 raised OverflowError
 
 
 WATCHDOG_S = 90
@@ -360,28 +359,19 @@ def test_fuzz_any_command_name_and_root_options(files, data):
     check(args, files["dir"])
 
 
-# --- failures found by the fuzz in files this helper does not own (see KNOWN_* above) ---------
+# --- regressions: failures the fuzz found, now fixed ---------------------------------------------
 
-@pytest.mark.xfail(reason="lotr_sim/config.py load_toml catches tomllib.TOMLDecodeError and OSError but not "
-                          "UnicodeDecodeError, which tomllib raises on a non-UTF-8 file: a traceback for "
-                          "run/play/compare/balance --config and sweep --sweep-file on a binary file", strict=False)
 @pytest.mark.parametrize("args", [["run", "-n", "10", "-q", "--config"], ["play", "-q", "--config"],
                                   ["sweep", "--param", "leader_bonus=0,1", "-n", "10", "-q", "--sweep-file"]])
 def test_known_binary_toml_is_one_line(files, args):
     check(args + [str(files["binary"])], files["dir"])
 
 
-@pytest.mark.xfail(reason="lotr_sim/cli/play.py passes --index unchecked to MinasTirith.play "
-                          "(lotr_sim/games/minas_tirith/game.py), which raises OverflowError for an index "
-                          ">= 2**63: `play --index 99999999999999999999` is a traceback", strict=False)
 @pytest.mark.parametrize("index", ["99999999999999999999", str(2**63)])
 def test_known_play_huge_index_is_one_line(files, index):
     check(["play", "-q", "--index", index], files["dir"])
 
 
-@pytest.mark.xfail(reason="issue 7 §3: a set-up with a negative unit count is not rejected by "
-                          "lotr_sim/games/minas_tirith/config.py validate; the engine then divides by zero "
-                          "(ZeroDivisionError) in `run` and `play`", strict=False)
 @pytest.mark.parametrize("cmd", [["run", "-n", "20", "-q"], ["play", "-q"]])
 def test_known_negative_setup_is_one_line(files, cmd):
     from lotr_sim.games.minas_tirith.config import default_path

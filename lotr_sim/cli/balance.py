@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 
 
 @cli_errors
@@ -16,7 +16,7 @@ def balance(
     range_: str = typer.Option(..., "--range", "-r", help="a:b, the values to search between."),
     target: str = typer.Option("0.5", "--target", "-t", help="Parity: Good's win rate = a number in (0, 1), "
                                "or 'equal' (Good's win rate = Evil's)."),
-    games: int = typer.Option(4000, "--games", "-n", help="Games per evaluated value."),
+    games: int = typer.Option(4000, "--games", "-n", parser=parse_count, help="Games per evaluated value."),
     sets: List[str] = typer.Option([], "--set", help="Other overrides name=value (repeatable)."),
     good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
     evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),

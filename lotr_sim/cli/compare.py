@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 
 
 @cli_errors
@@ -25,8 +25,8 @@ def compare(
     p1: Optional[float] = typer.Option(None, "--p1", hidden=True, help="Gone: use --delta."),
     delta: float = typer.Option(0.02, "--delta", help="The change of Good's win rate that matters "
                                 "(0.02 = 2 percentage points)."),
-    min_games: int = typer.Option(100, "--min-games", help="No decision before this many pairs."),
-    max_games: int = typer.Option(200000, "--max-games", help="Stop undecided after this many pairs."),
+    min_games: int = typer.Option(100, "--min-games", parser=parse_count, help="No decision before this many pairs."),
+    max_games: int = typer.Option(200000, "--max-games", parser=parse_count, help="Stop undecided after this many pairs."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
     threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads."),
     unpaired: bool = typer.Option(False, "--unpaired", help="Independent streams for B (to see what pairing saves)."),

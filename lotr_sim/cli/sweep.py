@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json
 
 
 @cli_errors
@@ -16,10 +16,10 @@ def sweep(
     param: List[str] = typer.Option([], "--param", "-p", help="name=v1,v2,... or name=start:stop:step "
                                     "(stop included; repeatable). A side name (good/evil) sweeps its policy."),
     grid: Optional[bool] = typer.Option(None, "--grid/--one-at-a-time", help="Full factorial instead of one-at-a-time."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Games per point."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count, help="Games per point."),
     precision: Optional[float] = typer.Option(None, "--precision", help="Run in batches until every point's "
                                               "95% half-width on Good's win rate is at most this."),
-    max_games: Optional[int] = typer.Option(None, "--max-games", help="Cap per point with --precision."),
+    max_games: Optional[int] = typer.Option(None, "--max-games", parser=parse_count, help="Cap per point with --precision."),
     good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
     evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
     sets: List[str] = typer.Option([], "--set", help="Baseline override name=value (repeatable)."),
@@ -50,16 +50,11 @@ def sweep(
     plots, each opening with a verdict. With no option: the game's default sweep file."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
-    from lotr_sim.experiments.spec import sweep_file_options
-    from lotr_sim.experiments.sweep import run_sweep
-    from lotr_sim.experiments.verdict import check_target
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
         if v is not None and v < 1:
             raise LotrSimError(f"{name} must be at least 1, got {v}")
-    if target is not None:
-        target = check_target(target)
     if game is None:
         if resume is not None:
             from lotr_sim.experiments.store import Store
@@ -67,20 +62,10 @@ def sweep(
         else:
             game = "minas-tirith"
     g = api.get_game(game)
-    explicit = bool(param or sets) or any(x is not None for x in (grid, games, precision, max_games, seed, config,
-                                                                   chunk, sweep_file, good, evil))
-    spec = None
-    if resume is None or explicit:
-        spec = api.sweep_spec(g, param or None, grid, games, precision, max_games, seed, None, sets or None,
-                              str(config) if config else None, chunk, sweep_file, good, evil)
-        opts = sweep_file_options(g.name, param, sweep_file)
-        if pairings is None:
-            pairings = opts.get("pairings")
-        if target is None:
-            target = opts.get("target")
-    res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster, workers=workers,
-                    save_games=save_games, progress=not quiet and not as_json, resume=resume,
-                    connect_timeout=connect_timeout, target=target, pairings=pairings)
+    res = api.sweep(g, param or None, grid, games, precision, max_games, seed, None, sets or None,
+                    str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
+                    save_games, not quiet and not as_json, chunk, sweep_file, True, good, evil,
+                    connect_timeout, target, pairings)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
         print_json(dict(out=str(res.out), verdict=res.verdict,

@@ -15,16 +15,20 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lotr_sim.config import parse_assignment
+from lotr_sim.config import parse_overrides
+from lotr_sim.experiments.run import MAX_GAMES
 from lotr_sim.errors import ConfigError, LotrSimError
 from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.stats import paired_diff_from_counts, wilson
 
 
+BALANCE_MAX_GAMES = 50_000_000
+
+
 def split_sets(game, sets: Sequence[str] | Mapping[str, Any] | None) -> tuple[dict, dict]:
     """Split ``name=value`` assignments into (rule parameters, side policies)."""
-    items = sets.items() if isinstance(sets, Mapping) else [parse_assignment(s) for s in (sets or [])]
+    items = sets.items() if isinstance(sets, Mapping) else parse_overrides(sets or []).items()
     params, pols = {}, {}
     for k, v in items:
         (pols if k in game.sides else params)[k] = v
@@ -67,6 +71,8 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     delta = 0.02 if delta is None else delta
     if not isinstance(max_games, int) or max_games < 1:
         raise LotrSimError(f"--max-games must be at least 1, got {max_games}")
+    if max_games > MAX_GAMES:
+        raise LotrSimError(f"--max-games must be at most {MAX_GAMES:.0e}, got {max_games}")
     if min_games > max_games:
         raise LotrSimError(f"--min-games ({min_games}) is larger than --max-games ({max_games})")
     try:
@@ -210,6 +216,9 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
     target = parse_target(target)
     if games < 1:
         raise LotrSimError(f"--games must be at least 1, got {games}")
+    if games > BALANCE_MAX_GAMES:
+        raise LotrSimError(f"--games must be at most {BALANCE_MAX_GAMES:,} for balance (it keeps one byte "
+                           f"per game for every value it tries, to pair them), got {games:,}")
     base_params, base_pols = split_sets(game, base_sets)
     if param in base_params:
         raise LotrSimError(f"--set {param}={base_params[param]} clashes with --param {param}: "

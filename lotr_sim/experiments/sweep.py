@@ -31,7 +31,7 @@ import numpy as np
 from lotr_sim.config import config_hash
 from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import point_row_tally
-from lotr_sim.experiments.backends import common_columns, make_backend
+from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.spec import SweepSpec, build_points
 from lotr_sim.experiments.stats import games_for_half_width, wilson_half_width, z_value
@@ -95,6 +95,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
             target = manifest.get("target")
     if spec is None:
         raise LotrSimError("no sweep specification")
+    check_threads(threads, workers)
     if pairings is not None:
         spec.pairings = bool(pairings)
     target = check_target(target)

@@ -1,6 +1,5 @@
 """Rule-by-rule audit of the Minas Tirith engine: regression tests for the bugs the audit
 found (each failed before its fix). Hand-made positions (lotr_sim.games.minas_tirith.position)."""
-import numpy as np
 
 from lotr_sim.games.minas_tirith import engine as E
 from lotr_sim.kernels.combat import assault_roll_nb
