@@ -111,3 +111,13 @@ def test_numba_cache_falls_back_when_home_cache_unwritable(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     lines = out.stdout.split()
     assert lines[0].startswith(str(tmp_path)) and lines[1] == "True"
+
+
+def test_battle_table_rows_are_exclusive_and_add_up_to_one():
+    """'attacker takes', 'defender holds' and 'attackers retreat' partition the outcomes (a
+    defenders' retreat counts as a taking, once), with Good attacking or defending."""
+    from lotr_sim.exact.battle import battle_law
+    for good_attacks in (True, False):
+        s = battle_law("minas-tirith", 5, 5, good_attacks=good_attacks, witch_king=True).summary()
+        assert s["attacker_wins"] + s["defender_wins"] + s["attacker_retreats"] == pytest.approx(1.0, abs=1e-12)
+        assert s["attacker_retreats"] > 0.01

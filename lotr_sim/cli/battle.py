@@ -61,8 +61,9 @@ def _print_battle(rep: dict) -> None:
     t.add_column("exact", justify="right")
     if mc:
         t.add_column(f"Monte Carlo ({mc['games']:,} battles)", justify="right")
+    # the first three rows are exclusive and add up to 1 (a defenders' retreat is a taking)
     rows = [("attacker takes territory", "attacker_wins"), ("defender holds", "defender_wins"),
-            ("retreat (either side)", "retreat"),
+            ("attackers retreat", "attacker_retreats"),
             ("attacker survivors (mean)", "attacker_survivors_mean"),
             ("defender survivors (mean)", "defender_survivors_mean"), ("rolls (mean)", "rolls_mean")]
     for label, key in rows:
@@ -70,8 +71,8 @@ def _print_battle(rep: dict) -> None:
         if mc:
             if key == "defender_wins":
                 mcv = mc["outcomes"]["defender_held"]
-            elif key == "retreat":
-                mcv = mc["outcomes"]["attacker_retreated"] + mc["outcomes"]["defender_retreated"]
+            elif key == "attacker_retreats":
+                mcv = mc["outcomes"]["attacker_retreated"]
             else:
                 mcv = mc[key]
         cells = [label, f"{ex[key]:.4f}"] + ([f"{mcv:.4f}"] if mc else [])

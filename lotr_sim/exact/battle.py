@@ -106,6 +106,7 @@ class BattleLaw:
             "attacker_wins": self.attacker_wins,
             "defender_wins": self.prob("defender_held"),
             "retreat": self.retreat,
+            "attacker_retreats": self.prob("attacker_retreated"),
             "outcomes": {k: self.prob(k) for k in OUTCOMES},
             "attacker_survivors_mean": float(self.attacker_survivors @ a),
             "defender_survivors_mean": float(self.defender_survivors @ d),
