@@ -12,7 +12,7 @@ mappings or ``["name=value", ...]`` lists; policies per side as ``{"good": "gree
 >>> api.compare("minas-tirith", {"leave_one_behind": True}, {"leave_one_behind": False})
 >>> api.balance("minas-tirith", "banner_defence_bonus", "0:3")
 
-Statistics (see ``lotr_sim.experiments.stats`` for the formulas): Wilson score intervals
+Statistics (see ``lotr_sim.stats`` for the formulas): Wilson score intervals
 for win rates, t intervals for paired per-game differences (common random numbers: game i
 of every variant uses random stream i), and ``compare``'s three-way sequential test on the
 paired differences (``lotr_sim.experiments.sequential``).

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from lotr_sim.experiments.stats import paired_diff_from_counts, wilson
+from lotr_sim.stats import paired_diff_from_counts, wilson
 from lotr_sim.experiments.tally import HIST_COLUMNS, PairTally, Tally
 
 QS = (0.05, 0.25, 0.5, 0.75, 0.95)

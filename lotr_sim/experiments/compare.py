@@ -20,7 +20,7 @@ from lotr_sim.experiments.run import MAX_GAMES
 from lotr_sim.errors import ConfigError, LotrSimError
 from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.stats import paired_diff_from_counts, wilson
+from lotr_sim.stats import paired_diff_from_counts, wilson
 
 
 BALANCE_MAX_GAMES = 50_000_000

@@ -99,7 +99,7 @@ def trinomial_profile_loglik(n_minus, n_zero, n_plus, mu: float):
 def paired_interval(n, n10, n01, conf: float = 0.95):
     """Bonett–Price interval ``(lo, hi)`` of Good's win rate under A minus under B from ``n``
     pairs with ``n10`` won under A only and ``n01`` under B only (module docstring; arrays)."""
-    from lotr_sim.experiments.stats import z_value
+    from lotr_sim.stats import z_value
     n = np.asarray(n, dtype=np.float64)
     qp = (np.asarray(n10, dtype=np.float64) + 1.0) / (n + 2.0)
     qm = (np.asarray(n01, dtype=np.float64) + 1.0) / (n + 2.0)

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from lotr_sim.errors import LotrSimError
-from lotr_sim.experiments.stats import wilson, z_value
+from lotr_sim.stats import wilson, z_value
 
 TARGETS = ("good50", "equal")
 TARGET_TEXT = {

@@ -265,7 +265,7 @@ def all_plots(df, outcomes, reasons, pdir: Path, sides=None) -> list[tuple[str, 
 def _marginal(items, d):
     """Grid sweeps: pool the games of every point with the same value of ``d``."""
     import pandas as pd
-    from lotr_sim.experiments.stats import wilson
+    from lotr_sim.stats import wilson
     groups: dict = {}
     for v, r in items:
         if r["point"] == 0 and r["varied"] != "grid":

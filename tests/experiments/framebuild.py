@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from lotr_sim.experiments.stats import paired_diff_from_counts, wilson
+from lotr_sim.stats import paired_diff_from_counts, wilson
 
 OUTCOMES = ["good", "evil", "draw"]
 REASONS = ["leaders", "city", "deck"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from lotr_sim.experiments.stats import games_for_half_width, paired_diff, wilson, wilson_half_width
+from lotr_sim.stats import games_for_half_width, paired_diff, wilson, wilson_half_width
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (4802, 9604), (17, 1000), (1, 1)])

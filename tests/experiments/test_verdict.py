@@ -9,7 +9,7 @@ import pytest
 
 from framebuild import MANIFEST, frame, row
 from lotr_sim.errors import LotrSimError
-from lotr_sim.experiments.stats import wilson, z_value
+from lotr_sim.stats import wilson, z_value
 from lotr_sim.experiments.verdict import check_target, parity_gap, verdict, verdict_html, verdict_markdown
 
 N = 100_000
