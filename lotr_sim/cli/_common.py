@@ -57,3 +57,34 @@ def parse_count(value: Any) -> int:
 
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=json_default) + "\n")
+
+
+# --- options shared by the commands that play games: one declaration, one help text ---------
+
+def policy_option() -> Any:
+    """``--policy SEAT=NAME`` (repeatable): the AI player of a seat, for any number of seats."""
+    return typer.Option([], "--policy", "-P", help="A seat's AI player as SEAT=NAME (repeatable, e.g. "
+                        "--policy good=greedy --policy evil=random); seats and players are the game's own.")
+
+
+def good_option() -> Any:
+    return typer.Option(None, "--good", help="Good's AI player (same as --policy good=NAME).")
+
+
+def evil_option() -> Any:
+    return typer.Option(None, "--evil", help="Evil's AI player (same as --policy evil=NAME).")
+
+
+def seat_policies(policy: list[str] | None, good: str | None = None, evil: str | None = None) -> dict[str, str]:
+    """The seats' AI players from ``--policy SEAT=NAME`` and the ``--good``/``--evil`` aliases;
+    a seat named twice, or by both with different players, is an error line. The game checks
+    the seat and player names (``Game.check_policies``)."""
+    from lotr_sim.config import parse_overrides
+    out = parse_overrides(policy or [], option="--policy")
+    for seat, name in (("good", good), ("evil", evil)):
+        if name is None:
+            continue
+        if seat in out and out[seat] != name:
+            raise LotrSimError(f"--{seat} {name} and --policy {seat}={out[seat]} disagree; give one of them")
+        out[seat] = name
+    return out

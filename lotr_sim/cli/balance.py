@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
 
 
 @cli_errors
@@ -18,8 +18,9 @@ def balance(
                                "or 'equal' (Good's win rate = Evil's)."),
     games: int = typer.Option(4000, "--games", "-n", parser=parse_count, help="Games per evaluated value."),
     sets: List[str] = typer.Option([], "--set", help="Other overrides name=value (repeatable)."),
-    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
-    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
     tol: Optional[float] = typer.Option(None, "--tol", help="Stop width for a float parameter."),
     max_steps: int = typer.Option(12, "--max-steps", help="Bisection steps at most."),
@@ -32,7 +33,7 @@ def balance(
 
     Bisection on paired runs; for an integer parameter the two bracketing values."""
     from lotr_sim import api
-    pol = {k: v for k, v in (("good", good), ("evil", evil)) if v is not None}
+    pol = seat_policies(policy, good, evil)
     r = api.balance(game, param, range_, target=target, games=games, sets=sets, policies=pol,
                     config=str(config) if config else None, seed=seed, tol=tol, max_steps=max_steps,
                     threads=threads, progress=not quiet and not as_json)

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
 
 
 @cli_errors
@@ -16,8 +16,9 @@ def compare(
     set_a: List[str] = typer.Option([], "--set", help="Variant A: name=value (repeatable; good=/evil= for policies)."),
     set_b: List[str] = typer.Option([], "--vs", help="Variant B: name=value (repeatable)."),
     base: List[str] = typer.Option([], "--base", help="Common override for both variants (repeatable)."),
-    good: Optional[str] = typer.Option(None, "--good", help="Good's policy (both variants)."),
-    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy (both variants)."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
     alpha: float = typer.Option(0.05, "--alpha", help="P(announcing a change, either way, when there is none)."),
     beta: float = typer.Option(0.05, "--beta", help="P(missing a change of --delta)."),
@@ -39,7 +40,7 @@ def compare(
     tests on the paired win/draw/loss outcomes; stops when the evidence decides (raises /
     lowers / no change as large as --delta) and the printed interval agrees."""
     from lotr_sim import api
-    pol = {k: v for k, v in (("good", good), ("evil", evil)) if v is not None}
+    pol = seat_policies(policy, good, evil)
     r = api.compare(game, set_a, set_b, sets=base, policies=pol, config=str(config) if config else None,
                     seed=seed, alpha=alpha, beta=beta, p0=p0, p1=p1, delta=delta, max_games=max_games,
                     min_games=min_games,

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors
+from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies
 from lotr_sim.errors import LotrSimError
 
 MAX_INDEX = 2**63 - 1  # a game index is a stream index: int64 (lotr_sim.kernels.rng)
@@ -34,8 +34,9 @@ def play(
     game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed; the game uses stream (seed, index)."),
     index: int = typer.Option(0, "--index", "-i", help="Game index within the seed's run."),
-    good: Optional[str] = typer.Option(None, "--good", help="Good's policy (random, greedy, aggressive, cautious)."),
-    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML (overrides any table)."),
     trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
@@ -52,7 +53,7 @@ def play(
     if not 0 <= index <= MAX_INDEX:
         raise LotrSimError(f"--index must be in 0..{MAX_INDEX} (2**63 - 1), got {index}")
     g = get_game(game)
-    pols = g.check_policies({"good": good, "evil": evil})
+    pols = g.check_policies(seat_policies(policy, good, evil))
     cfg = g.load(str(config) if config else None, sets)
     comp = g.compile(cfg)
     with _compile_spinner(g):

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
 
 
 def print_summary(game, s: dict) -> None:
@@ -53,8 +53,9 @@ def run(
     games: int = typer.Option(10000, "--games", "-n", parser=parse_count,
                               help="Number of games (a whole number: 20000, 2e4; at most 1e15)."),
     seed: int = typer.Option(1, "--seed", "-s", help="Master seed; game i uses stream (seed, i)."),
-    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
-    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML with a params table."),
     threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores)."),
@@ -72,7 +73,7 @@ def run(
     keeps the finished games when --out is given)."""
     from lotr_sim import api
     g = api.get_game(game)
-    res = api.run_games(g, games=games, seed=seed, good=good, evil=evil, sets=sets,
+    res = api.run_games(g, games=games, seed=seed, policies=seat_policies(policy, good, evil), sets=sets,
                         config=str(config) if config else None, threads=threads, out=out,
                         trace=trace, progress=not quiet and not as_json, keep_games=False, force=force)
     if as_json:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
 
 
 @cli_errors
@@ -20,8 +20,9 @@ def sweep(
     precision: Optional[float] = typer.Option(None, "--precision", help="Run in batches until every point's "
                                               "95% half-width on Good's win rate is at most this."),
     max_games: Optional[int] = typer.Option(None, "--max-games", parser=parse_count, help="Cap per point with --precision."),
-    good: Optional[str] = typer.Option(None, "--good", help="Good's policy."),
-    evil: Optional[str] = typer.Option(None, "--evil", help="Evil's policy."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     sets: List[str] = typer.Option([], "--set", help="Baseline override name=value (repeatable)."),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML (a params table)."),
     sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
@@ -62,9 +63,10 @@ def sweep(
         else:
             game = "minas-tirith"
     g = api.get_game(game)
-    res = api.sweep(g, param or None, grid, games, precision, max_games, seed, None, sets or None,
+    res = api.sweep(g, param or None, grid, games, precision, max_games, seed,
+                    seat_policies(policy, good, evil) or None, sets or None,
                     str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
-                    save_games, not quiet and not as_json, chunk, sweep_file, True, good, evil,
+                    save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
                     connect_timeout, target, pairings)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])

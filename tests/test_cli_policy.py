@@ -1,0 +1,48 @@
+"""``--policy SEAT=NAME`` (repeatable) on every command that plays games; ``--good``/``--evil``
+are its aliases (issue 8: games with 3-4 seats need it)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def _run(args):
+    r = runner.invoke(app, args, catch_exceptions=False)
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_policy_and_aliases_give_the_same_games():
+    base = ["run", "-g", "minas-tirith", "-n", "300", "-s", "5", "-q", "--json"]
+    c1, o1, _ = _run(base + ["--policy", "good=random", "--policy", "evil=cautious"])
+    c2, o2, _ = _run(base + ["--good", "random", "--evil", "cautious"])
+    c3, o3, _ = _run(base + ["--good", "random"])
+    assert c1 == c2 == c3 == 0
+    s1, s2, s3 = json.loads(o1), json.loads(o2), json.loads(o3)
+    assert s1["policies"] == s2["policies"] == {"good": "random", "evil": "cautious"}
+    assert s1["wins"] == s2["wins"]
+    assert s3["policies"]["evil"] != "cautious"
+
+
+@pytest.mark.parametrize("cmd", [["run", "-n", "10", "-q"], ["play", "-q"],
+                                 ["compare", "--set", "leader_bonus=0", "--vs", "leader_bonus=1", "-q"],
+                                 ["balance", "-p", "leader_bonus", "-r", "0:2", "-q"],
+                                 ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q"]])
+@pytest.mark.parametrize("bad, words", [
+    (["--policy", "good=random", "--policy", "good=greedy"], "--policy good is given twice"),
+    (["--good", "greedy", "--policy", "good=random"], "disagree"),
+    (["--policy", "ugly=random"], "no side 'ugly'"),
+    (["--policy", "good=genius"], "unknown policy 'genius'"),
+])
+def test_bad_policy_is_one_line(cmd, bad, words, tmp_path):
+    if cmd[0] == "sweep":
+        cmd = cmd + ["-o", str(tmp_path / "sw")]
+    code, _, err = _run(cmd + bad)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("lotr-sim: error:"), err
+    assert words in lines[0]
