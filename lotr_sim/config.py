@@ -209,3 +209,66 @@ class GameConfig:
     @property
     def hash(self) -> str:
         return config_hash({"game": self.game, "data": self.data, "params": self.params})
+
+
+# --- loading a game's config: what every game does the same way ------------------------------
+
+def merge_tables(base: dict, over: dict, whole: Sequence[str] = ()) -> dict:
+    """``over`` deep-merged into a copy of ``base``: tables merge key by key, anything else
+    (and the tables named in ``whole``, which a user replaces entirely) is replaced."""
+    import copy
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict) and k not in whole:
+            out[k] = merge_tables(out[k], v, whole)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def game_config_path(game: str) -> Path:
+    """The default config file of a game: ``configs/games/<game>.toml``."""
+    return configs_dir() / "games" / f"{game}.toml"
+
+
+def check_tables(user: Mapping[str, Any], path: Any, tables: Sequence[str]) -> None:
+    """An unknown top-level table (a typo such as ``[parms]``) is an error, not ignored."""
+    for k in user:
+        if k not in tables:
+            raise ConfigError(f"config file {path}: unknown table [{k}]{closest(str(k), tables)} "
+                              f"(tables: {', '.join(tables)})")
+
+
+def checked(game: str, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` with a safety net under a game's explicit checks: a value of the wrong
+    shape somewhere in a user's tables becomes one ConfigError line, never a traceback."""
+    try:
+        return fn(*args)
+    except ConfigError:
+        raise
+    except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as e:
+        raise ConfigError(f"config: malformed game data ({type(e).__name__}: {e}); "
+                          f"compare with configs/games/{game}.toml") from None
+
+
+def load_game_config(game: str, params: Sequence[Param], validate: Any, tables: Sequence[str],
+                     config: str | None = None,
+                     overrides: Sequence[str] | Mapping[str, Any] | None = None,
+                     whole: Sequence[str] = ()) -> GameConfig:
+    """A game's default TOML, merged with a user TOML (``whole`` tables are replaced, not
+    merged; unknown tables refused), its ``[params]`` resolved with ``overrides`` against
+    ``params``, then ``validate(data, params)`` under the ``checked`` safety net."""
+    default = game_config_path(game)
+    data = load_toml(default)
+    source = str(default)
+    if config is not None:
+        user = load_toml(config)
+        check_tables(user, config, tables)
+        data = merge_tables(data, user, whole)
+        source = str(config)
+    file_params = data.pop("params", {})
+    if not isinstance(file_params, dict):
+        raise ConfigError("config: [params] must be a table")
+    values = resolve_params(params, file_params, overrides, game=game)
+    checked(game, validate, data, values)
+    return GameConfig(game=game, data=data, params=values, source=source)

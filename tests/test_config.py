@@ -295,3 +295,13 @@ def test_any_mutated_config_is_valid_or_one_config_error():
             pass
 
     check()
+
+
+def test_merge_tables_merges_key_by_key_and_replaces_whole_tables():
+    from lotr_sim.config import merge_tables
+    base = {"a": {"x": 1, "y": {"p": 1, "q": 2}}, "setup": {"good": {"t": 1}, "evil": {"u": 2}}, "n": 3}
+    over = {"a": {"y": {"q": 5}}, "setup": {"good": {"t": 9}}, "n": 4}
+    out = merge_tables(base, over, whole=("setup",))
+    assert out == {"a": {"x": 1, "y": {"p": 1, "q": 5}}, "setup": {"good": {"t": 9}}, "n": 4}
+    assert base["a"]["y"]["q"] == 2          # the base is not touched
+    assert merge_tables(base, over)["setup"] == {"good": {"t": 9}, "evil": {"u": 2}}

@@ -7,13 +7,13 @@ cards) so every offset below is a compile-time constant in the kernels.
 """
 from __future__ import annotations
 
-import copy
 from collections import deque
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lotr_sim.config import GameConfig, Param, configs_dir, load_toml, resolve_params
+from lotr_sim.config import GameConfig, Param, game_config_path, load_game_config
+from lotr_sim.config import checked as _checked
 from lotr_sim.errors import ConfigError
 
 GAME = "minas-tirith"
@@ -152,61 +152,24 @@ N_AB = 5
 N_DB = 4
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict) and k not in ("setup",):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
-
-
 def default_path():
-    return configs_dir() / "games" / "minas-tirith.toml"
-
-
-def load(config: str | None = None,
-         overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
-    """Default TOML, merged with a user TOML (any table may be replaced), with overrides."""
-    data = load_toml(default_path())
-    source = str(default_path())
-    if config is not None:
-        user = load_toml(config)
-        check_tables(user, config)
-        data = _merge(data, user)
-        source = str(config)
-    file_params = data.pop("params", {})
-    if not isinstance(file_params, dict):
-        raise ConfigError("config: [params] must be a table")
-    params = resolve_params(PARAMS, file_params, overrides, game=GAME)
-    checked(validate, data, params)
-    return GameConfig(game=GAME, data=data, params=params, source=source)
-
-
-def checked(fn, *args):
-    """``fn(*args)`` with a safety net under the explicit checks: a value of the wrong shape
-    somewhere in a user's tables becomes one ConfigError line, never a traceback."""
-    try:
-        return fn(*args)
-    except ConfigError:
-        raise
-    except (TypeError, AttributeError, KeyError, ValueError, IndexError, OverflowError) as e:
-        raise ConfigError(f"config: malformed game data ({type(e).__name__}: {e}); "
-                          "compare with configs/games/minas-tirith.toml") from None
+    return game_config_path(GAME)
 
 
 # the top-level tables a Minas Tirith config may hold (configs/games/minas-tirith.toml)
 TABLES = ("game", "board", "territories", "unit_types", "pools", "leaders", "setup", "mt_cards", "params")
 
 
-def check_tables(user: dict, path) -> None:
-    """An unknown top-level table (a typo such as ``[parms]``) is an error, not ignored."""
-    from lotr_sim.config import closest
-    for k in user:
-        if k not in TABLES:
-            raise ConfigError(f"config file {path}: unknown table [{k}]{closest(str(k), TABLES)} "
-                              f"(tables: {', '.join(TABLES)})")
+def load(config: str | None = None,
+         overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
+    """Default TOML, merged with a user TOML (tables merge key by key; a user's ``[setup]``
+    replaces the whole set-up), with overrides; validated (``validate``)."""
+    return load_game_config(GAME, PARAMS, validate, TABLES, config, overrides, whole=("setup",))
+
+
+def checked(fn, *args):
+    """``fn(*args)`` under the config safety net (``lotr_sim.config.checked``)."""
+    return _checked(GAME, fn, *args)
 
 
 def _count(v, where: str, lo: int = 0) -> int:
