@@ -88,3 +88,26 @@ def seat_policies(policy: list[str] | None, good: str | None = None, evil: str |
             raise LotrSimError(f"--{seat} {name} and --policy {seat}={out[seat]} disagree; give one of them")
         out[seat] = name
     return out
+
+
+def game_option(default: str | None = "minas-tirith", extra: str = "") -> Any:
+    return typer.Option(default, "--game", "-g", help="Game name, e.g. minas-tirith." + extra)
+
+
+def seed_option(default: int | None = 1) -> Any:
+    return typer.Option(default, "--seed", "-s", help="Master seed in [0, 2**63): game (or battle) i uses "
+                        "random stream (seed, i), so results are reproducible whatever the threads. Default 1.")
+
+
+def config_option() -> Any:
+    return typer.Option(None, "--config", "-c", help="Game config TOML, merged over the game's default "
+                        "(any table, including [params], may be given).")
+
+
+def sets_option() -> Any:
+    return typer.Option([], "--set", help="Rule parameter override name=value (repeatable; "
+                        "`lotr-sim params` lists them).")
+
+
+def threads_option() -> Any:
+    return typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores).")

@@ -6,26 +6,26 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
 def balance(
-    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    game: str = game_option(),
     param: str = typer.Option(..., "--param", "-p", help="A numeric rule parameter."),
     range_: str = typer.Option(..., "--range", "-r", help="a:b, the values to search between."),
     target: str = typer.Option("0.5", "--target", "-t", help="Parity: Good's win rate = a number in (0, 1), "
                                "or 'equal' (Good's win rate = Evil's)."),
     games: int = typer.Option(4000, "--games", "-n", parser=parse_count, help="Games per evaluated value."),
-    sets: List[str] = typer.Option([], "--set", help="Other overrides name=value (repeatable)."),
+    sets: List[str] = sets_option(),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
+    config: Optional[Path] = config_option(),
     tol: Optional[float] = typer.Option(None, "--tol", help="Stop width for a float parameter."),
     max_steps: int = typer.Option(12, "--max-steps", help="Bisection steps at most."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads."),
+    seed: int = seed_option(),
+    threads: Optional[int] = threads_option(),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:

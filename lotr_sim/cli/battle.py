@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json, seed_option
 
 
 @cli_errors
@@ -26,7 +26,7 @@ def battle(
     stop_at: int = typer.Option(0, "--stop-at", help="The attacker stops when down to this many units."),
     games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
                               help="Monte Carlo battles (0: exact only; a whole number, at most 1e15)."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed; battle i uses stream (seed, i)."),
+    seed: int = seed_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart of the survivor distribution (PNG)."),
 ) -> None:
@@ -110,7 +110,7 @@ def bombard(
     divisor: int = typer.Option(2, "--divisor", help="Shooters per die for Evil at a banner."),
     games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
                               help="Monte Carlo bombardments (0: exact only; a whole number, at most 1e15)."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
+    seed: int = seed_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Hits of one bombardment (MT-7.2): exact binomial law and Monte Carlo."""

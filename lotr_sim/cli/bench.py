@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, parse_count, print_json, seed_option
 from lotr_sim.errors import LotrSimError
 
 #: One timed call holds all its games/battles in memory: these bounds keep it under ~150 MB.
@@ -21,7 +21,7 @@ def bench(
                               help=f"Games per timed call (with --game; 10..{MAX_BENCH_GAMES:,})."),
     battles: int = typer.Option(2_000_000, "--battles", parser=parse_count,
                                 help=f"Battles per timed call (kernels; 1000..{MAX_BENCH_BATTLES:,})."),
-    seed: int = typer.Option(1, "--seed", "-s"),
+    seed: int = seed_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""

@@ -7,19 +7,19 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, threads_option
 
 
 @cli_errors
 def compare(
-    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    game: str = game_option(),
     set_a: List[str] = typer.Option([], "--set", help="Variant A: name=value (repeatable; good=/evil= for policies)."),
     set_b: List[str] = typer.Option([], "--vs", help="Variant B: name=value (repeatable)."),
     base: List[str] = typer.Option([], "--base", help="Common override for both variants (repeatable)."),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML."),
+    config: Optional[Path] = config_option(),
     alpha: float = typer.Option(0.05, "--alpha", help="P(announcing a change, either way, when there is none)."),
     beta: float = typer.Option(0.05, "--beta", help="P(missing a change of --delta)."),
     p0: Optional[float] = typer.Option(None, "--p0", hidden=True, help="Gone: use --delta."),
@@ -28,8 +28,8 @@ def compare(
                                 "(0.02 = 2 percentage points)."),
     min_games: int = typer.Option(100, "--min-games", parser=parse_count, help="No decision before this many pairs."),
     max_games: int = typer.Option(200000, "--max-games", parser=parse_count, help="Stop undecided after this many pairs."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads."),
+    seed: int = seed_option(),
+    threads: Optional[int] = threads_option(),
     unpaired: bool = typer.Option(False, "--unpaired", help="Independent streams for B (to see what pairing saves)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, print_json
+from lotr_sim.cli._common import cli_errors, game_option, print_json
 
 
 @cli_errors
 def params(
-    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    game: str = game_option(),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
 ) -> None:
     """List every rule parameter: name, default, allowed values, rule ID and help."""

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, policy_option, seat_policies, seed_option, sets_option
 from lotr_sim.errors import LotrSimError
 
 MAX_INDEX = 2**63 - 1  # a game index is a stream index: int64 (lotr_sim.kernels.rng)
@@ -31,14 +31,14 @@ def _compile_spinner(game):
 
 @cli_errors
 def play(
-    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed; the game uses stream (seed, index)."),
+    game: str = game_option(),
+    seed: int = seed_option(),
     index: int = typer.Option(0, "--index", "-i", help="Game index within the seed's run."),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
-    sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML (overrides any table)."),
+    sets: List[str] = sets_option(),
+    config: Optional[Path] = config_option(),
     trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
 ) -> None:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
 
 
 def print_summary(game, s: dict) -> None:
@@ -49,16 +49,16 @@ def print_summary(game, s: dict) -> None:
 
 @cli_errors
 def run(
-    game: str = typer.Option("minas-tirith", "--game", "-g", help="Game name."),
+    game: str = game_option(),
     games: int = typer.Option(10000, "--games", "-n", parser=parse_count,
                               help="Number of games (a whole number: 20000, 2e4; at most 1e15)."),
-    seed: int = typer.Option(1, "--seed", "-s", help="Master seed; game i uses stream (seed, i)."),
+    seed: int = seed_option(),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
-    sets: List[str] = typer.Option([], "--set", help="Rule parameter override name=value (repeatable)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Config TOML with a params table."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores)."),
+    sets: List[str] = sets_option(),
+    config: Optional[Path] = config_option(),
+    threads: Optional[int] = threads_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write every game's event trace (JSON Lines)."),

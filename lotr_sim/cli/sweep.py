@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, evil_option, good_option, policy_option, seat_policies, parse_count, print_json
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
@@ -23,16 +23,16 @@ def sweep(
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
-    sets: List[str] = typer.Option([], "--set", help="Baseline override name=value (repeatable)."),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="Game config TOML (a params table)."),
+    sets: List[str] = sets_option(),
+    config: Optional[Path] = config_option(),
     sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
                                             "every pairing of the game's policies (default: the sweep file's "
                                             "`pairings`, which the default sweep sets)."),
     target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (Good wins 50% "
                                          "of games, default) or equal (Good wins as often as Evil)."),
-    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Master seed (default 1)."),
-    threads: Optional[int] = typer.Option(None, "--threads", "-j", help="Threads per chunk."),
+    seed: Optional[int] = seed_option(None),
+    threads: Optional[int] = threads_option(),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed sweep in this folder."),
