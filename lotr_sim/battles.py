@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from lotr_sim.errors import LotrSimError
+from lotr_sim.experiments.run import MAX_GAMES, iter_split  # the same bound and cutting as `run`
 from lotr_sim.stats import wilson, z_score
 
-#: The most Monte Carlo battles/bombardments one call accepts (the same bound as ``run``).
-MAX_GAMES = 10**15
 #: Battles/bombardments simulated per chunk: memory is bounded by this, not by ``games``.
 CHUNK = 1_000_000
 #: Units per side a battle may have. Minas Tirith: the most units one side owns (Evil's
@@ -41,11 +40,8 @@ def check_games(games, what: str = "--games") -> int:
 
 
 def _chunks(games: int):
-    a = 0
-    while a < games:
-        n = min(CHUNK, games - a)
-        yield a, n
-        a += n
+    """Battles ``0..games-1`` in chunks of ``CHUNK`` (battle i always uses stream (seed, i))."""
+    return iter_split(0, games, CHUNK)
 
 
 def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int = 0,
@@ -67,10 +63,7 @@ def battle_report(rules: str, attackers: int, defenders: int, attack_bonus: int 
         raise LotrSimError("--witch-king and --good apply only to --rules minas-tirith (MT-7.5)")
     games = check_games(games)
     from lotr_sim.kernels.rng import check_seed
-    try:
-        check_seed(seed)
-    except ValueError as e:
-        raise LotrSimError(str(e)) from None
+    check_seed(seed)  # a SeedError is a LotrSimError: one error line
     good_attacks = good == "attacker"
     law = battle_law(rules, attackers, defenders, attack_bonus, defence_bonus,
                      good_attacks, witch_king, stop_at)
@@ -146,10 +139,7 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
         raise LotrSimError(f"--divisor must be at most {MAX_SHOOTERS}, got {divisor}")
     games = check_games(games)
     from lotr_sim.kernels.rng import check_seed
-    try:
-        check_seed(seed)
-    except ValueError as e:
-        raise LotrSimError(str(e)) from None
+    check_seed(seed)  # a SeedError is a LotrSimError: one error line
     dice = bombard_dice(shooters, evil_at_banner, divisor)
     law = bombard_law(shooters, evil_at_banner, divisor)
     out = {"bombard": dict(shooters=shooters, evil_at_banner=evil_at_banner, divisor=divisor,

@@ -46,10 +46,7 @@ def play(
     captures, the end and the score."""
     from lotr_sim.games.registry import get_game
     from lotr_sim.kernels.rng import check_seed
-    try:
-        check_seed(seed)
-    except ValueError as e:
-        raise LotrSimError(str(e)) from None
+    check_seed(seed)  # a SeedError is a LotrSimError: one error line
     if not 0 <= index <= MAX_INDEX:
         raise LotrSimError(f"--index must be in 0..{MAX_INDEX} (2**63 - 1), got {index}")
     g = get_game(game)

@@ -61,10 +61,7 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     """
     from lotr_sim.experiments.sequential import LOWERS, NO_CHANGE, RAISES, ThreeWayTest, paired_interval
     from lotr_sim.kernels.rng import check_seed
-    try:
-        check_seed(seed)
-    except ValueError as e:
-        raise LotrSimError(str(e)) from None
+    check_seed(seed)  # a SeedError is a LotrSimError: one error line
     if p0 is not None or p1 is not None:
         raise LotrSimError("--p0/--p1 are gone: compare asks whether A moves Good's win rate by at least "
                            "--delta (default 0.02) either way; give --delta")

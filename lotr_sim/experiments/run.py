@@ -24,7 +24,7 @@ from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.store import ensure_writable_dir, now_iso
+from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso
 from lotr_sim.experiments.tally import Tally
 
 #: The most games one run may ask for (far beyond any useful run: 10**15 games take
@@ -211,10 +211,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     an earlier run's files in ``out``."""
     from lotr_sim.kernels.rng import check_seed
     games = check_count("--games", games, 1, MAX_GAMES)
-    try:
-        check_seed(seed)
-    except ValueError as e:
-        raise LotrSimError(str(e)) from None
+    check_seed(seed)  # a SeedError is a LotrSimError: one error line
     check_threads(threads)
     if chunk is not None:
         chunk = check_count("chunk", chunk, 1, 10_000_000)
@@ -344,7 +341,7 @@ def _save(writer: GamesWriter, outp: Path, summary: dict, k: int) -> None:
             f.flush()
             os.fsync(f.fileno())
         for p in (gtmp, stmp):
-            os.chmod(p, 0o666 & ~_umask())
+            os.chmod(p, file_mode())
         os.replace(gtmp, outp / "games.parquet")
         os.replace(stmp, spath)
     except OSError as e:
@@ -354,9 +351,3 @@ def _save(writer: GamesWriter, outp: Path, summary: dict, k: int) -> None:
             except OSError:
                 pass
         raise _disk_error(outp, e) from None
-
-
-def _umask() -> int:
-    m = os.umask(0)
-    os.umask(m)
-    return m
