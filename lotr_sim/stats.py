@@ -138,6 +138,15 @@ def quantiles_from_values(values, qs=(0.05, 0.25, 0.5, 0.75, 0.95)) -> list[floa
     return [float(x) for x in np.quantile(v, qs)]
 
 
+def zero_crossing(xa: float, xb: float, ya: float, yb: float) -> float | None:
+    """Where the straight line through ``(xa, ya)`` and ``(xb, yb)`` crosses 0 (linear
+    interpolation of a crossing between two evaluated points); None when it is flat or a
+    value is not finite. ``balance`` and the sweep verdict's parity values use it."""
+    if yb == ya or not (math.isfinite(ya) and math.isfinite(yb)):
+        return None
+    return xa + (0.0 - ya) * (xb - xa) / (yb - ya)
+
+
 def z_score(k: int, n: int, p: float) -> float:
     """(k/n - p) / sqrt(p (1 - p) / n); 0 when p is 0 or 1 and k/n equals it."""
     if n <= 0:

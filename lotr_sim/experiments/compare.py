@@ -20,7 +20,7 @@ from lotr_sim.experiments.run import MAX_GAMES
 from lotr_sim.errors import ConfigError, LotrSimError
 from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.stats import paired_diff_from_counts, wilson
+from lotr_sim.stats import paired_diff_from_counts, wilson, zero_crossing
 
 
 BALANCE_MAX_GAMES = 50_000_000
@@ -294,13 +294,9 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
         return f"{100 * e['rate']:.1f}% [{100 * e['ci95'][0]:.1f}, {100 * e['ci95'][1]:.1f}]"
     what = f"{o0}'s win rate reaches {o1}'s" if equal else f"{o0} win rate crosses {target:g}"
     if bracketed:
-        def cross(ya, yb):
-            if yb == ya:
-                return None
-            return a + (0.0 - ya) * (b - a) / (yb - ya)
-        est = cross(ea["score"], eb["score"])
-        c1 = cross(ea["score_ci95"][0], eb["score_ci95"][0])
-        c2 = cross(ea["score_ci95"][1], eb["score_ci95"][1])
+        est = zero_crossing(a, b, ea["score"], eb["score"])
+        c1 = zero_crossing(a, b, ea["score_ci95"][0], eb["score_ci95"][0])
+        c2 = zero_crossing(a, b, ea["score_ci95"][1], eb["score_ci95"][1])
         orig_lo = float(P.coerce(str(_num(lo_text))))
         orig_hi = float(P.coerce(str(_num(hi_text))))
         cands = [c for c in (c1, c2) if c is not None and math.isfinite(c)]

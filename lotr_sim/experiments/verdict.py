@@ -37,7 +37,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from lotr_sim.errors import LotrSimError
-from lotr_sim.stats import wilson, z_value
+from lotr_sim.stats import wilson, z_value, zero_crossing
 
 TARGETS = ("good50", "equal")
 TARGET_TEXT = {
@@ -158,12 +158,6 @@ def _dim_parity_entries(df, dim, o0, o1, target) -> list[dict]:
     return out
 
 
-def _cross(xa, xb, ya, yb):
-    if yb == ya or not (math.isfinite(ya) and math.isfinite(yb)):
-        return None
-    return xa + (0.0 - ya) * (xb - xa) / (yb - ya)
-
-
 def parity_of(entries: list[dict]) -> dict:
     """The value closest to parity among ``entries`` (sorted; from ``_entry``), the
     interpolated crossing(s) for numeric values, and a status: ``within`` (some value's
@@ -181,9 +175,9 @@ def parity_of(entries: list[dict]) -> dict:
             if signs[i] == signs[i + 1] and signs[i] != 0:
                 continue
             xa, xb = float(a["value"]), float(b["value"])
-            est = _cross(xa, xb, a["gap"], b["gap"])
-            c1 = _cross(xa, xb, a["gap_lo"], b["gap_lo"])
-            c2 = _cross(xa, xb, a["gap_hi"], b["gap_hi"])
+            est = zero_crossing(xa, xb, a["gap"], b["gap"])
+            c1 = zero_crossing(xa, xb, a["gap_lo"], b["gap_lo"])
+            c2 = zero_crossing(xa, xb, a["gap_hi"], b["gap_hi"])
             lo_x, hi_x = float(entries[0]["value"]), float(entries[-1]["value"])
             cands = [c for c in (c1, c2) if c is not None and math.isfinite(c)]
             iv = [max(lo_x, min(cands)), min(hi_x, max(cands))] if len(cands) == 2 else [lo_x, hi_x]
