@@ -22,11 +22,11 @@ def _compile_spinner(game):
 
     from rich.console import Console
 
-    con = Console(file=sys.stderr)
-    if not con.is_terminal:
+    from lotr_sim.experiments.progress import compile_status
+
+    if not Console(file=sys.stderr).is_terminal:
         return contextlib.nullcontext()
-    return con.status(f"preparing the {game.name} engine (numba compiles it on the first run, "
-                      f"about a minute; later runs load it from the cache)")
+    return compile_status(game)
 
 
 @cli_errors

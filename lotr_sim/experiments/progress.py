@@ -114,6 +114,15 @@ class RichProgress:
         self._p.advance(self._task, n)
 
 
+def compile_status(game):
+    """The spinner (a context manager, on stderr) that says why the first use of a game's
+    engine waits: numba compiles it once, later runs load it from the cache."""
+    from rich.console import Console
+    return Console(file=sys.stderr).status(
+        f"preparing the {game.name} engine (numba compiles it on the first run, "
+        f"about a minute; later runs load it from the cache)")
+
+
 def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
     """Compile (first run) or load the game's kernels before a progress bar starts, with a
     spinner that says why the wait happens. Costs milliseconds once the numba cache is warm;
@@ -124,11 +133,7 @@ def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
         print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)
         game.simulate(compiled, policies, seed, 0, 1, threads=1)
         return
-    from rich.console import Console
-
-    with Console(file=sys.stderr).status(
-            f"preparing the {game.name} engine (numba compiles it on the first run, "
-            f"about a minute; later runs load it from the cache)"):
+    with compile_status(game):
         game.simulate(compiled, policies, seed, 0, 1, threads=1)
 
 
