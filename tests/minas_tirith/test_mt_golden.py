@@ -1,0 +1,79 @@
+"""Golden outcomes and traces (issue 8): the engine's results are pinned bit for bit.
+
+A refactor of the Minas Tirith engine (the step-machine port, the shared kit, a faster
+kernel) must leave every game unchanged unless a rule fix says why. Each case plays a
+range of games and compares a SHA-256 of every outcome column, and of a whole trace,
+with ``golden/outcomes.json``. After an intended change of results, regenerate with
+``LOTR_SIM_UPDATE_GOLDEN=1 python -m pytest tests/minas_tirith/test_mt_golden.py`` and
+say why in the commit message.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lotr_sim.games.registry import get_game
+
+GOLDEN = Path(__file__).parent / "golden" / "outcomes.json"
+UPDATE = os.environ.get("LOTR_SIM_UPDATE_GOLDEN") == "1"
+
+# (name, good, evil, seed, first, n, overrides)
+CASES = [
+    ("greedy-greedy", "greedy", "greedy", 1, 0, 3000, ()),
+    ("random-random", "random", "random", 7, 1000, 3000, ()),
+    ("aggressive-cautious", "aggressive", "cautious", 3, 0, 1500, ()),
+    ("cautious-aggressive", "cautious", "aggressive", 5, 0, 1500, ()),
+    ("greedy-random-shooter", "greedy", "random", 11, 0, 1500,
+     ("bombard_loss_choice=shooter", "creature_hits=2", "end_on_last_card=immediate")),
+    ("random-greedy-retreat-off", "random", "greedy", 13, 0, 1500, ("retreat_trigger=off",)),
+]
+TRACES = [("greedy-greedy", "greedy", "greedy", 1, 4), ("random-random", "random", "random", 2, 9)]
+
+
+def _digest_columns(cols: dict) -> str:
+    h = hashlib.sha256()
+    for k in sorted(cols):
+        h.update(k.encode())
+        h.update(np.ascontiguousarray(cols[k]).astype(np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _digest_events(events: list[dict]) -> str:
+    body = [e for e in events if e.get("event") != "header"]
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _load() -> dict:
+    return json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+
+
+def _check(key: str, value: str) -> None:
+    golden = _load()
+    if UPDATE:
+        golden[key] = value
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n")
+        return
+    assert key in golden, f"no golden value for {key}: regenerate with LOTR_SIM_UPDATE_GOLDEN=1"
+    assert value == golden[key], f"{key}: results changed (golden digest differs)"
+
+
+@pytest.mark.parametrize("name,good,evil,seed,first,n,sets", CASES, ids=[c[0] for c in CASES])
+def test_golden_outcomes(name, good, evil, seed, first, n, sets):
+    g = get_game("minas-tirith")
+    comp = g.compile(g.load(None, list(sets)))
+    cols = g.simulate(comp, {"good": good, "evil": evil}, seed, first, n, threads=2)
+    _check(f"outcomes/{name}", _digest_columns(cols))
+
+
+@pytest.mark.parametrize("name,good,evil,seed,index", TRACES, ids=[t[0] for t in TRACES])
+def test_golden_traces(name, good, evil, seed, index):
+    g = get_game("minas-tirith")
+    comp = g.compile(g.load())
+    _row, events = g.play(comp, {"good": good, "evil": evil}, seed, index)
+    _check(f"trace/{name}", _digest_events(events))
