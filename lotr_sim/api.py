@@ -140,7 +140,7 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
           save_games: bool = False, progress: bool = False, chunk: int | None = None,
           sweep_file: str | Path | None = None, report: bool = True,
           good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0,
-          target: str | None = None, pairings: bool | None = None):
+          target: str | None = None, pairings: bool | list[str] | None = None):
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
     Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so

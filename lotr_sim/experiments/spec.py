@@ -47,7 +47,9 @@ class SweepSpec:
     precision: float | None = None
     max_games: int | None = None
     chunk: int = 2000
-    pairings: bool = False           # also play the baseline under every pairing of policies
+    # also play the baseline under every pairing of policies: True for the game's built-in
+    # players (random and the heuristics), or a list of player names (``skill`` adds search)
+    pairings: bool | list[str] = False
 
     def as_dict(self) -> dict:
         d = dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
@@ -55,7 +57,7 @@ class SweepSpec:
                  seed=self.seed, games=self.games, precision=self.precision,
                  max_games=self.max_games, chunk=self.chunk)
         if self.pairings:  # only when set, so folders written before the key resume unchanged
-            d["pairings"] = True
+            d["pairings"] = True if self.pairings is True else list(self.pairings)
         return d
 
     @classmethod
@@ -115,8 +117,10 @@ def load_sweep_file(path) -> dict:
     [policies], [set], [params]. ``pairings = true`` also plays the baseline under every
     pairing of the game's policies; ``target`` is the verdict's parity (good50 | equal)."""
     d = load_toml(path)
-    if "pairings" in d and not isinstance(d["pairings"], bool):
-        raise ConfigError(f"sweep file {path}: pairings must be true or false, got {d['pairings']!r}")
+    if "pairings" in d and not isinstance(d["pairings"], bool) and not (
+            isinstance(d["pairings"], list) and d["pairings"] and all(isinstance(x, str) for x in d["pairings"])):
+        raise ConfigError(f"sweep file {path}: pairings must be true, false or a list of player names, "
+                          f"got {d['pairings']!r}")
     if "target" in d:
         from lotr_sim.experiments.verdict import check_target
         try:
@@ -160,6 +164,19 @@ def _canon(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+def pairing_players(game, pairings: bool | list[str]) -> list[str]:
+    """The players of a pairings table: the game's built-in ones for ``True``, else the
+    given names (each checked against the game's players)."""
+    if pairings is True:
+        return list(game.builtin_policies)
+    names = list(dict.fromkeys(pairings))
+    for p in names:
+        if p not in game.policies:
+            raise ConfigError(f"unknown player '{p}'{closest(p, list(game.policies))} "
+                              f"(players of {game.name}: {', '.join(game.policies)})")
+    return names
 
 
 def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
@@ -213,7 +230,8 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
         # the baseline rules under every pairing of policies (the baseline's own pairing and
         # any pairing already swept are not played twice: they are found by their policies)
         sides = list(game.sides)
-        for combo in itertools.product(*[list(game.policies)] * len(sides)):
+        names = pairing_players(game, spec.pairings)
+        for combo in itertools.product(*[names] * len(sides)):
             assign = dict(zip(sides, combo))
             label = ",".join(f"{k}={v}" for k, v in assign.items())
             add(label, "pairings", label, assign)

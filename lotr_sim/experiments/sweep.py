@@ -70,7 +70,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None, report: bool = True,
               connect_timeout: float = 5.0, target: str | None = None,
-              pairings: bool | None = None) -> SweepResult:
+              pairings: bool | list[str] | None = None) -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
@@ -98,7 +98,9 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         raise LotrSimError("no sweep specification")
     check_threads(threads, workers)
     if pairings is not None:
-        spec.pairings = bool(pairings)
+        spec.pairings = pairings if isinstance(pairings, (list, tuple)) and pairings else bool(pairings)
+        if isinstance(spec.pairings, tuple):
+            spec.pairings = list(spec.pairings)
     target = check_target(target)
     if spec.game != game.name:
         raise LotrSimError(f"sweep is for game '{spec.game}', not '{game.name}'")

@@ -37,9 +37,16 @@ class Game(abc.ABC):
     sides: tuple[str, ...] = ()         # e.g. ("good", "evil")
     outcomes: tuple[str, ...] = ()      # winner labels, e.g. ("good", "evil", "draw")
     reasons: tuple[str, ...] = ()       # end reasons, e.g. ("leaders", "city", "deck")
-    policies: tuple[str, ...] = ()      # AI player names, e.g. ("random", "greedy", ...)
+    builtin_policies: tuple[str, ...] = ()  # AI players inside the engine ("random", "greedy", ...)
     default_policies: Mapping[str, str] = {}
     notes: tuple[str, ...] = ()         # caveats every report of this game must show
+
+    @property
+    def policies(self) -> tuple[str, ...]:
+        """Every player name: the engine's own, then the players written once for every
+        game against the step machine (``lotr_sim.players``: the search player)."""
+        from lotr_sim.players.registry import PLAYERS
+        return tuple(self.builtin_policies) + tuple(p for p in PLAYERS if p not in self.builtin_policies)
 
     # -- configuration ------------------------------------------------------------------
     @abc.abstractmethod
@@ -68,6 +75,61 @@ class Game(abc.ABC):
         """One game with its full event trace (list of JSON-able dicts). The first event is a
         ``header`` (game, package version, config hash, parameters that differ from the
         defaults, policies, seed, game index) so that a trace file can be checked on its own."""
+
+    # -- the step machine (lotr_sim.games.step) ---------------------------------------------
+    # Every game implements these; the contract test (tests/test_contract.py) runs them all.
+    def new_state(self, compiled: Any, policies: Mapping[str, str] | None, seed: int, index: int,
+                  trace: bool = False, debug: bool = False):
+        """Game ``index`` of ``seed`` after its set-up, resting at the first decision.
+        Seats held by a player from ``lotr_sim.players`` are played by the engine with the
+        game's default heuristic for that seat whenever the engine decides for them."""
+        raise NotImplementedError(f"{self.name} has no step machine")
+
+    def legal_actions(self, compiled: Any, state) -> np.ndarray:
+        """Every action of the current decision, one row each (empty once over)."""
+        raise NotImplementedError
+
+    def apply(self, compiled: Any, state, i: int) -> None:
+        """Apply legal action ``i`` and resolve everything up to the next decision."""
+        raise NotImplementedError
+
+    def to_move(self, state) -> int:
+        """The seat (index into ``sides``) whose decision it is; -1 once over."""
+        raise NotImplementedError
+
+    def is_over(self, state) -> bool:
+        return self.to_move(state) < 0
+
+    def result(self, compiled: Any, state) -> dict[str, np.ndarray]:
+        """The finished game's one-row outcome columns (as ``simulate`` gives them)."""
+        raise NotImplementedError
+
+    def invariant_ok(self, compiled: Any, state) -> bool:
+        """The game's conservation invariant (units, cards, tokens ...) holds."""
+        raise NotImplementedError
+
+    def builtin_choice(self, compiled: Any, state) -> int:
+        """The index the seat's built-in policy picks (random ones draw from the state)."""
+        raise NotImplementedError
+
+    def heuristic_choice(self, compiled: Any, state) -> int:
+        """The index the seat's default heuristic picks (never draws)."""
+        raise NotImplementedError
+
+    def action_scores(self, compiled: Any, state) -> np.ndarray:
+        """The default heuristic's score of each legal action (higher is better)."""
+        raise NotImplementedError
+
+    def run_builtin(self, compiled: Any, state, stop_seats: Sequence[int]) -> int:
+        """Play built-in policies until a seat in ``stop_seats`` is to move (returns it) or
+        the game ends (returns -1)."""
+        raise NotImplementedError
+
+    def playouts(self, compiled: Any, state, candidates: np.ndarray, m: int, key: int) -> np.ndarray:
+        """For each candidate action and j < m: on a copy, apply it, then the default
+        heuristics play to the end with chance from stream (key, j), the same for every
+        candidate. Returns winner codes (indices into ``outcomes``), shape [k, m]."""
+        raise NotImplementedError
 
     def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
         out = dict(self.default_policies)

@@ -1,10 +1,18 @@
-"""A tiny fake game for the experiment-layer tests: Good's win probability is a known,
-simple function of its parameters, so win rates can be checked exactly (|z| < 4).
+"""A tiny fake game for the experiment-layer tests and the game contract: Good's win
+probability is a known, simple function of its parameters and of two decisions, so win
+rates can be checked exactly (|z| < 4).
+
+A game is a step machine (lotr_sim.games.step) with two decisions: Good picks
+a_g in {-1, 0, +1}, then Evil picks a_e in {-1, 0, +1} (action rows [a]); then chance:
 
 P(Good wins) = clip(0.25 + 0.05*strength + edge + 0.05*bonus + 0.10*[mode == tilted]
-                    + 0.05*[good plays greedy] - 0.05*[evil plays greedy], 0, 1 - draw_rate)
-P(draw) = draw_rate, P(Evil wins) = the rest. Game i draws its fate from stream (seed, i)
-(lotr_sim.kernels.rng), first draw = the winner, so variants are paired game by game.
+                    + 0.05*a_g - 0.05*a_e, 0, 1 - draw_rate)
+P(draw) = draw_rate, P(Evil wins) = the rest.
+
+"greedy" plays +1, "random" is uniform (so on average it adds nothing, as before the step
+machine). Chance comes from stream (seed, i) (lotr_sim.kernels.rng), first draw = the
+winner, so variants are paired game by game; the random player draws from its own stream
+(seed ^ POLICY_SALT, i), so the chance stream does not depend on who plays.
 """
 from __future__ import annotations
 
@@ -15,36 +23,85 @@ from numba import njit
 
 from lotr_sim.config import GameConfig, Param, load_toml, resolve_params
 from lotr_sim.games.base import Game
+from lotr_sim.games.step import IllegalAction, State
 from lotr_sim.kernels.rng import STATE_SIZE, randint_nb, stream_init_nb, uniform_nb, d6_nb
+
+POLICY_SALT = 0x5A5A5A5A
+# state slots
+PHASE, A_GOOD, A_EVIL, WIN, REASON, ROUNDS, TURNS, PG, PE, LOST = range(10)
+CHOICES = np.array([[-1], [0], [1]], dtype=np.int64)
 
 
 @njit(cache=True)
-def fake_games_nb(seed, first, n, p_good, p_draw, winner, reason, rounds, turns, pg, pe, lost):
+def fake_resolve_nb(st, s, p_base, p_draw):
+    """Chance after both decisions: the winner first, then the other columns."""
+    p_good = p_base + 0.05 * st[A_GOOD] - 0.05 * st[A_EVIL]
+    p_good = min(max(p_good, 0.0), 1.0 - p_draw)
+    u = uniform_nb(s)
+    if u < p_good:
+        st[WIN] = 0
+    elif u < p_good + p_draw:
+        st[WIN] = 2
+    else:
+        st[WIN] = 1
+    st[REASON] = randint_nb(s, 3)
+    st[ROUNDS] = 1 + randint_nb(s, 20)
+    st[TURNS] = 2 * st[ROUNDS]
+    st[PG] = randint_nb(s, 10)
+    st[PE] = randint_nb(s, 10)
+    st[LOST] = d6_nb(s)
+    st[PHASE] = 2
+
+
+@njit(cache=True)
+def fake_choice_nb(kind, sp):
+    """A built-in policy's pick among the three rows: greedy +1 (row 2), random uniform."""
+    if kind == 0:
+        return randint_nb(sp, 3)
+    return 2
+
+
+@njit(cache=True)
+def fake_games_nb(seed, first, n, p_base, p_draw, kind_good, kind_evil,
+                  winner, reason, rounds, turns, pg, pe, lost):
     s = np.empty(STATE_SIZE, dtype=np.uint64)
+    sp = np.empty(STATE_SIZE, dtype=np.uint64)
+    st = np.zeros(10, dtype=np.int64)
     for j in range(n):
         stream_init_nb(seed, first + j, s)
-        u = uniform_nb(s)
-        if u < p_good:
-            winner[j] = 0
-        elif u < p_good + p_draw:
-            winner[j] = 2
-        else:
-            winner[j] = 1
-        reason[j] = randint_nb(s, 3)
-        rounds[j] = 1 + randint_nb(s, 20)
-        turns[j] = 2 * rounds[j]
-        pg[j] = randint_nb(s, 10)
-        pe[j] = randint_nb(s, 10)
-        lost[j] = d6_nb(s)
+        stream_init_nb(seed ^ POLICY_SALT, first + j, sp)
+        st[:] = 0
+        st[A_GOOD] = fake_choice_nb(kind_good, sp) - 1
+        st[A_EVIL] = fake_choice_nb(kind_evil, sp) - 1
+        fake_resolve_nb(st, s, p_base, p_draw)
+        winner[j] = st[WIN]
+        reason[j] = st[REASON]
+        rounds[j] = st[ROUNDS]
+        turns[j] = st[TURNS]
+        pg[j] = st[PG]
+        pe[j] = st[PE]
+        lost[j] = st[LOST]
+
+
+def _base(params: dict) -> float:
+    return (0.25 + 0.05 * params["strength"] + params["edge"] + 0.05 * params["bonus"]
+            + 0.10 * (params["mode"] == "tilted"))
 
 
 def win_probability(params: dict, policies: dict) -> tuple[float, float]:
-    """The exact (P(Good), P(draw)) of the fake game."""
-    p = (0.25 + 0.05 * params["strength"] + params["edge"] + 0.05 * params["bonus"]
-         + 0.10 * (params["mode"] == "tilted")
-         + 0.05 * (policies.get("good") == "greedy") - 0.05 * (policies.get("evil") == "greedy"))
+    """The exact (P(Good), P(draw)) of the fake game: the average over the random players'
+    uniform choices of the clipped probability (greedy plays +1; any other player is
+    taken to play as greedy does, which is what the search player converges to)."""
     d = params["draw_rate"]
-    return min(max(p, 0.0), 1.0 - d), d
+
+    def choices(p):
+        return (-1, 0, 1) if p == "random" else (1,)
+    tot = 0.0
+    cg, ce = choices(policies.get("good")), choices(policies.get("evil"))
+    for ag in cg:
+        for ae in ce:
+            tot += min(max(_base(params) + 0.05 * ag - 0.05 * ae, 0.0), 1.0 - d)
+    return tot / (len(cg) * len(ce)), d
 
 
 class FakeGame(Game):
@@ -53,7 +110,7 @@ class FakeGame(Game):
     sides = ("good", "evil")
     outcomes = ("good", "evil", "draw")
     reasons = ("leaders", "city", "deck")
-    policies = ("random", "greedy")
+    builtin_policies = ("random", "greedy")
     default_policies = {"good": "greedy", "evil": "greedy"}
 
     def params(self):
@@ -74,9 +131,12 @@ class FakeGame(Game):
     def compile(self, cfg):
         return dict(cfg.params)
 
+    @staticmethod
+    def _kind(p: str) -> int:
+        return 0 if p == "random" else 1   # other players: the engine plays greedy for them
+
     def simulate(self, compiled, policies, seed, first, n, threads=None):
         pol = self.check_policies(policies)
-        p_good, p_draw = win_probability(compiled, pol)
         if compiled["delay_ms"]:
             time.sleep(compiled["delay_ms"] / 1000.0)
         out = dict(
@@ -86,8 +146,86 @@ class FakeGame(Game):
             points_good=np.empty(n, np.int32), points_evil=np.empty(n, np.int32),
             lost_good_infantry=np.empty(n, np.int32),
         )
-        fake_games_nb(seed, first, n, p_good, p_draw, out["winner"], out["reason"], out["rounds"],
+        if any(p not in self.builtin_policies for p in pol.values()):
+            from lotr_sim.players.driver import simulate_with_players
+
+            def record(state, row):
+                r = self.result(compiled, state)
+                for k in out:
+                    out[k][row] = r[k][0]
+            simulate_with_players(self, compiled, pol, seed, first, n, threads or 1, record)
+            return out
+        fake_games_nb(seed, first, n, _base(compiled), compiled["draw_rate"],
+                      self._kind(pol["good"]), self._kind(pol["evil"]),
+                      out["winner"], out["reason"], out["rounds"],
                       out["turns"], out["points_good"], out["points_evil"], out["lost_good_infantry"])
+        return out
+
+    # -- the step machine -------------------------------------------------------------------
+    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
+        pol = self.check_policies(policies)
+        s = np.empty(STATE_SIZE, dtype=np.uint64)
+        sp = np.empty(STATE_SIZE, dtype=np.uint64)
+        stream_init_nb(seed, index, s)
+        stream_init_nb(seed ^ POLICY_SALT, index, sp)
+        return State(self.name, seed, index, pol, dict(st=np.zeros(10, dtype=np.int64), s=s, sp=sp),
+                     meta=dict(compiled=compiled))
+
+    def legal_actions(self, compiled, state):
+        return CHOICES if state.st[PHASE] < 2 else CHOICES[:0]
+
+    def apply(self, compiled, state, i):
+        st = state.st
+        if st[PHASE] >= 2 or not 0 <= int(i) < 3:
+            raise IllegalAction(f"action {i} is not legal here")
+        st[A_GOOD if st[PHASE] == 0 else A_EVIL] = CHOICES[int(i), 0]
+        st[PHASE] += 1
+        if st[PHASE] == 2:
+            fake_resolve_nb(st, state.s, _base(compiled), compiled["draw_rate"])
+
+    def to_move(self, state):
+        return -1 if state.st[PHASE] >= 2 else int(state.st[PHASE])
+
+    def result(self, compiled, state):
+        st = state.st
+        one = lambda v, t: np.array([v], dtype=t)  # noqa: E731
+        return dict(game=one(state.index, np.int64), winner=one(st[WIN], np.int8),
+                    reason=one(st[REASON], np.int8), rounds=one(st[ROUNDS], np.int32),
+                    turns=one(st[TURNS], np.int32), points_good=one(st[PG], np.int32),
+                    points_evil=one(st[PE], np.int32), lost_good_infantry=one(st[LOST], np.int32))
+
+    def invariant_ok(self, compiled, state):
+        st = state.st
+        return -1 <= st[A_GOOD] <= 1 and -1 <= st[A_EVIL] <= 1 and 0 <= st[PHASE] <= 2
+
+    def builtin_choice(self, compiled, state):
+        side = self.sides[self.to_move(state)]
+        return int(fake_choice_nb(self._kind(state.policies[side]), state.sp))
+
+    def heuristic_choice(self, compiled, state):
+        return 2
+
+    def action_scores(self, compiled, state):
+        return np.array([-1.0, 0.0, 1.0])
+
+    def run_builtin(self, compiled, state, stop_seats):
+        while not self.is_over(state):
+            seat = self.to_move(state)
+            if seat in stop_seats:
+                return seat
+            self.apply(compiled, state, self.builtin_choice(compiled, state))
+        return -1
+
+    def playouts(self, compiled, state, candidates, m, key):
+        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
+        for j in range(int(m)):
+            for c, a in enumerate(candidates):
+                x = state.copy()
+                stream_init_nb(key, j, x.s)
+                self.apply(compiled, x, int(a))
+                while not self.is_over(x):
+                    self.apply(compiled, x, self.heuristic_choice(compiled, x))
+                out[c, j] = x.st[WIN]
         return out
 
     def play(self, compiled, policies, seed, game_index):

@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from lotr_sim.kernels.combat import _dice5_nb, assault_roll_nb, bombard_nb
+from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     MAXT, MAXU, MAXL, MAXC, MAXD, MAXDEG, WMAX, N_AB, N_DB,
@@ -76,6 +77,8 @@ S_DICE = 25    # 3 slots
 S_BADTURN = 28
 S_GAMEIDX = 29
 S_NCHECK = 30  # debug games: cache-v-full comparisons made (check_caches_nb)
+S_PHASE = 31   # step machine: PH_ROUND / PH_DIE / PH_ACT
+S_USED = 32    # mission dice of this round already taken (bit per slot)
 
 _o = 64
 O_UNITS = _o; _o += MAXT * MAXU
@@ -111,7 +114,7 @@ EV_CATLOST, EV_DISCARD = 16, 17
 # card kinds
 K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
 # action kinds
-A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE = range(10)
+A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE = range(11)
 # policy vector
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
 NPOL = 8
@@ -2168,23 +2171,29 @@ def setup_nb(cf, st, s):
     for c in range(nc):
         st[O_MTORD + c] = c
         st[O_CLOC + c] = -1
-    for i in range(nc - 1, 0, -1):
-        j = randint_nb(s, i + 1)
-        x = st[O_MTORD + i]
-        st[O_MTORD + i] = st[O_MTORD + j]
-        st[O_MTORD + j] = x
+    shuffle_range_nb(s, st, O_MTORD, nc)  # MT-3: the Minas Tirith deck
     nd = cf[C_ND]
     for c in range(nd):
         st[O_DORD + c] = c
-    for i in range(nd - 1, 0, -1):
-        j = randint_nb(s, i + 1)
-        x = st[O_DORD + i]
-        st[O_DORD + i] = st[O_DORD + j]
-        st[O_DORD + j] = x
+    shuffle_range_nb(s, st, O_DORD, nd)   # MT-3: the reinforcement deck
+
+
+# ======================================================================================
+# the step machine (issue 8): legal_actions / apply / to_move / is_over, chance inside
+# ======================================================================================
+# A game is a loop "the player to move picks one of the legal actions, apply it". Between
+# two calls the state always rests at a decision (or the game is over): ``apply_nb`` resolves
+# everything up to the next one (dice, card draws, end of turn, the next round's dice) from
+# the stream ``s`` held beside the state. Decisions: PH_DIE (MT-4.2/4.5: which unused mission
+# die; rows (A_DIE, slot, face)) and PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
+# PASS included). The card step (MT-5), losses, retreats and leaders following are still
+# made inside the engine by the seat's heuristic (see the module docstring).
+PH_ROUND, PH_DIE, PH_ACT = 0, 1, 2
 
 
 @njit(cache=True, _nrt=False)
-def play_turn_nb(cf, st, tr, s, wp, pol, side, die, act, scr):
+def begin_turn_nb(cf, st, tr, s, pol, side, die, scr):
+    """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step."""
     st[S_SIDE] = side
     st[S_TURN] += 1
     st[S_DIE] = die
@@ -2217,25 +2226,49 @@ def play_turn_nb(cf, st, tr, s, wp, pol, side, die, act, scr):
         return
     card_phase_nb(cf, st, tr, s, pol, side, scr)
     _debug_check_nb(cf, st)
-    while st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
-        n = enum_actions_nb(cf, st, side, act)
-        i = choose_action_nb(cf, st, wp, pol, s, side, act, n)
-        if act[i, 0] == A_PASS:
-            break
-        st[S_MISS] -= 1
-        do_action_nb(cf, st, tr, s, pol, side, act, i)
-        _debug_check_nb(cf, st)
+
+
+@njit(cache=True, _nrt=False)
+def finish_turn_nb(cf, st, tr):
+    """MT-8.3 end of turn, MT-10.3 deck end, then the next turn's seat (or a new round)."""
+    side = st[S_SIDE]
     if st[S_OVER] == 0:
         end_turn_nb(cf, st, tr, side)
     _debug_check_nb(cf, st)
     if st[S_OVER] == 0 and st[S_DECKOUT] == 1:
         end_game_nb(cf, st, tr, W_DRAW, R_DECK)
+    if st[S_OVER] == 1:
+        return
+    if st[S_TURN] >= MAX_TURNS:
+        end_game_nb(cf, st, tr, W_DRAW, R_DECK)
+        return
+    if st[S_TIR] >= 3:
+        st[S_PHASE] = PH_ROUND
+    else:
+        first = GOOD if st[S_ROUND] % 2 == 1 else EVIL
+        st[S_TIR] += 1
+        st[S_SIDE] = first if st[S_TIR] != 2 else 1 - first
+        st[S_PHASE] = PH_DIE
 
 
 @njit(cache=True, _nrt=False)
-def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
-    """One whole game (MT-4): rounds of three turns, odd rounds Good-Evil-Good, even rounds
-    Evil-Good-Evil; each round's three mission dice are shared out in turn order."""
+def advance_nb(cf, st, s):
+    """Resolve chance up to the next decision: a new round rolls its three mission dice
+    (MT-4: odd rounds Good-Evil-Good, even rounds Evil-Good-Evil)."""
+    if st[S_OVER] == 0 and st[S_PHASE] == PH_ROUND:
+        st[S_ROUND] += 1
+        first = GOOD if st[S_ROUND] % 2 == 1 else EVIL
+        for i in range(3):
+            st[S_DICE + i] = d6_nb(s)
+        st[S_USED] = 0
+        st[S_TIR] = 1
+        st[S_SIDE] = first
+        st[S_PHASE] = PH_DIE
+
+
+@njit(cache=True, _nrt=False)
+def new_game_nb(cf, st, tr, s, seed, index, debug):
+    """MT-2/MT-3: stream (seed, index), the set-up, resting at the first decision."""
     stream_init_nb(seed, index, s)
     setup_nb(cf, st, s)
     st[S_DEBUG] = debug
@@ -2244,24 +2277,98 @@ def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
     snapshot_nb(cf, st, tr, h)
     ev_end_nb(st, tr, h)
     _debug_check_nb(cf, st)
-    while st[S_OVER] == 0:
-        st[S_ROUND] += 1
-        first = GOOD if st[S_ROUND] % 2 == 1 else EVIL
+    st[S_PHASE] = PH_ROUND
+    advance_nb(cf, st, s)
+
+
+@njit(cache=True, _nrt=False)
+def to_move_nb(st):
+    """The seat (0 Good, 1 Evil) whose decision it is; -1 once the game is over."""
+    if st[S_OVER] != 0:
+        return -1
+    return st[S_SIDE]
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions_nb(cf, st, act):
+    """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
+    (0 once the game is over)."""
+    if st[S_OVER] != 0:
+        return 0
+    if st[S_PHASE] == PH_DIE:
+        n = 0
         for i in range(3):
-            st[S_DICE + i] = d6_nb(s)
-        used = 0
-        for tir in range(3):
-            side = first if tir != 1 else 1 - first
-            st[S_TIR] = tir + 1
-            st[S_SIDE] = side
-            i = choose_die_nb(cf, st, s, pol, side, used)
-            used |= 1 << i
-            play_turn_nb(cf, st, tr, s, wp, pol, side, st[S_DICE + i], act, scr)
-            if st[S_OVER] == 1:
-                break
-            if st[S_TURN] >= MAX_TURNS:
-                end_game_nb(cf, st, tr, W_DRAW, R_DECK)
-                break
+            if not (st[S_USED] >> i) & 1:
+                act[n, 0] = A_DIE
+                act[n, 1] = i
+                act[n, 2] = st[S_DICE + i]
+                act[n, 3] = 0
+                act[n, 4] = 0
+                act[n, 5] = 0
+                n += 1
+        return n
+    return enum_actions_nb(cf, st, st[S_SIDE], act)
+
+
+@njit(cache=True, _nrt=False)
+def apply_nb(cf, st, tr, s, pol, act, i, scr):
+    """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
+    next decision (``act`` must hold this state's legal_actions_nb)."""
+    side = st[S_SIDE]
+    if act[i, 0] == A_DIE:
+        slot = act[i, 1]
+        st[S_USED] |= 1 << slot
+        begin_turn_nb(cf, st, tr, s, pol, side, st[S_DICE + slot], scr)
+        if st[S_OVER] == 1:
+            return
+        if st[S_MISS] > 0 and st[S_TURNEND] == 0:
+            st[S_PHASE] = PH_ACT
+            return
+        finish_turn_nb(cf, st, tr)
+    elif act[i, 0] == A_PASS:
+        finish_turn_nb(cf, st, tr)
+    else:
+        st[S_MISS] -= 1
+        do_action_nb(cf, st, tr, s, pol, side, act, i)
+        _debug_check_nb(cf, st)
+        if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
+            return
+        finish_turn_nb(cf, st, tr)
+    advance_nb(cf, st, s)
+
+
+@njit(cache=True, _nrt=False)
+def builtin_choice_nb(cf, st, wp, pol, s, act, n):
+    """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
+    of the ``n`` legal actions in ``act``; returns its index."""
+    side = st[S_SIDE]
+    if st[S_PHASE] == PH_DIE:
+        slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
+        for i in range(n):
+            if act[i, 1] == slot:
+                return i
+        return 0
+    return choose_action_nb(cf, st, wp, pol, s, side, act, n)
+
+
+@njit(cache=True, _nrt=False)
+def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
+    """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
+    game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end."""
+    while st[S_OVER] == 0:
+        if (stop_mask >> st[S_SIDE]) & 1:
+            return st[S_SIDE]
+        n = legal_actions_nb(cf, st, act)
+        i = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        apply_nb(cf, st, tr, s, pol, act, i, scr)
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
+    """One whole game (MT-4) with built-in policies: the step machine's loop."""
+    new_game_nb(cf, st, tr, s, seed, index, debug)
+    run_until_nb(cf, wp, pol, st, tr, act, scr, s, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -2281,7 +2388,7 @@ def _record_nb(cf, st, i, out):
 
 
 @njit(cache=True, nogil=True)
-def simulate_nb(cf, wp, pol, seed, first, lo, hi, debug, out):
+def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     """Games first+lo .. first+hi-1 into rows lo..hi-1 of ``out`` (int64 [n, 10 + NU]).
 
     Game i uses stream (seed, i), so rows do not depend on how the range is split. The
@@ -2307,6 +2414,75 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
     s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
     return st, st[S_TRPOS]
+
+
+# ---- step-machine entry points (called from Python: lotr_sim.games.minas_tirith.game) ----
+@njit(cache=True, nogil=True)
+def step_new_nb(cf, st, tr, s, seed, index, debug):
+    """A new game resting at its first decision (see new_game_nb)."""
+    new_game_nb(cf, st, tr, s, seed, index, debug)
+
+
+@njit(cache=True, nogil=True)
+def step_legal_nb(cf, st, act):
+    """legal_actions_nb for Python callers."""
+    return legal_actions_nb(cf, st, act)
+
+
+@njit(cache=True, nogil=True)
+def step_apply_nb(cf, st, tr, s, pol, act, i, scr):
+    """apply_nb for Python callers."""
+    apply_nb(cf, st, tr, s, pol, act, i, scr)
+
+
+@njit(cache=True, nogil=True)
+def step_run_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
+    """run_until_nb for Python callers: built-in policies until a seat in ``stop_mask``."""
+    return run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask)
+
+
+@njit(cache=True, nogil=True)
+def step_choice_nb(cf, st, wp, pol, s, act, n):
+    """builtin_choice_nb for Python callers."""
+    return builtin_choice_nb(cf, st, wp, pol, s, act, n)
+
+
+@njit(cache=True, nogil=True)
+def step_scores_nb(cf, st, wp, pol, s, act, n, out):
+    """The heuristic score of each legal action for the seat to move (``pol`` row, which
+    must be a heuristic's): actions as choose_action_nb scores them (PASS 0); at a mission-die
+    decision the heuristic's pick scores 1, the others 0."""
+    side = st[S_SIDE]
+    if st[S_PHASE] == PH_DIE:
+        slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
+        for i in range(n):
+            out[i] = 1.0 if act[i, 1] == slot else 0.0
+        return
+    out[0] = 0.0
+    for i in range(1, n):
+        out[i] = score_action_nb(cf, st, wp, pol, side, act, i)
+
+
+@njit(cache=True, nogil=True)
+def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
+    """Look-ahead for a search player: for each candidate ``act[cand[c]]`` and each j < m,
+    a copy of ``st`` applies it and the built-in policies play to the end with chance from
+    stream (seed, j) - the same stream for every candidate (common random numbers).
+    ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
+    st2 = np.empty_like(st)
+    s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
+    act2 = np.zeros((MAXA, 6), dtype=np.int64)
+    scr2 = np.zeros(8, dtype=np.int64)
+    tr = np.zeros(0, dtype=np.int64)
+    for j in range(m):
+        for c in range(cand.shape[0]):
+            for k in range(st.shape[0]):
+                st2[k] = st[k]
+            st2[S_DEBUG] = 0
+            stream_init_nb(seed, j, s2)
+            apply_nb(cf, st2, tr, s2, pol, act, cand[c], scr2)
+            run_until_nb(cf, wp, pol, st2, tr, act2, scr2, s2, 0)
+            out[c, j] = st2[S_WINNER]
 
 
 # Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).

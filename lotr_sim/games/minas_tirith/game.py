@@ -8,8 +8,9 @@ import numpy as np
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.games.base import Game
 from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.kernels.runner import resolve_threads
 
-POLICIES = ("random", "greedy", "aggressive", "cautious")
+BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 
 # policy vectors per side (good, evil):
 # [type (0 random, 1 heuristic), attack threshold (exact P(take the territory)), mission weight,
@@ -23,19 +24,16 @@ _POL = {
 
 
 def policy_array(policies: Mapping[str, str]) -> np.ndarray:
+    """The engine's policy rows (good, evil). A seat held by a player from
+    ``lotr_sim.players`` gets the default heuristic (greedy): the engine uses it for the
+    decisions it still makes inside an action, and the search player's playouts use it."""
     from lotr_sim.games.minas_tirith.engine import NPOL
     pol = np.zeros((2, NPOL), dtype=np.float64)
     for i, side in enumerate(("good", "evil")):
-        v = _POL[policies[side]][i]
+        name = policies[side]
+        v = _POL[name if name in _POL else "greedy"][i]
         pol[i, : len(v)] = v
     return pol
-
-
-def _threads(threads):
-    import numba
-    if threads is None:
-        return numba.config.NUMBA_NUM_THREADS
-    return max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
 
 
 class MinasTirith(Game):
@@ -44,7 +42,7 @@ class MinasTirith(Game):
     sides = ("good", "evil")
     outcomes = ("good", "evil", "draw")
     reasons = ("leaders", "city", "deck")
-    policies = POLICIES
+    builtin_policies = BUILTIN_POLICIES
     default_policies = {"good": "greedy", "evil": "greedy"}
     notes = (
         "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
@@ -71,21 +69,18 @@ class MinasTirith(Game):
         pol = policy_array(pols)
         NU = int(compiled.cf[C.C_NU])
         out = np.zeros((max(n, 0), 10 + NU), dtype=np.int64)
-        if n > 0:
-            nt = min(_threads(threads), n)
-            args = (compiled.cf, compiled.wp, pol, np.int64(seed), np.int64(first))
-            dbg = np.int64(1 if debug else 0)
-            if nt == 1:
-                E.simulate_nb(*args, np.int64(0), np.int64(n), dbg, out)
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-                # one contiguous chunk per thread: few, large chunks are fastest
-                bounds = [(n * c) // nt for c in range(nt + 1)]
-                with ThreadPoolExecutor(max_workers=nt) as ex:
-                    futs = [ex.submit(E.simulate_nb, *args, np.int64(bounds[c]),
-                                      np.int64(bounds[c + 1]), dbg, out) for c in range(nt)]
-                    for f in futs:
-                        f.result()
+        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+            from lotr_sim.players.driver import simulate_with_players
+
+            def record(state, row):
+                E._record_nb(compiled.cf, state.st, row, out)
+            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
+                                                           resolve_threads(threads), record)
+        elif n > 0:
+            from lotr_sim.kernels.runner import run_range
+
+            run_range(E.simulate_nb, (compiled.cf, compiled.wp, pol, np.int64(seed), np.int64(first),
+                                      np.int64(1 if debug else 0)), n, resolve_threads(threads), out)
         return self._columns(compiled, first, out)
 
     def _columns(self, compiled, first, out):
@@ -115,10 +110,17 @@ class MinasTirith(Game):
         pols = self.check_policies(policies)
         pol = policy_array(pols)
         size = 1 << 20
+        generic = any(p not in BUILTIN_POLICIES for p in pols.values())
         while True:
-            tr = np.zeros(size, dtype=np.int64)
-            st, n = E.play_one_nb(compiled.cf, compiled.wp, pol, np.int64(seed), np.int64(game_index),
-                                  tr, np.int64(1 if debug else 0))
+            if generic:
+                from lotr_sim.players.driver import play_state
+                state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
+                st, tr = state.st, state.tr
+                n = int(st[E.S_TRPOS])
+            else:
+                tr = np.zeros(size, dtype=np.int64)
+                st, n = E.play_one_nb(compiled.cf, compiled.wp, pol, np.int64(seed), np.int64(game_index),
+                                      tr, np.int64(1 if debug else 0))
             if st[E.S_TROVF] == 0:
                 break
             size *= 4
@@ -127,6 +129,99 @@ class MinasTirith(Game):
         row = self._columns(compiled, game_index, out)
         events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, tr[:n], game_index)
         return row, events
+
+    # -- the step machine (lotr_sim.games.step) ----------------------------------------------
+    # Actions are rows of 6 ints: (A_DIE, slot, face, 0, 0, 0) at a mission-die decision, the
+    # engine's action menu (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
+    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
+        from lotr_sim.games.minas_tirith import engine as E
+        from lotr_sim.games.step import State
+        from lotr_sim.kernels.rng import STATE_SIZE, check_seed
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 20) if trace else 0
+        arrays = dict(st=np.zeros(E.ST_SIZE, dtype=np.int64),
+                      s=np.zeros(E.STREAM_SIZE if trace else STATE_SIZE, dtype=np.uint64),
+                      tr=np.zeros(size, dtype=np.int64),
+                      act=np.zeros((E.MAXA, 6), dtype=np.int64),
+                      scr=np.zeros(8, dtype=np.int64),
+                      pol=policy_array(pols),
+                      heur=policy_array({"good": "greedy", "evil": "greedy"}))
+        state = State(self.name, int(seed), int(index), pols, arrays)
+        E.step_new_nb(compiled.cf, state.st, state.tr, state.s, np.int64(seed), np.int64(index),
+                      np.int64(1 if debug else 0))
+        return state
+
+    def legal_actions(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        if state.n_legal < 0:
+            state.n_legal = int(E.step_legal_nb(compiled.cf, state.st, state.act))
+        return state.act[: state.n_legal]
+
+    def apply(self, compiled, state, i):
+        from lotr_sim.games.minas_tirith import engine as E
+        from lotr_sim.games.step import IllegalAction
+        n = self.legal_actions(compiled, state).shape[0]
+        if not 0 <= int(i) < n:
+            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
+                                + (" (the game is over)" if n == 0 else ""))
+        E.step_apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act,
+                        np.int64(i), state.scr)
+        state.n_legal = -1
+
+    def to_move(self, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        return -1 if state.st[E.S_OVER] else int(state.st[E.S_SIDE])
+
+    def result(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        out = np.zeros((1, 10 + int(compiled.cf[C.C_NU])), dtype=np.int64)
+        E._record_nb(compiled.cf, state.st, 0, out)
+        return self._columns(compiled, state.index, out)
+
+    def invariant_ok(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        return bool(E.invariant_ok_nb(compiled.cf, state.st)) and bool(E.walls_ok_nb(compiled.cf, state.st))
+
+    def builtin_choice(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        n = self.legal_actions(compiled, state).shape[0]
+        return int(E.step_choice_nb(compiled.cf, state.st, compiled.wp, state.pol, state.s,
+                                    state.act, np.int64(n)))
+
+    def action_scores(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        n = self.legal_actions(compiled, state).shape[0]
+        out = np.zeros(n, dtype=np.float64)
+        E.step_scores_nb(compiled.cf, state.st, compiled.wp, state.heur, state.s, state.act,
+                         np.int64(n), out)
+        return out
+
+    def heuristic_choice(self, compiled, state):
+        scores = self.action_scores(compiled, state)
+        from lotr_sim.games.minas_tirith import engine as E
+        if state.st[E.S_PHASE] == E.PH_DIE:
+            return int(np.argmax(scores))
+        best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
+        return best if scores[best] > 0.0 else 0
+
+    def run_builtin(self, compiled, state, stop_seats):
+        from lotr_sim.games.minas_tirith import engine as E
+        mask = 0
+        for seat in stop_seats:
+            mask |= 1 << int(seat)
+        seat = int(E.step_run_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
+                                 state.scr, state.s, np.int64(mask)))
+        state.n_legal = -1
+        return seat
+
+    def playouts(self, compiled, state, candidates, m, key):
+        from lotr_sim.games.minas_tirith import engine as E
+        self.legal_actions(compiled, state)
+        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
+        E.step_playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
+                           np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
+        return out
 
     def trace_header(self, compiled, policies, seed, game_index) -> dict:
         """The first event of every trace (issue 7): enough to re-run the game and to check the

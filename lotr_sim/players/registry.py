@@ -1,0 +1,42 @@
+"""The policy registry: which player names exist besides each game's built-in ones.
+
+A game's built-in policies (``Game.builtin_policies``: random and its heuristics) run
+inside its numba engine. The players registered here are written once in Python against
+the step-machine contract and work for every game that implements it; ``Game.policies``
+is the built-in names followed by these."""
+from __future__ import annotations
+
+from typing import Callable
+
+# name -> (factory(game, seed) -> player, one-line description)
+PLAYERS: dict[str, tuple[Callable, str]] = {}
+
+
+def register_player(name: str, factory: Callable, doc: str) -> None:
+    """Add a player usable by every step-machine game (``--policy SEAT=name``)."""
+    PLAYERS[name] = (factory, doc)
+
+
+def is_generic(name: str) -> bool:
+    return name in PLAYERS
+
+
+def generic_player(name: str, game, seed: int):
+    """A fresh player ``name`` for ``game`` (one per seat and game)."""
+    return PLAYERS[name][0](game, seed)
+
+
+def _search(game, seed):
+    from lotr_sim.players.search import SearchPlayer
+    return SearchPlayer(game, seed)
+
+
+def _search_fast(game, seed):
+    from lotr_sim.players.search import SearchPlayer
+    return SearchPlayer(game, seed, budget=24, width=4)
+
+
+register_player("search", _search, "flat Monte Carlo search: the heuristic's best candidates, "
+                "each played out by the game's default heuristic (96 playouts per decision)")
+register_player("search-fast", _search_fast, "the search player at a quarter of the budget "
+                "(24 playouts per decision)")

@@ -1,0 +1,75 @@
+"""The search player: flat Monte Carlo over the legal actions, for every game.
+
+At each decision of its seat it takes the game's heuristic's own choice plus its next best
+candidates by the heuristic's scores (``width`` in all), plays each out ``budget // width``
+times with the game's default heuristic for both seats (``Game.playouts``), and picks the
+candidate with the best mean score (win 1, draw 1/2). Playout ``j`` uses the same chance
+stream for every candidate (common random numbers), so candidates are compared on paired
+futures; ties keep the heuristic's own choice. A decision with one legal action costs
+nothing. This is Tesauro and Galperin's rollout improvement of a base policy: with enough
+playouts it cannot do worse than its base in expectation, and it sees what a fixed
+scoring rule misses.
+
+Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
+``(key, j)`` with ``key`` derived from (seed, index, seat, k), never the game's chance stream,
+so a game with a search seat is reproducible from its seed and the game's dice do not
+depend on how much the player searched.
+
+What it does not choose: the decisions the engine still makes inside an action (for Minas
+Tirith: the card step, losses, retreats, leaders following; see its engine's docstring) are
+made by the seat's base heuristic.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lotr_sim.games.step import State, winner_scores
+from lotr_sim.kernels.rng import _mix64_py
+
+_TAG = 0x5345415243480000  # "SEARCH"
+
+
+class SearchPlayer:
+    """Flat Monte Carlo search with a per-decision budget of playouts."""
+
+    name = "search"
+
+    def __init__(self, game, seed: int, budget: int = 96, width: int = 6):
+        if budget < 1 or width < 1:
+            raise ValueError("budget and width must be at least 1")
+        self.game = game
+        self.seed = int(seed)
+        self.budget = int(budget)
+        self.width = int(width)
+        self.decisions = 0
+        self.playouts = 0
+
+    def _key(self, state: State, seat: int) -> int:
+        k = _mix64_py(self.seed ^ _TAG)
+        k = _mix64_py(k ^ int(state.index))
+        k = _mix64_py(k ^ (seat << 32) ^ self.decisions)
+        return k & ((1 << 63) - 1)
+
+    def candidates(self, compiled, state: State) -> np.ndarray:
+        """The heuristic's own choice first, then the best others by its scores."""
+        n = self.game.legal_actions(compiled, state).shape[0]
+        own = self.game.heuristic_choice(compiled, state)
+        scores = self.game.action_scores(compiled, state)
+        order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) != own]
+        return np.array([own] + order[: max(0, min(self.width, n) - 1)], dtype=np.int64)
+
+    def choose(self, compiled, state: State) -> int:
+        """The index of the legal action this player takes at ``state``."""
+        seat = self.game.to_move(state)
+        n = self.game.legal_actions(compiled, state).shape[0]
+        self.decisions += 1
+        if n <= 1:
+            return 0
+        cand = self.candidates(compiled, state)
+        if cand.shape[0] == 1:
+            return int(cand[0])
+        m = max(1, self.budget // cand.shape[0])
+        winners = self.game.playouts(compiled, state, cand, m, self._key(state, seat))
+        self.playouts += cand.shape[0] * m
+        value = winner_scores(self.game, winners, seat).mean(axis=1)
+        return int(cand[int(np.argmax(value))])  # first maximum: the heuristic's choice wins ties
