@@ -187,6 +187,21 @@ def bombard_nb(s, shooters, evil_at_banner):
     return dice, hits
 
 
+@njit(cache=True, inline="always")
+def _battle_range_nb(base, first, lo, hi, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
+                     good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls):
+    """Battles ``first+lo .. first+hi-1`` into ``out_*[lo:hi]`` (stream words in locals)."""
+    for i in range(lo, hi):
+        s0, s1, s2, s3 = stream_words_nb(base, first + i)
+        o, a, d, r, _, _, _, _, _ = _battle_words_nb(s0, s1, s2, s3, attackers, defenders, rules,
+                                                     stop_at, a_bonus, d_bonus, good_attacks,
+                                                     witch_king)
+        out_outcome[i] = o
+        out_a[i] = a
+        out_d[i] = d
+        out_rolls[i] = r
+
+
 @njit(cache=True, parallel=True)
 def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
                good_attacks, witch_king, nchunks, out_outcome, out_a, out_d, out_rolls):
@@ -201,15 +216,15 @@ def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bon
     for c in prange(nchunks):
         lo = (n * c) // nchunks
         hi = (n * (c + 1)) // nchunks
-        for i in range(lo, hi):
-            s0, s1, s2, s3 = stream_words_nb(base, first + i)
-            o, a, d, r, _, _, _, _, _ = _battle_words_nb(s0, s1, s2, s3, attackers, defenders, rules,
-                                                         stop_at, a_bonus, d_bonus, good_attacks,
-                                                         witch_king)
-            out_outcome[i] = o
-            out_a[i] = a
-            out_d[i] = d
-            out_rolls[i] = r
+        if rules == 0:  # the rule set as a constant: LLVM drops the other sets' branches
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 0, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
+        elif rules == 1:
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 1, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
+        else:
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 2, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
 
 
 @njit(cache=True, parallel=True)
