@@ -172,3 +172,12 @@ def test_battle_table_rows_are_exclusive_and_add_up_to_one():
         s = battle_law("minas-tirith", 5, 5, good_attacks=good_attacks, witch_king=True).summary()
         assert s["attacker_wins"] + s["defender_wins"] + s["attacker_retreats"] == pytest.approx(1.0, abs=1e-12)
         assert s["attacker_retreats"] > 0.01
+
+
+def test_c_reference_ships_as_package_data():
+    from pathlib import Path
+
+    from lotr_sim.bench import c_reference_source
+    assert c_reference_source().is_file()
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"kernels/battle_ref.c"' in pyproject
