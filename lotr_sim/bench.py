@@ -2,13 +2,28 @@
 
 ``bench_kernels``: 10 v 10 battles fought to the end (classic rules: 11 units in the
 attacking territory, one stays home, so all 10 attacking units may be lost) — numba on
-one thread, on all threads, and the plain-Python twin of the same rules and stream.
+one thread, on all threads, the plain-Python twin of the same rules and stream, and a C
+reference (``lotr_sim/kernels/battle_ref.c``, compiled at bench time with ``cc -O3
+-march=native``) that plays the same battles with the same draws in the same run; a
+checksum of every battle's result shows whether C and numba agree bit for bit.
 ``bench_game``: full games of a registered game, default policies, 1 thread and all.
 """
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+#: How the C reference is compiled (the compiler is $CC, else the first of C_COMPILERS found).
+C_FLAGS = ("-O3", "-march=native")
+C_COMPILERS = ("cc", "gcc", "clang")
 
 
 def _timed(fn, min_seconds: float) -> tuple[float, int, Any]:
@@ -23,8 +38,76 @@ def _timed(fn, min_seconds: float) -> tuple[float, int, Any]:
         reps *= 2 if dt * 2 >= min_seconds else max(2, int(min_seconds / max(dt, 1e-3)))
 
 
+def battle_checksum(outcome: np.ndarray, attackers_left: np.ndarray, defenders_left: np.ndarray,
+                    rolls: np.ndarray, first: int = 0) -> str:
+    """Order-sensitive checksum of battles ``first ..``, as 16 hex digits; the C reference
+    computes the same: sum of ``(outcome | a << 8 | d << 24 | rolls << 40) * (2 * index + 1)``
+    modulo 2**64, over battle ``index`` with ``a``/``d`` the units left."""
+    u = np.uint64
+    packed = (outcome.astype(np.uint8).astype(u)
+              | (attackers_left.astype(np.uint32).astype(u) << u(8))
+              | (defenders_left.astype(np.uint32).astype(u) << u(24))
+              | (rolls.astype(np.uint32).astype(u) << u(40)))
+    weight = np.arange(len(outcome), dtype=u) * u(2) + u(2 * first + 1)
+    return f"{int((packed * weight).sum(dtype=u)):016x}"
+
+
+def c_reference_source() -> Path:
+    """Path of the C reference of the battle kernel (package data)."""
+    return Path(__file__).resolve().parent / "kernels" / "battle_ref.c"
+
+
+def find_c_compiler() -> str | None:
+    """``$CC`` if set and found, else the first of ``C_COMPILERS`` on PATH, else None."""
+    for name in ((os.environ["CC"],) if os.environ.get("CC") else ()) + C_COMPILERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def build_c_reference(out_dir: str | Path) -> tuple[Path | None, str]:
+    """Compile ``battle_ref.c`` into ``out_dir``; returns (executable, command line) or
+    (None, why it was skipped)."""
+    cc = find_c_compiler()
+    if cc is None:
+        return None, "no C compiler"
+    exe = Path(out_dir) / "battle_ref"
+    cmd = [cc, *C_FLAGS, "-o", str(exe), str(c_reference_source())]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"{Path(cc).name} failed: {e}"
+    if p.returncode != 0 or not exe.exists():
+        first = (p.stderr.strip().splitlines() or [f"exit code {p.returncode}"])[0]
+        return None, f"{Path(cc).name} {' '.join(C_FLAGS)} failed: {first}"
+    return exe, " ".join([Path(cc).name, *C_FLAGS])
+
+
+def run_c_reference(exe: str | Path, seed: int, first: int, n: int, attackers: int, defenders: int,
+                    rules: int, stop_at: int = 0, a_bonus: int = 0, d_bonus: int = 0,
+                    good_attacks: bool = True, witch_king: bool = False,
+                    min_seconds: float = 1.0) -> dict:
+    """Run the compiled C reference on battles ``first .. first+n-1`` of ``seed`` (one
+    thread, repeated until ``min_seconds``). Returns its JSON: battles_per_s, rolls (of one
+    repetition), checksum (``battle_checksum``), outcomes (counts)."""
+    args = [seed, first, n, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
+            int(good_attacks), int(witch_king)]
+    p = subprocess.run([str(exe), *map(str, args), repr(float(min_seconds))],
+                       capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
 def bench_kernels(battles: int = 2_000_000, python_battles: int = 20_000, seed: int = 1,
-                  min_seconds: float = 1.0) -> dict:
+                  min_seconds: float = 1.0, rounds: int = 3) -> dict:
+    """Battles/s of the classic 11 v 10 battle: numba on 1 thread and on all threads, the
+    C reference on 1 thread, the plain-Python twin, and their ratios.
+
+    Numba on 1 thread and the C reference are timed in alternation, ``rounds`` times each
+    for at least ``min_seconds``, and the best of each is kept (other work on the machine
+    only ever slows a round down). ``c_reference`` says how C was built (or why it was
+    skipped), its speed, and whether its checksum equals numba's on the same battles.
+    """
     import numba
 
     from lotr_sim.kernels.combat import RULES, simulate_battles
@@ -38,24 +121,58 @@ def bench_kernels(battles: int = 2_000_000, python_battles: int = 20_000, seed: 
     res: dict = {"battle": "classic 11 v 10 (10 attack, one stays home), fought to the end",
                  "threads_available": all_threads, "kernel_load_or_compile_s": load_s}
     bps, rps = {}, {}
-    for label, threads in (("numba_1_thread", 1), ("numba_all_threads", all_threads)):
+
+    def numba_run(threads: int) -> tuple[float, float, dict]:
         numba.set_num_threads(threads)
         try:
             dt, reps, r = _timed(lambda k: [simulate_battles(rules, attackers, defenders, battles, seed)
                                             for _ in range(k)][-1], min_seconds)
         finally:
             numba.set_num_threads(all_threads)
-        bps[label] = battles * reps / dt
-        rps[label] = float(r["rolls"].sum()) * reps / dt
+        return battles * reps / dt, float(r["rolls"].sum()) * reps / dt, r
+
+    with tempfile.TemporaryDirectory(prefix="lotr-sim-bench-") as tmp:
+        exe, how = build_c_reference(tmp)
+        c_runs: list[dict] = []
+        one_thread: list[tuple[float, float]] = []
+        for _ in range(max(1, rounds)):
+            b1, r1, last = numba_run(1)
+            one_thread.append((b1, r1))
+            if exe is not None:
+                try:
+                    c_runs.append(run_c_reference(exe, seed, 0, battles, attackers, defenders, RULES[rules],
+                                                  min_seconds=min_seconds))
+                except (OSError, ValueError, subprocess.CalledProcessError) as e:
+                    exe, how, c_runs = None, f"the compiled C reference failed: {e}", []
+    bps["numba_1_thread"], rps["numba_1_thread"] = max(one_thread)
+    bps["numba_all_threads"], rps["numba_all_threads"], _ = numba_run(all_threads)
     dt, reps, r = _timed(lambda k: [battles_py(seed, 0, python_battles, attackers, defenders,
                                                RULES[rules]) for _ in range(k)][-1], min_seconds)
     bps["python_reference"] = python_battles * reps / dt
     rps["python_reference"] = sum(x[3] for x in r) * reps / dt
     res["battles_per_s"] = bps
     res["rolls_per_s"] = rps
+    res["rounds"] = max(1, rounds)
+    res["numba_1_thread_rounds_battles_per_s"] = [b for b, _ in one_thread]
+    numba_sum = battle_checksum(last["outcome"], last["attackers_left"], last["defenders_left"], last["rolls"])
+    if exe is None:
+        res["c_reference"] = {"available": False, "skipped": how, "numba_checksum": numba_sum}
+    else:
+        best = max(c_runs, key=lambda c: c["battles_per_s"])
+        c_bps = best["battles_per_s"]
+        res["c_reference"] = {
+            "available": True, "build": how, "threads": 1,
+            "battles_per_s": c_bps,
+            "rolls_per_s": best["rolls"] * c_bps / best["battles"],
+            "rounds_battles_per_s": [c["battles_per_s"] for c in c_runs],
+            "checksum": best["checksum"], "numba_checksum": numba_sum,
+            "checksums_agree": all(c["checksum"] == numba_sum for c in c_runs),
+        }
     res["ratios"] = {
         "all_threads_over_1_thread": bps["numba_all_threads"] / bps["numba_1_thread"],
         "numba_1_thread_over_python": bps["numba_1_thread"] / bps["python_reference"],
+        "numba_1_thread_over_c": (bps["numba_1_thread"] / res["c_reference"]["battles_per_s"]
+                                  if exe is not None else None),
     }
     return res
 

@@ -1,9 +1,11 @@
 """`lotr-sim battle`, `bombard`, `bench kernels`, `--version` through Typer's runner."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -89,15 +91,64 @@ def test_bombard_json_mt_7_2():
     assert r.exit_code != 0 and "shooters must be at least 1" in r.output
 
 
-def test_bench_kernels_json_reports_all_three():
-    r = run("bench", "kernels", "--battles", "200000", "--json")
+def test_bench_kernels_json_reports_all_three_and_the_c_reference():
+    r = run("bench", "kernels", "--battles", "200000", "--rounds", "1", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     b = out["battles_per_s"]
     assert set(b) == {"numba_1_thread", "numba_all_threads", "python_reference"}
     assert all(v > 0 for v in b.values())
+    c = out["c_reference"]
+    if shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"):
+        assert c["available"] and c["build"].endswith("-O3 -march=native"), c
+        assert c["battles_per_s"] > 0 and c["threads"] == 1
+        assert c["checksums_agree"] and c["checksum"] == c["numba_checksum"]
+        assert out["ratios"]["numba_1_thread_over_c"] == pytest.approx(b["numba_1_thread"] / c["battles_per_s"])
     r = run("bench")
     assert r.exit_code != 0 and "say what to benchmark" in r.output
+    r = run("bench", "kernels", "--rounds", "0")
+    assert r.exit_code != 0 and "--rounds must be from 1 to 20" in r.output
+
+
+def test_bench_kernels_text_without_a_c_compiler(monkeypatch):
+    import lotr_sim.bench as b
+    monkeypatch.setattr(b, "find_c_compiler", lambda: None)
+    r = run("bench", "kernels", "--battles", "1000", "--rounds", "1")
+    assert r.exit_code == 0, r.output
+    assert "C reference skipped: no C compiler" in r.output
+    assert "numba_1_thread" in r.output and "c_reference " not in r.output
+
+
+@pytest.fixture(scope="module")
+def c_reference(tmp_path_factory):
+    from lotr_sim.bench import build_c_reference
+    exe, how = build_c_reference(tmp_path_factory.mktemp("cref"))
+    if exe is None:
+        pytest.skip(f"C reference not built: {how}")
+    return exe
+
+
+@pytest.mark.parametrize("rules,a,d,stop,ab,db,good,wk", [
+    ("classic", 11, 10, 0, 0, 0, True, False),
+    ("classic", 7, 9, 2, 2, -1, True, False),
+    ("lotr-risk", 6, 5, 0, 1, 2, True, False),
+    ("lotr-risk", 12, 3, 4, -3, 3, False, False),
+    ("minas-tirith", 7, 5, 0, 1, 2, False, True),
+    ("minas-tirith", 8, 6, 1, 1, 1, True, True),
+    ("minas-tirith", 5, 5, 0, 0, 2, True, False),
+])
+def test_c_reference_plays_the_same_battles_as_numba(c_reference, rules, a, d, stop, ab, db, good, wk):
+    """battle_ref.c: the same streams, draws and rules as battles_nb, checksum for checksum."""
+    from lotr_sim.bench import battle_checksum, run_c_reference
+    from lotr_sim.kernels.combat import RULES, simulate_battles
+    n, first, seed = 20_000, 123_456, 2**62 + 5
+    res = simulate_battles(rules, a, d, n, seed, first=first, attack_bonus=ab, defence_bonus=db,
+                           good_attacks=good, witch_king=wk, stop_at=stop)
+    c = run_c_reference(c_reference, seed, first, n, a, d, RULES[rules], stop, ab, db, good, wk, min_seconds=0.0)
+    assert c["battles"] == n and c["rolls"] == int(res["rolls"].sum())
+    assert c["outcomes"] == np.bincount(res["outcome"], minlength=4).tolist()
+    assert c["checksum"] == battle_checksum(res["outcome"], res["attackers_left"], res["defenders_left"],
+                                            res["rolls"], first)
 
 
 def test_numba_cache_falls_back_when_home_cache_unwritable(tmp_path):
@@ -121,3 +172,12 @@ def test_battle_table_rows_are_exclusive_and_add_up_to_one():
         s = battle_law("minas-tirith", 5, 5, good_attacks=good_attacks, witch_king=True).summary()
         assert s["attacker_wins"] + s["defender_wins"] + s["attacker_retreats"] == pytest.approx(1.0, abs=1e-12)
         assert s["attacker_retreats"] > 0.01
+
+
+def test_c_reference_ships_as_package_data():
+    from pathlib import Path
+
+    from lotr_sim.bench import c_reference_source
+    assert c_reference_source().is_file()
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"kernels/battle_ref.c"' in pyproject

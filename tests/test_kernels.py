@@ -4,13 +4,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from lotr_sim.exact.battle import OUTCOMES, battle_law, roll_counts
 from lotr_sim.exact.bombard import bombard_law
-from lotr_sim.kernels.combat import (RULES, assault_roll_nb, simulate_battles,
+from lotr_sim.kernels.combat import (RULES, assault_roll_nb, battle_nb, simulate_battles,
                                      simulate_bombardments, simulate_rolls)
 from lotr_sim.kernels.reference import battles_py
-from lotr_sim.kernels.rng import make_stream
+from lotr_sim.kernels.rng import STATE_SIZE, PyStream, make_stream, stream_init_nb
 
 
 def _z(k, n, p):
@@ -121,3 +122,99 @@ def test_bombard_kernel_matches_binomial(shooters, banner):
     assert len(c) == len(law)
     for k, p in enumerate(law):
         assert abs(_z(int(c[k]), n, p)) < 4
+
+
+# --- the fast battle kernel (issue 8) against the per-draw code path it replaced ---------
+@njit(cache=True)
+def _battle_per_draw(s, attackers, defenders, rules, stop_at, a_bonus, d_bonus, good_attacks, witch_king):
+    """battle_nb as it was before issue 8: every roll is assault_roll_nb on the array ``s``."""
+    home = 0 if rules == 2 else 1
+    floor = home if stop_at < home else stop_at
+    a = attackers
+    d = defenders
+    rolls = 0
+    while a > floor and d > 0:
+        ad = min(a - home, 3)
+        dd = 2 if d >= 2 else 1
+        if rules == 1 and dd > ad:
+            dd = ad
+        la, ld, a6, d6 = assault_roll_nb(s, ad, dd, a_bonus, d_bonus)
+        a -= la
+        d -= ld
+        rolls += 1
+        if rules == 2 and d > 0 and a > home:
+            good6 = a6 if good_attacks else d6
+            evil6 = d6 if good_attacks else a6
+            if good6 > 0:
+                return (3 if good_attacks else 2), a, d, rolls, good6
+            if witch_king and evil6 > 0:
+                return (2 if good_attacks else 3), a, d, rolls, evil6
+    return (0 if d == 0 else 1), a, d, rolls, 0
+
+
+@njit(cache=True)
+def _battles_both(seed, first, n, attackers, defenders, rules, stop_at, a_bonus, d_bonus, good_attacks,
+                  witch_king):
+    """Per battle: [old outcome, a, d, rolls, sixes, new outcome, a, d, rolls, sixes], and the
+    number of battles whose final stream words (s[0:6]) differ between the two paths."""
+    out = np.empty((n, 10), np.int64)
+    s_old = np.empty(STATE_SIZE, np.uint64)
+    s_new = np.empty(STATE_SIZE, np.uint64)
+    bad_state = 0
+    for i in range(n):
+        stream_init_nb(seed, first + i, s_old)
+        stream_init_nb(seed, first + i, s_new)
+        r_old = _battle_per_draw(s_old, attackers, defenders, rules, stop_at, a_bonus, d_bonus, good_attacks,
+                                 witch_king)
+        r_new = battle_nb(s_new, attackers, defenders, rules, stop_at, a_bonus, d_bonus, good_attacks, witch_king)
+        for k in range(5):
+            out[i, k] = r_old[k]
+            out[i, 5 + k] = r_new[k]
+        for k in range(STATE_SIZE):
+            if s_old[k] != s_new[k]:
+                bad_state += 1
+                break
+    return out, bad_state
+
+
+def _check_fast_equals_per_draw(rules, a, d, ab, db, good_att, wk, stop_at, seed, first, n):
+    code = RULES[rules]
+    both, bad_state = _battles_both(seed, first, n, a, d, code, stop_at, ab, db, good_att, wk)
+    assert bad_state == 0
+    assert np.array_equal(both[:, :5], both[:, 5:])
+    r = simulate_battles(rules, a, d, n, seed=seed, first=first, attack_bonus=ab, defence_bonus=db,
+                         good_attacks=good_att, witch_king=wk, stop_at=stop_at)
+    for k, name in enumerate(("outcome", "attackers_left", "defenders_left", "rolls")):
+        assert np.array_equal(r[name], both[:, k]), name
+
+
+@pytest.mark.parametrize("rules", list(RULES))
+@pytest.mark.parametrize("ab,db", [(0, 0), (1, 2), (-3, 3), (3, -3), (2, 0)])
+def test_fast_battle_kernel_bit_identical_to_per_draw_path(rules, ab, db):
+    """battle_nb and battles_nb (state in local words) give the old results and leave the
+    stream where the old per-draw path left it: every rule set and bonus, several sizes."""
+    for k, (a, d, stop_at) in enumerate([(11, 10, 0), (4, 3, 0), (9, 12, 3), (2, 1, 0), (30, 25, 5)]):
+        for good_att, wk in ((True, False), (False, True), (True, True)):
+            _check_fast_equals_per_draw(rules, a, d, ab, db, good_att, wk, stop_at,
+                                        seed=1000 + 7 * k + ab, first=k * 10**9, n=1500)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=st.sampled_from(list(RULES)), a=st.integers(2, 40), d=st.integers(1, 40),
+       ab=st.integers(-3, 3), db=st.integers(-3, 3), good_att=st.booleans(), wk=st.booleans(),
+       stop_frac=st.floats(0, 0.9), seed=st.integers(0, 2**63 - 1), first=st.integers(0, 2**50))
+def test_fast_battle_kernel_bit_identical_any_seed(rules, a, d, ab, db, good_att, wk, stop_frac, seed, first):
+    _check_fast_equals_per_draw(rules, a, d, ab, db, good_att, wk, int(stop_frac * a), seed, first, 300)
+
+
+def test_fast_battle_kernel_rejected_draw():
+    """Lemire's rejection (p = 6e-7 a draw), inlined in the fast kernel: battles 1198842 and
+    6634675 of seed 7 reject their very first draw; old and new paths still agree."""
+    for index in (1198842, 6634675):
+        st_ = PyStream(7, index)
+        assert ((st_.next_u64() >> 32) * 7776) & 0xFFFFFFFF < (2**32 - 7776) % 7776
+        for rules in RULES:
+            _check_fast_equals_per_draw(rules, 11, 10, 1, 1, True, True, 0, seed=7, first=index, n=3)
+        ref = battles_py(7, index, 1, 11, 10, RULES["classic"])
+        r = simulate_battles("classic", 11, 10, 1, seed=7, first=index)
+        assert [tuple(int(r[k][0]) for k in ("outcome", "attackers_left", "defenders_left", "rolls"))] == ref

@@ -22,6 +22,8 @@ def bench(
     battles: int = typer.Option(2_000_000, "--battles", parser=parse_count,
                                 help=f"Battles per timed call (kernels; 1000..{MAX_BENCH_BATTLES:,})."),
     seed: int = seed_option(),
+    rounds: int = typer.Option(3, "--rounds", help="Kernels: numba on 1 thread and the C reference are timed "
+                               "in alternation this many times (1..20), best kept."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""
@@ -31,17 +33,29 @@ def bench(
         if not 1000 <= battles <= MAX_BENCH_BATTLES:
             raise LotrSimError(f"--battles must be from 1000 to {MAX_BENCH_BATTLES:,} (one timed call "
                                f"holds them all in memory), got {battles}")
-        res = b.bench_kernels(battles=battles, seed=seed)
+        if not 1 <= rounds <= 20:
+            raise LotrSimError(f"--rounds must be from 1 to 20, got {rounds}")
+        res = b.bench_kernels(battles=battles, seed=seed, rounds=rounds)
         if json_out:
             print_json(res)
             return
-        bps, rps = res["battles_per_s"], res["rolls_per_s"]
+        bps, rps, c = res["battles_per_s"], res["rolls_per_s"], res["c_reference"]
         typer.echo(res["battle"])
         for k in ("numba_1_thread", "numba_all_threads", "python_reference"):
             typer.echo(f"  {k:<18} {bps[k] / 1e6:10.3f} M battles/s  {rps[k] / 1e6:10.2f} M rolls/s")
+        if c["available"]:
+            typer.echo(f"  {'c_reference':<18} {c['battles_per_s'] / 1e6:10.3f} M battles/s  "
+                       f"{c['rolls_per_s'] / 1e6:10.2f} M rolls/s  (1 thread, {c['build']})")
         r = res["ratios"]
         typer.echo(f"  all threads ({res['threads_available']}) / 1 thread: {r['all_threads_over_1_thread']:.2f}x;"
                    f"  numba 1 thread / Python: {r['numba_1_thread_over_python']:.0f}x")
+        if c["available"]:
+            agree = ("checksums agree" if c["checksums_agree"] else
+                     f"CHECKSUMS DIFFER (C {c['checksum']}, numba {c['numba_checksum']})")
+            typer.echo(f"  numba 1 thread / C: {r['numba_1_thread_over_c']:.2f}x (best of {res['rounds']} "
+                       f"alternating rounds each); {agree} ({c['numba_checksum']})")
+        else:
+            typer.echo(f"  C reference skipped: {c['skipped']}")
         return
     if what is None and game is not None:
         if not 10 <= games <= MAX_BENCH_GAMES:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
+from lotr_sim.kernels.rng import (STATE_SIZE, d6_nb, randint_nb, stream_base_nb, stream_init_nb,
+                                  stream_words_nb, xoshiro_step_nb)
 
 RULES = {"classic": 0, "lotr-risk": 1, "minas-tirith": 2}
 ATTACKER_WON, DEFENDER_HELD, ATTACKER_RETREATED, DEFENDER_RETREATED = 0, 1, 2, 3
@@ -72,6 +73,85 @@ def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
     return la, ld, np.int64(a6), np.int64(d6)
 
 
+_U6 = np.uint64(6)
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_N7776 = np.uint64(7776)
+_T7776 = np.uint64((2**32 - 7776) % 7776)  # randint_nb's rejection threshold for n = 6**5
+
+
+@njit(cache=True, inline="always")
+def _battle_words_nb(s0, s1, s2, s3, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
+                     good_attacks, witch_king):
+    """``battle_nb`` on a stream held in four local words (the hot loop of battles_nb).
+
+    Bit-identical to ``battle_nb`` written with ``assault_roll_nb``: each roll is one
+    ``randint_nb(s, 7776)`` (the xoshiro step and Lemire's rejection inlined here) whose
+    base-6 digits are (a1, a2, a3, d1, d2), decoded in unsigned arithmetic. Returns
+    (outcome, attackers left, defenders left, rolls, sixes, s0, s1, s2, s3).
+    """
+    home = 0 if rules == 2 else 1
+    floor = home if stop_at < home else stop_at
+    a = attackers
+    d = defenders
+    rolls = 0
+    outcome = -1  # set by a retreat; otherwise decided after the loop
+    sixes = 0
+    while a > floor and d > 0:
+        ad = a - home
+        if ad > 3:
+            ad = 3
+        dd = 2 if d >= 2 else 1
+        if rules == 1 and dd > ad:
+            dd = ad
+        x, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+        m = (x >> _U32) * _N7776
+        while (m & _MASK32) < _T7776:  # p = 6e-7
+            x, s0, s1, s2, s3 = xoshiro_step_nb(s0, s1, s2, s3)
+            m = (x >> _U32) * _N7776
+        v = m >> _U32
+        a1 = np.int64(v % _U6) + 1
+        v = v // _U6
+        a2 = np.int64(v % _U6) + 1
+        v = v // _U6
+        a3 = np.int64(v % _U6) + 1
+        v = v // _U6
+        d1 = np.int64(v % _U6) + 1
+        d2 = np.int64(v // _U6) + 1
+        if ad < 3:
+            a3 = 0
+        if ad < 2:
+            a2 = 0
+        if dd < 2:
+            d2 = 0
+        hi = max(a1, max(a2, a3))
+        mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))
+        dhi = max(d1, d2)
+        dlo = d1 + d2 - dhi
+        first = np.int64((hi + a_bonus) > (dhi + d_bonus))
+        second = np.int64(mid > dlo)
+        two = np.int64(ad >= 2 and dd >= 2)
+        a -= (1 - first) + two * (1 - second)
+        d -= first + two * second
+        rolls += 1
+        if rules == 2 and d > 0 and a > home:
+            a6 = np.int64(a1 == 6) + np.int64(a2 == 6) + np.int64(a3 == 6)
+            d6 = np.int64(d1 == 6) + np.int64(d2 == 6)
+            good6 = a6 if good_attacks else d6
+            evil6 = d6 if good_attacks else a6
+            if good6 > 0:  # Good's natural 6: the Evil units retreat (MT-7.5)
+                outcome = DEFENDER_RETREATED if good_attacks else ATTACKER_RETREATED
+                sixes = good6
+                break
+            if witch_king and evil6 > 0:  # the Witch-king reversal (MT-7.5)
+                outcome = ATTACKER_RETREATED if good_attacks else DEFENDER_RETREATED
+                sixes = evil6
+                break
+    if outcome < 0:
+        outcome = ATTACKER_WON if d == 0 else DEFENDER_HELD
+    return outcome, a, d, rolls, sixes, s0, s1, s2, s3
+
+
 @njit(cache=True)
 def battle_nb(s, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
               good_attacks, witch_king):
@@ -83,33 +163,17 @@ def battle_nb(s, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
     ``good_attacks`` says which side is Good, ``witch_king`` whether he is in the battle.
 
     Returns (outcome, attackers left, defenders left, rolls, sixes of the retreat trigger).
+    Each roll makes the draws of ``assault_roll_nb``; the xoshiro words are loaded from
+    ``s`` once and stored back at the end (``_battle_words_nb``).
     """
-    home = 0 if rules == 2 else 1
-    floor = home if stop_at < home else stop_at
-    a = attackers
-    d = defenders
-    rolls = 0
-    while a > floor and d > 0:
-        ad = a - home
-        if ad > 3:
-            ad = 3
-        dd = 2 if d >= 2 else 1
-        if rules == 1 and dd > ad:
-            dd = ad
-        la, ld, a6, d6 = assault_roll_nb(s, ad, dd, a_bonus, d_bonus)
-        a -= la
-        d -= ld
-        rolls += 1
-        if rules == 2 and d > 0 and a > home:
-            good6 = a6 if good_attacks else d6
-            evil6 = d6 if good_attacks else a6
-            if good6 > 0:  # Good's natural 6: the Evil units retreat (MT-7.5)
-                return (DEFENDER_RETREATED if good_attacks else ATTACKER_RETREATED), a, d, rolls, good6
-            if witch_king and evil6 > 0:  # the Witch-king reversal (MT-7.5)
-                return (ATTACKER_RETREATED if good_attacks else DEFENDER_RETREATED), a, d, rolls, evil6
-    if d == 0:
-        return ATTACKER_WON, a, d, rolls, 0
-    return DEFENDER_HELD, a, d, rolls, 0
+    o, a, d, rolls, sixes, s0, s1, s2, s3 = _battle_words_nb(
+        s[0], s[1], s[2], s[3], attackers, defenders, rules, stop_at, a_bonus, d_bonus,
+        good_attacks, witch_king)
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
+    return o, a, d, rolls, sixes
 
 
 @njit(cache=True)
@@ -123,27 +187,44 @@ def bombard_nb(s, shooters, evil_at_banner):
     return dice, hits
 
 
+@njit(cache=True, inline="always")
+def _battle_range_nb(base, first, lo, hi, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
+                     good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls):
+    """Battles ``first+lo .. first+hi-1`` into ``out_*[lo:hi]`` (stream words in locals)."""
+    for i in range(lo, hi):
+        s0, s1, s2, s3 = stream_words_nb(base, first + i)
+        o, a, d, r, _, _, _, _, _ = _battle_words_nb(s0, s1, s2, s3, attackers, defenders, rules,
+                                                     stop_at, a_bonus, d_bonus, good_attacks,
+                                                     witch_king)
+        out_outcome[i] = o
+        out_a[i] = a
+        out_d[i] = d
+        out_rolls[i] = r
+
+
 @njit(cache=True, parallel=True)
 def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
                good_attacks, witch_king, nchunks, out_outcome, out_a, out_d, out_rolls):
     """Battles ``first .. first+n-1`` (n = len(out_outcome)); battle i uses stream (seed, i).
 
-    ``nchunks`` large chunks (``n_chunks(n)``: two per thread) with one stream array each;
-    every battle reseeds, so results do not depend on the thread count or chunking.
+    ``nchunks`` large chunks (``n_chunks(n)``: two per thread); every battle reseeds its
+    stream (kept in local words, no array), so results do not depend on the thread count
+    or chunking.
     """
     n = out_outcome.shape[0]
+    base = stream_base_nb(seed)
     for c in prange(nchunks):
-        s = np.empty(STATE_SIZE, dtype=np.uint64)
         lo = (n * c) // nchunks
         hi = (n * (c + 1)) // nchunks
-        for i in range(lo, hi):
-            stream_init_nb(seed, first + i, s)
-            o, a, d, r, _ = battle_nb(s, attackers, defenders, rules, stop_at, a_bonus,
-                                      d_bonus, good_attacks, witch_king)
-            out_outcome[i] = o
-            out_a[i] = a
-            out_d[i] = d
-            out_rolls[i] = r
+        if rules == 0:  # the rule set as a constant: LLVM drops the other sets' branches
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 0, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
+        elif rules == 1:
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 1, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
+        else:
+            _battle_range_nb(base, first, lo, hi, attackers, defenders, 2, stop_at, a_bonus, d_bonus,
+                             good_attacks, witch_king, out_outcome, out_a, out_d, out_rolls)
 
 
 @njit(cache=True, parallel=True)

@@ -41,13 +41,38 @@ def mix64_nb(z):
     return z ^ (z >> np.uint64(31))
 
 
+@njit(cache=True, inline="always")
+def stream_base_nb(seed):
+    """The per-run half of the seeding: ``mix64(seed ^ SEED_SALT)`` (hoistable out of loops)."""
+    return mix64_nb(np.uint64(seed) ^ SEED_SALT)
+
+
+@njit(cache=True, inline="always")
+def stream_words_nb(base, index):
+    """The four xoshiro256** words of work item ``index``, from ``stream_base_nb(seed)``.
+
+    The same words ``stream_init_nb`` stores, for kernels that keep them in local variables.
+    """
+    key = mix64_nb(base ^ np.uint64(index))
+    key = key + GOLDEN
+    s0 = mix64_nb(key)
+    key = key + GOLDEN
+    s1 = mix64_nb(key)
+    key = key + GOLDEN
+    s2 = mix64_nb(key)
+    key = key + GOLDEN
+    s3 = mix64_nb(key)
+    return s0, s1, s2, s3
+
+
 @njit(cache=True)
 def stream_init_nb(seed, index, s):
     """Seed stream ``s`` (uint64[STATE_SIZE]) for work item ``index`` of run ``seed``."""
-    key = mix64_nb(mix64_nb(np.uint64(seed) ^ SEED_SALT) ^ np.uint64(index))
-    for k in range(4):
-        key = key + GOLDEN
-        s[k] = mix64_nb(key)
+    s0, s1, s2, s3 = stream_words_nb(stream_base_nb(seed), index)
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
     s[4] = _U0
     s[5] = _U0
 
@@ -69,6 +94,20 @@ def next_u64_nb(s):
     s[2] ^= t
     s[3] = _rotl(s[3], 45)
     return result
+
+
+@njit(cache=True, inline="always")
+def xoshiro_step_nb(s0, s1, s2, s3):
+    """``next_u64_nb`` on a state held in four local words: (output, s0, s1, s2, s3)."""
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
 
 
 @njit(cache=True, inline="always")
