@@ -177,6 +177,46 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
                      report=report, connect_timeout=connect_timeout, target=target, pairings=pairings)
 
 
+SKILL_GAMES = 200
+
+
+def skill(game, players: Sequence[str] | None = None, games: int | None = None, seed: int | None = None,
+          sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
+          threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
+          scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
+          progress: bool = False, chunk: int | None = None, target: str | None = None,
+          report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None):
+    """Does the verdict hold for stronger play? Play the baseline rules (defaults plus
+    ``sets``) under every pairing of ``players`` (default: the game's own players and the
+    search player), ``games`` per pairing (default 200: search games are slow), and give
+    each pairing's win rates with intervals. The verdict says whether the side favoured under
+    the baseline's players (``policies``, default the game's) is still favoured with the
+    search player on every seat. A sweep underneath: same folder layout, ``--resume`` and
+    Dask (``scheduler``/``cluster``: where search games pay for a cluster). Returns a
+    ``SweepResult`` whose ``verdict["skill"]`` holds the answer."""
+    from lotr_sim.config import parse_overrides
+    from lotr_sim.experiments.spec import SweepSpec, pairing_players
+    from lotr_sim.experiments.sweep import run_sweep
+    g = get_game(game)
+    spec = None
+    if resume is None:
+        names = list(players) if players else list(g.builtin_policies) + ["search"]
+        names = pairing_players(g, names)
+        if len(names) < 2:
+            raise LotrSimError("skill needs at least two players to pair")
+        base_sets = dict(sets) if isinstance(sets, Mapping) else parse_overrides(sets or [])
+        n = SKILL_GAMES if games is None else int(games)
+        if n < 1:
+            raise LotrSimError(f"--games must be at least 1, got {n}")
+        spec = SweepSpec(game=g.name, dims=[], base_sets=base_sets,
+                         policies=g.check_policies(policies), config=config,
+                         seed=1 if seed is None else int(seed), games=n,
+                         chunk=chunk or 50, pairings=names)
+    return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
+                     workers=workers, progress=progress, resume=resume, report=report,
+                     connect_timeout=connect_timeout, target=target)
+
+
 def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],
             sets=None, policies: Mapping[str, str] | None = None, config: str | None = None,
             seed: int = 1, alpha: float = 0.05, beta: float = 0.05, p0: float | None = None,

@@ -97,6 +97,7 @@ COMMANDS = [
     ("sweep", "lotr_sim.cli.sweep:sweep"),
     ("compare", "lotr_sim.cli.compare:compare"),
     ("balance", "lotr_sim.cli.balance:balance"),
+    ("skill", "lotr_sim.cli.skill:skill"),
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),

@@ -62,13 +62,13 @@ def play(
                     f.write(json.dumps(e) + "\n")
         except OSError as e:
             raise LotrSimError(f"cannot write trace {trace}: {e.strerror}") from None
-    from lotr_sim.games.minas_tirith.trace import account, format_event
     if not quiet:
-        typer.echo(f"{g.title}: seed {seed}, game {index}, Good {pols['good']} vs Evil {pols['evil']}")
-        typer.echo(account(events))
+        players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
+        typer.echo(f"{g.title}: seed {seed}, game {index}, {players}")
+        typer.echo(g.account(events))
     else:
         end = [e for e in events if e["event"] == "game_end"]
         if end:
-            typer.echo(format_event(end[-1]).strip())
+            typer.echo(g.account(end[-1:]).strip())
     if trace is not None:
         typer.echo(f"wrote {len(events)} events to {trace}")

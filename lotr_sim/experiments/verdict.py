@@ -289,6 +289,78 @@ def _players(pol: Mapping, sides) -> str:
     return " v ".join(f"{_name(s, sides)} {pol.get(s, '?')}" for s in sides)
 
 
+def _row_of(df, sides, pol: Mapping):
+    for _, r in df.iterrows():
+        if _json_field(r["params"]) or r.get("varied") == "grid":
+            continue
+        p = _json_field(r["policies"])
+        if all(p.get(s) == pol.get(s) for s in sides):
+            return r
+    return None
+
+
+def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
+                favoured: str | None) -> dict | None:
+    """Does the verdict hold for stronger play? When the pairings include a player from
+    ``lotr_sim.players`` (the search player), compare the baseline's verdict with the one
+    under that player on every seat, and say how the player fares against the baseline's
+    own players seat by seat. None when no such player was played."""
+    from lotr_sim.players.registry import PLAYERS
+    if "policies" not in df or "params" not in df:
+        return None
+    played = {p for c in pairing_cells(df, sides) for p in c["policies"].values()}
+    strong = [p for p in PLAYERS if p in played]
+    if not strong:
+        return None
+    s = strong[0]
+    o0, o1 = outcomes[0], outcomes[1]
+    o0n, o1n = _name(o0, sides), _name(o1, sides)
+    r = _row_of(df, sides, {side: s for side in sides})
+    lines, out = [], dict(player=s, same=None)
+    if r is not None:
+        n = int(r["games"])
+        gap, glo, ghi = parity_gap(n, int(r[f"wins_{o0}"]), int(r[f"wins_{o1}"]), target)
+        if glo <= 0.0 <= ghi:
+            fav, head = None, "fair within the interval"
+        elif gap > 0:
+            fav, head = o0, f"{o0n} is favoured by {100 * gap:.1f} percentage points [{100 * glo:.1f}, {100 * ghi:.1f}]"
+        else:
+            fav, head = o1, f"{o1n} is favoured by {100 * -gap:.1f} percentage points [{100 * -ghi:.1f}, {100 * -glo:.1f}]"
+        if fav is None and fair:
+            says = "as at the baseline"
+        elif fav is None:
+            says = "the baseline's verdict is not confirmed for stronger play (more games would tell)"
+        elif fair:
+            says = "the baseline was fair within its interval: stronger play tips it"
+        elif fav == favoured:
+            says = "the verdict holds for stronger play"
+        else:
+            says = "the verdict FLIPS under stronger play"
+        lines.append(f"Stronger play ({s} on every seat, {n:,} games): {head}; {says}.")
+        out.update(games=n, gap=gap, gap_ci95=[glo, ghi], favoured=fav,
+                   same=(fav == favoured) if fav is not None and not fair else None)
+    seats = []
+    for side in sides:
+        if base_pol.get(side) == s:
+            continue
+        pol = dict(base_pol)
+        pol[side] = s
+        a, b = _row_of(df, sides, pol), _row_of(df, sides, base_pol)
+        if a is None or b is None:
+            continue
+        win = outcomes[sides.index(side)] if sides.index(side) < len(outcomes) else side
+        ra, rb = float(a[f"rate_{win}"]), float(b[f"rate_{win}"])
+        seats.append(dict(side=side, player=s, against=dict(base_pol), rate=ra,
+                          lo=float(a[f"lo_{win}"]), hi=float(a[f"hi_{win}"]), baseline_rate=rb,
+                          games=int(a["games"])))
+    if seats:
+        lines.append(f"{s} against the baseline's players: " + "; ".join(
+            f"as {_name(x['side'], sides)} it wins {_pct(x['rate'])}% [{_pct(x['lo'])}, {_pct(x['hi'])}] "
+            f"({base_pol.get(x['side'])} there: {_pct(x['baseline_rate'])}%)" for x in seats) + ".")
+    out.update(seats=seats, lines=lines, text=" ".join(lines))
+    return out if lines else None
+
+
 def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> dict:
     """The verdict of a sweep (module docstring) as a JSON-able dict with ``lines``."""
     manifest = dict(manifest or {})
@@ -346,6 +418,10 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                             if 1 < len(serious) < len(cells) else None)
             lines.append(text)
 
+    skill = skill_check(df, sides, outcomes, target, pol, fair, favoured) if pairings else None
+    if skill:
+        lines += skill["lines"]
+
     precision = None
     spec = manifest.get("spec") or {}
     if "precision_met" in df:
@@ -380,6 +456,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
                 players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], pairings=pairings,
+                skill=_jsonable(skill) if skill else None,
                 precision=precision, lines=lines)
 
 

@@ -131,6 +131,17 @@ class Game(abc.ABC):
         candidate. Returns winner codes (indices into ``outcomes``), shape [k, m]."""
         raise NotImplementedError
 
+    # -- traces -----------------------------------------------------------------------------
+    def account(self, events: list[dict]) -> str:
+        """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints)."""
+        return "\n".join(f"{e.get('event')}: {e}" for e in events if e.get("event") != "header")
+
+    def replay_check(self, compiled: Any, events: list[dict]) -> int:
+        """Audit a trace on its own: from each state snapshot, replaying the events must give
+        the next snapshot. Returns the number of snapshots checked; raises AssertionError
+        naming the first one that does not follow."""
+        raise NotImplementedError
+
     def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
         out = dict(self.default_policies)
         for side, pol in (policies or {}).items():

@@ -34,13 +34,14 @@ class SearchPlayer:
 
     name = "search"
 
-    def __init__(self, game, seed: int, budget: int = 96, width: int = 6):
+    def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0):
         if budget < 1 or width < 1:
             raise ValueError("budget and width must be at least 1")
         self.game = game
         self.seed = int(seed)
         self.budget = int(budget)
         self.width = int(width)
+        self.z = float(z)
         self.decisions = 0
         self.playouts = 0
 
@@ -71,5 +72,13 @@ class SearchPlayer:
         m = max(1, self.budget // cand.shape[0])
         winners = self.game.playouts(compiled, state, cand, m, self._key(state, seat))
         self.playouts += cand.shape[0] * m
-        value = winner_scores(self.game, winners, seat).mean(axis=1)
-        return int(cand[int(np.argmax(value))])  # first maximum: the heuristic's choice wins ties
+        v = winner_scores(self.game, winners, seat)
+        # paired on the playout's stream: candidate c against the heuristic's own choice
+        d = v[1:] - v[0]
+        mean = d.mean(axis=1)
+        se = d.std(axis=1, ddof=1) / np.sqrt(m) if m > 1 else np.full(len(mean), np.inf)
+        ok = mean > self.z * se
+        if not ok.any():
+            return int(cand[0])
+        best = int(np.argmax(np.where(ok, mean, -np.inf)))
+        return int(cand[1 + best])

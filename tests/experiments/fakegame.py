@@ -233,9 +233,19 @@ class FakeGame(Game):
         row = {k: v[:1] for k, v in row.items()}
         w = self.outcomes[int(row["winner"][0])]
         events = [
+            dict(game=game_index, round=0, turn=0, side=None, event="header", game_name=self.name,
+                 seed=int(seed), game_index=int(game_index), policies=self.check_policies(policies),
+                 params=dict(compiled)),
             dict(game=game_index, round=0, turn=0, side="good", event="setup"),
             dict(game=game_index, round=int(row["rounds"][0]), turn=int(row["turns"][0]), side="evil",
                  event="game_end", winner=w, reason=self.reasons[int(row["reason"][0])],
                  points={"good": int(row["points_good"][0]), "evil": int(row["points_evil"][0])}),
         ]
         return row, events
+
+    def replay_check(self, compiled, events):
+        """The fake trace has no snapshots: its game_end must follow from the setup's decisions."""
+        end = [e for e in events if e["event"] == "game_end"]
+        if len(end) != 1 or end[0]["winner"] not in self.outcomes:
+            raise AssertionError("a fake trace ends with exactly one game_end")
+        return 0

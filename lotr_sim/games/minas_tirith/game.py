@@ -223,6 +223,30 @@ class MinasTirith(Game):
                            np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 
+    # -- traces ------------------------------------------------------------------------------
+    def account(self, events):
+        from lotr_sim.games.minas_tirith.trace import account
+        return account(events)
+
+    def replay_check(self, compiled, events):
+        from lotr_sim.games.minas_tirith import trace as TR
+        st = None
+        n = 0
+        for e in events:
+            if e["event"] in ("setup", "turn_start"):
+                snap = TR.snapshot_of(e)
+                if st is not None:
+                    if e["event"] == "turn_start":
+                        TR.apply_event(compiled, st, e)
+                    if TR.normalise(st) != TR.normalise(snap):
+                        raise AssertionError(f"round {e['round']} turn {e['turn']}: replaying the "
+                                             "events does not give this snapshot")
+                    n += 1
+                st = snap
+            elif st is not None:
+                TR.apply_event(compiled, st, e)
+        return n
+
     def trace_header(self, compiled, policies, seed, game_index) -> dict:
         """The first event of every trace (issue 7): enough to re-run the game and to check the
         trace on its own - game, package version, config hash and file, the parameters that

@@ -1,0 +1,58 @@
+"""``lotr-sim skill``: does the verdict hold for stronger play? Every pairing of players
+(the game's own and the search player) on the baseline rules, with intervals."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, print_json,
+                                  seed_option, sets_option, threads_option)
+
+
+@cli_errors
+def skill(
+    game: str = game_option(),
+    players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players to pair "
+                                          "(default: the game's own players and search)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count,
+                                        help="Games per pairing (default 200)."),
+    sets: List[str] = sets_option(),
+    config: Optional[Path] = config_option(),
+    seed: Optional[int] = seed_option(None),
+    target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 or equal."),
+    threads: Optional[int] = threads_option(),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed run in this folder."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    as_json: bool = typer.Option(False, "--json", help="Print the pairings and the verdict as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Play the baseline under every pairing of players, weak to strong, and say whether the
+    verdict (who is favoured) holds when the search player takes every seat."""
+    from lotr_sim import api
+    from lotr_sim.errors import LotrSimError
+    if resume is not None and out is not None:
+        raise LotrSimError("give either --resume DIR or --out DIR, not both")
+    names = [p.strip() for p in players.split(",") if p.strip()] if players else None
+    res = api.skill(game, names, games, seed, sets or None, str(config) if config else None, threads,
+                    out, resume, scheduler, cluster, workers, not quiet and not as_json, None, target)
+    v = res.verdict
+    if as_json:
+        df = res.results.drop(columns=["rounds_hist"])
+        print_json(dict(out=str(res.out), verdict=v, results=df.to_dict(orient="records")))
+        return
+    from rich.console import Console
+    from lotr_sim.reports.tables import console_summary
+    g = api.get_game(game)
+    con = Console()
+    for item in console_summary(res.results, list(g.outcomes), list(g.sides), v,
+                                title=f"skill {g.name}, seed {res.manifest['seed']}"):
+        con.print(item)
+    if not v.get("skill"):
+        con.print("no search player among the players: nothing says whether the verdict holds for stronger play")
+    lr = res.manifest["last_run"]
+    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s; results in {res.out}/ (report.html)")

@@ -1,0 +1,44 @@
+"""``skill`` (issue 8): every pairing of players on the baseline, and whether the verdict
+holds for stronger play (the search player on every seat)."""
+from __future__ import annotations
+
+import json
+import math
+
+from typer.testing import CliRunner
+
+from lotr_sim import api
+from lotr_sim.cli.main import app
+
+runner = CliRunner()
+
+
+def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
+    from fakegame import win_probability
+    res = api.skill(fake, ["random", "greedy", "search"], games=3000, sets=["strength=7"],
+                    out=tmp_path / "sk", threads=2)
+    v = res.verdict
+    assert v["favoured"] == "good"
+    cells = v["pairings"]["cells"]
+    assert len(cells) == 9
+    params = fake.load(None, {"strength": 7}).params
+    for c in cells:   # the search player plays +1 like greedy: the exact law holds for every cell
+        pg, _ = win_probability(params, c["policies"])
+        n = c["games"]
+        assert abs(c["rate"] - pg) / math.sqrt(pg * (1 - pg) / n) < 4, c
+    sk = v["skill"]
+    assert sk["player"] == "search" and sk["favoured"] == "good" and sk["same"] is True
+    assert "the verdict holds for stronger play" in sk["text"]
+    assert {x["side"] for x in sk["seats"]} == {"good", "evil"}
+    assert any("Stronger play" in line for line in v["lines"])
+    assert (res.out / "report.md").read_text().count("Stronger play") >= 1
+
+
+def test_skill_cli_json_and_bad_player(fake, tmp_path):
+    r = runner.invoke(app, ["skill", "-g", "fake", "--players", "random,search", "-n", "300", "-q",
+                            "--json", "-o", str(tmp_path / "s")])
+    assert r.exit_code == 0, r.output
+    js = json.loads(r.stdout)
+    assert len(js["verdict"]["pairings"]["cells"]) == 4 + 1  # 2 x 2 pairings plus the greedy baseline
+    r = runner.invoke(app, ["skill", "-g", "fake", "--players", "random,clever", "-q"])
+    assert r.exit_code == 2 and "unknown player 'clever'" in r.output
