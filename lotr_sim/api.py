@@ -75,8 +75,9 @@ def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, s
 
 
 def default_sweep_file(game_name: str) -> Path:
-    from lotr_sim.config import configs_dir
-    return configs_dir() / "sweeps" / f"{game_name}.toml"
+    """``configs/sweeps/<game>.toml``: the sweep a bare ``lotr-sim sweep`` runs."""
+    from lotr_sim.experiments.spec import default_sweep_file as _d
+    return _d(game_name)
 
 
 def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, grid: bool | None = None,
@@ -88,48 +89,9 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
     """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
     sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
     ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``."""
-    from lotr_sim.config import parse_overrides
-    from lotr_sim.experiments.spec import SweepSpec, load_sweep_file, parse_param
-    g = get_game(game)
-    file_d: dict = {}
-    if not params and sweep_file is None:
-        sweep_file = default_sweep_file(g.name)
-        if not Path(sweep_file).is_file():
-            raise LotrSimError(f"no --param given and no default sweep file {sweep_file} for game '{g.name}'")
-    if sweep_file is not None:
-        file_d = load_sweep_file(sweep_file)
-        if file_d.get("game", g.name) != g.name:
-            raise LotrSimError(f"sweep file {sweep_file} is for game '{file_d['game']}', not '{g.name}'")
-    if params:
-        if isinstance(params, Mapping):
-            dims = [(k, list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in params.items()]
-        else:
-            dims = [parse_param(p) for p in params]
-    else:
-        dims = file_d.get("dims", [])
-    if not dims:
-        raise LotrSimError("nothing to sweep: give at least one --param name=values")
-    base_sets = dict(file_d.get("set", {}))
-    if isinstance(sets, Mapping):
-        base_sets.update(sets)
-    else:
-        base_sets.update(parse_overrides(sets or []))
-    pols = dict(file_d.get("policies", {}))
-    pols.update(_pols(good, evil, policies))
-    if games is None and precision is None:
-        games = file_d.get("games")
-        precision = file_d.get("precision")
-        if games is None and precision is None:
-            games = 9604
-    if games is not None and precision is not None:
-        raise LotrSimError("give either --games or --precision, not both")
-    return SweepSpec(
-        game=g.name, dims=dims, grid=bool(file_d.get("grid", False) if grid is None else grid),
-        base_sets=base_sets, policies=pols, config=config or file_d.get("config"),
-        seed=int(file_d.get("seed", 1) if seed is None else seed),
-        games=games, precision=precision,
-        max_games=max_games if max_games is not None else file_d.get("max_games"),
-        chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)))
+    from lotr_sim.experiments.spec import make_spec
+    return make_spec(get_game(game), params, grid, games, precision, max_games, seed,
+                     _pols(good, evil, policies), sets, config, chunk, sweep_file)
 
 
 def sweep(game, params=None, grid: bool | None = None, games: int | None = None,

@@ -196,6 +196,14 @@ def bench_game(game_name: str, games: int = 20_000, seed: int = 1, policies: dic
         dt, reps, _ = _timed(lambda k, t=threads: [game.simulate(compiled, pol, seed, 0, games, threads=t)
                                                    for _ in range(k)][-1], min_seconds)
         gph[label] = games * reps / dt * 3600.0
-    return {"game": game_name, "policies": pol, "threads_available": all_threads,
-            "kernel_load_or_compile_s": load_s, "games_per_hour": gph,
-            "games_per_s": {k: v / 3600.0 for k, v in gph.items()}}
+    res = {"game": game_name, "policies": pol, "threads_available": all_threads,
+           "kernel_load_or_compile_s": load_s, "games_per_hour": gph,
+           "games_per_s": {k: v / 3600.0 for k, v in gph.items()},
+           "seconds_per_game": {k: 3600.0 / v for k, v in gph.items()}}
+    ps = getattr(game, "last_player_stats", None)
+    if ps and any(p not in game.builtin_policies for p in pol.values()) and ps.get("games"):
+        # the search player's own figures (last timed call): decisions and playouts per game
+        res["search"] = {"decisions_per_game": ps.get("decisions", 0) / ps["games"],
+                         "playouts_per_game": ps.get("playouts", 0) / ps["games"],
+                         "thread_seconds_per_game": ps.get("seconds", 0.0) / ps["games"]}
+    return res

@@ -1,11 +1,12 @@
 """``lotr-sim bench kernels`` and ``lotr-sim bench --game NAME``."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json, seed_option
+from lotr_sim.cli._common import (cli_errors, evil_option, good_option, parse_count, policy_option, print_json,
+                                  seat_policies, seed_option)
 from lotr_sim.errors import LotrSimError
 
 #: One timed call holds all its games/battles in memory: these bounds keep it under ~150 MB.
@@ -24,6 +25,9 @@ def bench(
     seed: int = seed_option(),
     rounds: int = typer.Option(3, "--rounds", help="Kernels: numba on 1 thread and the C reference are timed "
                                "in alternation this many times (1..20), best kept."),
+    good: Optional[str] = good_option(),
+    evil: Optional[str] = evil_option(),
+    policy: List[str] = policy_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""
@@ -61,7 +65,7 @@ def bench(
         if not 10 <= games <= MAX_BENCH_GAMES:
             raise LotrSimError(f"--games must be from 10 to {MAX_BENCH_GAMES:,} (one timed call "
                                f"holds them all in memory), got {games}")
-        res = b.bench_game(game, games=games, seed=seed)
+        res = b.bench_game(game, games=games, seed=seed, policies=seat_policies(policy, good, evil) or None)
         if json_out:
             print_json(res)
             return
@@ -69,5 +73,9 @@ def bench(
         typer.echo(f"{game}, {res['policies']}:")
         typer.echo(f"  one thread   {g['one_thread'] / 1e6:8.3f} M games/h  ({g['one_thread'] / 3600:,.0f} games/s)")
         typer.echo(f"  all threads  {g['all_threads'] / 1e6:8.3f} M games/h  ({g['all_threads'] / 3600:,.0f} games/s)")
+        if "search" in res:
+            s = res["search"]
+            typer.echo(f"  search: {res['seconds_per_game']['one_thread']:.2f} s per game on one thread; "
+                       f"{s['decisions_per_game']:.0f} decisions and {s['playouts_per_game']:,.0f} playouts per game")
         return
     raise LotrSimError("say what to benchmark: 'lotr-sim bench kernels' or 'lotr-sim bench --game NAME'")

@@ -10,7 +10,6 @@ internals. Dask re-runs the tasks of a lost worker (its ``allowed-failures`` pol
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -31,21 +30,18 @@ def select_columns(cols: dict[str, np.ndarray], keep: Sequence[str] | None) -> d
 
 
 def game_target(game) -> str:
-    """'module:Class' of a game object, so a worker process can rebuild it."""
+    """``name=module:Class`` of a game object: a worker process finds the game in its own
+    registry by name, registering it first when it is a plug-in the parent registered."""
     cls = type(game)
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-_GAME_CACHE: dict[str, Any] = {}
+    return f"{game.name}={cls.__module__}:{cls.__qualname__}"
 
 
 def _game_from_target(target: str):
-    g = _GAME_CACHE.get(target)
-    if g is None:
-        mod, cls = target.split(":")
-        g = getattr(importlib.import_module(mod), cls)()
-        _GAME_CACHE[target] = g
-    return g
+    from lotr_sim.games import registry
+    name, ref = target.split("=", 1)
+    if name not in registry.game_names():
+        registry.register(name, ref)
+    return registry.get_game(name)
 
 
 def run_task(target: str, compiled: Any, policies: Mapping[str, str], seed: int, first: int, n: int,

@@ -12,7 +12,8 @@ import itertools
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from lotr_sim.config import closest, load_toml, parse_assignment
 from lotr_sim.errors import ConfigError
@@ -164,6 +165,62 @@ def _canon(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+def default_sweep_file(game_name: str) -> Path:
+    """``configs/sweeps/<game>.toml``: the sweep a bare ``lotr-sim sweep`` runs."""
+    from lotr_sim.config import configs_dir
+    return configs_dir() / "sweeps" / f"{game_name}.toml"
+
+
+def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, grid: bool | None = None,
+              games: int | None = None, precision: float | None = None, max_games: int | None = None,
+              seed: int | None = None, policies: Mapping[str, str] | None = None,
+              sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
+              chunk: int | None = None, sweep_file: str | Path | None = None) -> SweepSpec:
+    """A ``SweepSpec`` for game ``g``: the sweep file (the game's default one when neither
+    ``params`` nor ``sweep_file`` is given) merged with the explicit arguments, which win."""
+    from lotr_sim.config import parse_overrides
+    from lotr_sim.errors import LotrSimError
+    file_d: dict = {}
+    if not params and sweep_file is None:
+        sweep_file = default_sweep_file(g.name)
+        if not Path(sweep_file).is_file():
+            raise LotrSimError(f"no --param given and no default sweep file {sweep_file} for game '{g.name}'")
+    if sweep_file is not None:
+        file_d = load_sweep_file(sweep_file)
+        if file_d.get("game", g.name) != g.name:
+            raise LotrSimError(f"sweep file {sweep_file} is for game '{file_d['game']}', not '{g.name}'")
+    if params:
+        if isinstance(params, Mapping):
+            dims = [(k, list(v) if isinstance(v, (list, tuple)) else [v]) for k, v in params.items()]
+        else:
+            dims = [parse_param(p) for p in params]
+    else:
+        dims = file_d.get("dims", [])
+    if not dims:
+        raise LotrSimError("nothing to sweep: give at least one --param name=values")
+    base_sets = dict(file_d.get("set", {}))
+    if isinstance(sets, Mapping):
+        base_sets.update(sets)
+    else:
+        base_sets.update(parse_overrides(sets or []))
+    pols = dict(file_d.get("policies", {}))
+    pols.update(dict(policies or {}))
+    if games is None and precision is None:
+        games = file_d.get("games")
+        precision = file_d.get("precision")
+        if games is None and precision is None:
+            games = 9604
+    if games is not None and precision is not None:
+        raise LotrSimError("give either --games or --precision, not both")
+    return SweepSpec(
+        game=g.name, dims=dims, grid=bool(file_d.get("grid", False) if grid is None else grid),
+        base_sets=base_sets, policies=pols, config=config or file_d.get("config"),
+        seed=int(file_d.get("seed", 1) if seed is None else seed),
+        games=games, precision=precision,
+        max_games=max_games if max_games is not None else file_d.get("max_games"),
+        chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)))
 
 
 def pairing_players(game, pairings: bool | list[str]) -> list[str]:

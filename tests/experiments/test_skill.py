@@ -42,3 +42,15 @@ def test_skill_cli_json_and_bad_player(fake, tmp_path):
     assert len(js["verdict"]["pairings"]["cells"]) == 4 + 1  # 2 x 2 pairings plus the greedy baseline
     r = runner.invoke(app, ["skill", "-g", "fake", "--players", "random,clever", "-q"])
     assert r.exit_code == 2 and "unknown player 'clever'" in r.output
+
+
+def test_search_is_a_sweep_dimension(fake):
+    """``--param good=greedy,search`` works in sweeps: the search point follows the exact law."""
+    from fakegame import win_probability
+    res = api.sweep(fake, params=["good=random,search"], games=4000, report=False)
+    df = res.results.set_index("label")
+    params = fake.load(None, {}).params
+    for label, pol in (("good=random", "random"), ("good=search", "search")):
+        r = df.loc[label]
+        pg, _ = win_probability(params, {"good": pol, "evil": "greedy"})
+        assert abs(r["rate_good"] - pg) / math.sqrt(pg * (1 - pg) / 4000) < 4, (label, r["rate_good"], pg)
