@@ -44,7 +44,7 @@ from lotr_sim.kernels.combat import _dice5_nb, assault_roll_nb, bombard_nb
 from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
-    MAXT, MAXU, MAXL, MAXC, MAXD, MAXDEG, WMAX, N_AB, N_DB,
+    MAXT, MAXU, MAXDEG, WMAX, N_AB, N_DB,
     C_T, C_NU, C_NL, C_NC, C_ND, C_CITY,
     P_CREATURE_HITS, P_MISSION_BASE, P_GOOD_CRE_INF, P_HOLDER_CAP, P_HAND_LIMIT, P_HAND_DISCARD,
     P_LEAVE_ONE, P_BOMB_LOSS, P_EVIL_DIV, P_RETREAT, P_BLOCKED, P_LEADER_BONUS, P_BANNER_BONUS,
@@ -56,71 +56,21 @@ from lotr_sim.games.minas_tirith.config import (
     O_NEAR, O_NEARN,
 )
 
-GOOD, EVIL = 0, 1
-HMAX = 48
-MAXA = 3000
-TR_MARGIN = 4096
-MAX_TURNS = 600  # safety cap (a deck that never runs out); ends as a "deck" result
+from lotr_sim.games.minas_tirith.layout import (  # noqa: F401 (the engine module re-exports the layout)
+    A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_DIE, A_EXCHANGE, A_HOLDER, A_LCARD,  # noqa: F401
+    A_LMOVE, A_MOVE, A_PASS, EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST,  # noqa: F401
+    EV_DISCARD, EV_END, EV_EXCHANGE, EV_GATE, EV_LOAD, EV_LREMOVED, EV_MOVE, EV_PLACE,  # noqa: F401
+    EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX, K_CATAPULT, K_GROND,  # noqa: F401
+    K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, MAXA, MAX_TURNS, NPOL, O_CAPT, O_CFIRED,  # noqa: F401
+    O_CLOC, O_CST, O_DEC, O_DMG, O_DORD, O_DRAWN, O_FIRED, O_HAND, O_HOLD, O_LAT, O_LLOC,  # noqa: F401
+    O_MTORD, O_PATH, O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_DIE,  # noqa: F401
+    PH_ROUND, PL_ADV, PL_CW, PL_DEF, PL_MW, PL_THR, PL_TYPE, R_CITY, R_DECK, R_LEADERS,  # noqa: F401
+    STATE, ST_SIZE, S_BAD, S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_DTOP,  # noqa: F401
+    S_GAMEIDX, S_GATE, S_HN, S_LCAP, S_MISS, S_MTTOP, S_NCHECK, S_NDRAWN, S_OVER, S_PE,  # noqa: F401
+    S_PG, S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TROVF, S_TRPOS, S_TURN, S_TURNEND,  # noqa: F401
+    S_USED, S_WINNER, TR_MARGIN, W_DRAW, W_EVIL, W_GOOD,  # noqa: F401
+)
 
-# ---- state layout --------------------------------------------------------------------
-S_ROUND, S_TURN, S_SIDE, S_GATE, S_OVER, S_WINNER, S_REASON, S_MISS = 0, 1, 2, 3, 4, 5, 6, 7
-S_DTOP, S_MTTOP, S_TRPOS, S_TROVF, S_DECKOUT, S_TURNEND = 8, 9, 10, 11, 12, 13
-S_HN = 14      # 2 slots: hand sizes
-S_LCAP = 16    # 2 slots: enemy leaders captured BY side
-S_BAD = 18
-S_TIR = 19
-S_PG, S_PE = 20, 21
-S_DEBUG = 22
-S_DIE = 23
-S_NDRAWN = 24
-S_DICE = 25    # 3 slots
-S_BADTURN = 28
-S_GAMEIDX = 29
-S_NCHECK = 30  # debug games: cache-v-full comparisons made (check_caches_nb)
-S_PHASE = 31   # step machine: PH_ROUND / PH_DIE / PH_ACT
-S_USED = 32    # mission dice of this round already taken (bit per slot)
-
-_o = 64
-O_UNITS = _o; _o += MAXT * MAXU
-O_POOL = _o; _o += MAXU
-O_CAPT = _o; _o += MAXU      # units of type u captured by the opponent of u's side (MT-1.4)
-O_LLOC = _o; _o += MAXL      # >=0 territory, -1 pool, -2 captured, -3 on its card
-O_CST = _o; _o += MAXC       # 0 deck, 1 held good, 2 held evil, 3 discarded, 4/5 on board good/evil
-O_CLOC = _o; _o += MAXC
-O_CFIRED = _o; _o += MAXC
-O_HOLD = _o; _o += MAXC * MAXU
-O_MTORD = _o; _o += MAXC
-O_DORD = _o; _o += MAXD
-O_HAND = _o; _o += 2 * HMAX
-O_FIRED = _o; _o += MAXT
-O_DMG = _o; _o += MAXT
-O_SCA = _o; _o += MAXU
-O_SCB = _o; _o += MAXU
-O_PATH = _o; _o += 16
-O_DRAWN = _o; _o += 16
-O_TOT = _o; _o += 2 * MAXT   # per-decision cache of units per side and territory
-O_THR = _o; _o += 2 * MAXT   # per-decision cache: enemy units next to t, per side
-O_LAT = _o; _o += 2 * MAXT   # per-decision cache: leaders of a side at t
-O_WKAT = _o; _o += MAXT      # per-decision cache: 1 if a Witch-king (reversed leader) is at t
-O_DEC = _o; _o += 8          # per-decision flags: [0] Evil siege holds_nb, [1] Evil Grond holds_nb,
-                             # [2 + side] catapults of side on the board
-ST_SIZE = _o
-
-# ---- trace event codes ------------------------------------------------------------------
-EV_SETUP, EV_TURN, EV_TRADE, EV_PLAYED, EV_LOAD, EV_PLACE, EV_EXCHANGE, EV_MOVE = 1, 2, 3, 4, 5, 6, 7, 8
-EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_RETREAT, EV_LREMOVED, EV_GATE, EV_END = 9, 10, 11, 12, 13, 14, 15
-EV_CATLOST, EV_DISCARD = 16, 17
-
-# card kinds
-K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
-# action kinds
-A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE = range(11)
-# policy vector
-PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
-NPOL = 8
-# outcome codes
-W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
-R_LEADERS, R_CITY, R_DECK = 0, 1, 2
 
 
 # ======================================================================================
@@ -2188,7 +2138,6 @@ def setup_nb(cf, st, s):
 # die; rows (A_DIE, slot, face)) and PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
 # PASS included). The card step (MT-5), losses, retreats and leaders following are still
 # made inside the engine by the seat's heuristic (see the module docstring).
-PH_ROUND, PH_DIE, PH_ACT = 0, 1, 2
 
 
 @njit(cache=True, _nrt=False)
