@@ -1,0 +1,528 @@
+"""Minas Tirith combat: losses, captures, leaders removed, retreat, assault, bombardment.
+
+Rules: losses and captures (MT-1.4, creature strength MT-1.5, ``take_losses_nb``), leaders
+left without units (MT-8.4, ``leaders_last_unit_nb``, ``remove_leader_nb``), catapults lost
+(MT-9.4, ``catapults_check_nb``), the assault (MT-7.3 who may attack, MT-7.4 resolution,
+MT-8.2 modifiers: ``assault_bonus_nb`` and its cached twin ``bonus_fast_nb``, siege cards and
+Grond MT-9.1/9.3), retreat (MT-7.5, ``retreat_nb``), taking ground (MT-7.6) and bombardment
+(MT-6.1, MT-7.2: ``shooters_nb``, ``bombard_action_nb``). The dice come from
+lotr_sim.kernels.combat; their faces are logged by events.py.
+
+Documented simplifications:
+
+* Losses: the owner loses its cheapest units first (by points, archers after plain units,
+  creatures last); ``bombard_loss_choice = shooter`` reverses the order. With
+  ``creature_hits > 1`` the damage on a territory's creatures is a counter reset every turn.
+* Retreat (MT-7.5): each step must be passable for every unit type in the force; the
+  owner's choice among several territories is the one holding most own units (random
+  player: random). Of the attacking leaders only the bonus giver goes with a retreating
+  attack. As in lotr_sim.kernels.combat: Good's 6 wins when both triggers fire in one roll,
+  and a side wiped out by the roll's losses (or facing a wiped-out side) does not retreat;
+  but a Good defending 6 (or the Witch-king's 6 against a Good attack) ends the attacker's
+  turn even when the whole attacking force died.
+* Bombardment (MT-6.1, MT-7.2): a territory's count of archers that fired this turn moves
+  with its archers (those that fired move first), so no archer fires twice in a turn.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb
+from lotr_sim.kernels.rng import d6_nb, randint_nb, uniform_nb
+from lotr_sim.games.minas_tirith.config import (
+    C_NC, C_NL, C_NU, MAXDEG, MAXT, MAXU, O_BANNER, O_CRANGE, O_DEVIL, O_DGOOD, O_DIST, O_EK, O_LORD,
+    O_LSIDE, O_NB, O_NBN, O_NTS, O_TKIND, O_UARCH, O_UCLS, O_USIDE, P_BANNER_BONUS, P_BLOCKED, P_BOMB_LOSS,
+    P_CREATURE_HITS, P_EVIL_DIV, P_LEADER_BONUS, P_LEADER_LAST, P_RETREAT, P_RETREAT_WIPED, P_SIEGE_BONUS,
+)
+from lotr_sim.games.minas_tirith.layout import (
+    EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
+    O_CFIRED, O_CLOC, O_CST, O_DEC, O_DMG, O_FIRED, O_LAT, O_LLOC, O_PATH, O_SCA, O_SCB, O_UNITS, O_WKAT,
+    PL_TYPE, S_GATE, S_LCAP, S_TURNEND,
+)
+from lotr_sim.games.minas_tirith.events import (
+    _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb, ev_end_nb,
+    ev_put_nb,
+)
+from lotr_sim.games.minas_tirith.board import (
+    check_win_nb, cross_ok_nb, holds_nb, leader_mask_at_nb, leaders_at_nb, side_units_nb, wk_at_nb,
+)
+from lotr_sim.games.minas_tirith.movement import break_gate_nb, move_units_nb
+
+
+@njit(cache=True, _nrt=False)
+def capture_unit_nb(cf, st, tr, t, u):
+    """A unit lost in combat goes to the opponent (MT-1.4)."""
+    st[O_UNITS + t * MAXU + u] -= 1
+    st[O_CAPT + u] += 1
+    h = ev_begin_nb(st, tr, EV_CAPTURE)
+    ev_put_nb(st, tr, h, 1 - cf[O_USIDE + u])
+    ev_put_nb(st, tr, h, t)
+    ev_put_nb(st, tr, h, u)
+    ev_put_nb(st, tr, h, -1)
+    ev_end_nb(st, tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def capture_leader_nb(cf, st, tr, l, t):
+    side = cf[O_LSIDE + l]
+    st[O_LLOC + l] = -2
+    st[S_LCAP + 1 - side] += 1
+    h = ev_begin_nb(st, tr, EV_CAPTURE)
+    ev_put_nb(st, tr, h, 1 - side)
+    ev_put_nb(st, tr, h, t)
+    ev_put_nb(st, tr, h, -1)
+    ev_put_nb(st, tr, h, l)
+    ev_end_nb(st, tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def remove_leader_nb(cf, st, tr, l, why, to_captured):
+    t = st[O_LLOC + l]
+    h = ev_begin_nb(st, tr, EV_LREMOVED)
+    ev_put_nb(st, tr, h, l)
+    ev_put_nb(st, tr, h, t)
+    ev_put_nb(st, tr, h, why)
+    ev_put_nb(st, tr, h, to_captured)
+    ev_end_nb(st, tr, h)
+    if to_captured == 1:
+        st[O_LLOC + l] = -2
+        st[S_LCAP + 1 - cf[O_LSIDE + l]] += 1
+    else:
+        st[O_LLOC + l] = -1
+
+
+@njit(cache=True, _nrt=False)
+def leaders_last_unit_nb(cf, st, tr, t, side):
+    """MT-8.4: leaders of a territory that lost its last combat unit in combat."""
+    if side_units_nb(cf, st, t, side) > 0:
+        return
+    for l in range(cf[C_NL]):
+        if st[O_LLOC + l] == t and cf[O_LSIDE + l] == side:
+            if cf[P_LEADER_LAST] == 1:
+                capture_leader_nb(cf, st, tr, l, t)
+            else:
+                remove_leader_nb(cf, st, tr, l, 2, 0)
+
+
+@njit(cache=True, _nrt=False)
+def take_losses_nb(cf, st, tr, side, t, n, vec, restrict, expensive_first):
+    """Remove up to n units of ``side`` at t (MT-7.4 / MT-7.2). With ``restrict`` only the
+    units counted in st[vec:vec+MAXU] (which is decremented). Creatures absorb
+    ``creature_hits`` losses (MT-1.5 [R]; damage counter per territory, reset each turn).
+    Owner's choice: cheapest first; ``expensive_first`` for the shooter's choice."""
+    done = 0
+    nts = cf[O_NTS + side]
+    ch = cf[P_CREATURE_HITS]
+    while done < n:
+        pick = -1
+        for j in range(nts):
+            jj = nts - 1 - j if expensive_first else j
+            u = cf[O_LORD + side * MAXU + jj]
+            if st[O_UNITS + t * MAXU + u] > 0 and (not restrict or st[vec + u] > 0):
+                pick = u
+                break
+        if pick < 0:
+            break
+        done += 1
+        if cf[O_UCLS + pick] == 2 and ch > 1:
+            st[O_DMG + t] += 1
+            if st[O_DMG + t] < ch:
+                continue
+            st[O_DMG + t] = 0
+        capture_unit_nb(cf, st, tr, t, pick)
+        if restrict:
+            st[vec + pick] -= 1
+    return done
+
+
+@njit(cache=True, _nrt=False)
+def catapults_check_nb(cf, st, tr):
+    """MT-9.4: a catapult is lost when its territory holds no own units."""
+    for c in range(cf[C_NC]):
+        cs = st[O_CST + c]
+        if cs >= 4:
+            t = st[O_CLOC + c]
+            if side_units_nb(cf, st, t, cs - 4) == 0:
+                st[O_CST + c] = 3
+                h = ev_begin_nb(st, tr, EV_CATLOST)
+                ev_put_nb(st, tr, h, c)
+                ev_put_nb(st, tr, h, t)
+                ev_end_nb(st, tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def retreat_nb(cf, st, tr, s, pol, side, a, vec, steps, lmask):
+    """MT-7.5: the force counted in st[vec:] (already at a) with the leaders in lmask retreats
+    ``steps`` territories towards its edge (Evil: Evil's edge; Good: Good's edge), each step
+    to a strictly closer territory without enemies that the whole force may enter; steps that
+    cannot be taken cost units (per step, or one per six if blocked at all)."""
+    doff = O_DEVIL if side == EVIL else O_DGOOD
+    cur = a
+    np_ = 0
+    blocked = 0
+    for step in range(steps):
+        best = -1
+        bestv = -1.0
+        ncand = 0
+        nbn = cf[O_NBN + cur]
+        for j in range(nbn):
+            c = cf[O_NB + cur * MAXDEG + j]
+            if cf[doff + c] >= cf[doff + cur]:
+                continue
+            if side_units_nb(cf, st, c, 1 - side) > 0:
+                continue
+            ok = True
+            for u in range(cf[C_NU]):
+                if st[vec + u] > 0 and not cross_ok_nb(cf, st, side, cf[O_UCLS + u], cur, c):
+                    ok = False
+            if lmask != 0 and not cross_ok_nb(cf, st, side, 3, cur, c):
+                ok = False
+            if not ok:
+                continue
+            ncand += 1
+            if pol[side, PL_TYPE] == 0:
+                v = uniform_nb(s)
+            else:
+                v = side_units_nb(cf, st, c, side) + 0.5 - 0.01 * j
+            if v > bestv:
+                bestv = v
+                best = c
+        if best < 0:
+            blocked = steps - step
+            break
+        # move the force one step
+        for u in range(cf[C_NU]):
+            st[O_UNITS + cur * MAXU + u] -= st[vec + u]
+            st[O_UNITS + best * MAXU + u] += st[vec + u]
+        for l in range(cf[C_NL]):
+            if (lmask >> l) & 1:
+                st[O_LLOC + l] = best
+        st[O_PATH + np_] = best
+        np_ += 1
+        cur = best
+    losses = 0
+    if blocked > 0:
+        losses = blocked if cf[P_BLOCKED] == 0 else steps
+    h = ev_begin_nb(st, tr, EV_RETREAT)
+    ev_put_nb(st, tr, h, side)
+    ev_put_nb(st, tr, h, a)
+    ev_put_nb(st, tr, h, np_)
+    for i in range(np_):
+        ev_put_nb(st, tr, h, st[O_PATH + i])
+    for u in range(cf[C_NU]):
+        ev_put_nb(st, tr, h, st[vec + u])
+    ev_put_nb(st, tr, h, lmask)
+    ev_put_nb(st, tr, h, losses)
+    ev_end_nb(st, tr, h)
+    if losses > 0:
+        take_losses_nb(cf, st, tr, side, cur, losses, vec, True, False)
+        leaders_last_unit_nb(cf, st, tr, cur, side)
+    return cur
+
+
+@njit(cache=True, _nrt=False)
+def assault_bonus_nb(cf, st, side, a, b):
+    """MT-8.2 modifiers: (attack bonus, defence bonus, Witch-king in the battle)."""
+    ab = 0
+    if leaders_at_nb(cf, st, a, side) > 0:
+        ab += cf[P_LEADER_BONUS]
+    # MT-9.1: the tower's +1 is for an assault onto a wall (up a climb edge), not down from one
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 \
+            and holds_nb(cf, st, EVIL, K_SIEGE) == 2:
+        ab += cf[P_SIEGE_BONUS]
+    db = 0
+    if leaders_at_nb(cf, st, b, 1 - side) > 0:
+        db += cf[P_LEADER_BONUS]
+    if side == EVIL and cf[O_BANNER + b] == 1:
+        db += cf[P_BANNER_BONUS]
+    wk = wk_at_nb(cf, st, a if side == EVIL else b)
+    return ab, db, wk
+
+
+@njit(cache=True, _nrt=False)
+def _modified_roll_nb(s, ad, dd, ab, db):
+    """The same draws as assault_roll_nb, also counting a modified 6 on the highest die
+    (retreat_trigger = modified6, MT-8.2 [R])."""
+    a1 = d6_nb(s)
+    a2 = d6_nb(s) if ad >= 2 else 0
+    a3 = d6_nb(s) if ad >= 3 else 0
+    d1 = d6_nb(s)
+    d2 = d6_nb(s) if dd >= 2 else 0
+    a6 = (a1 >= 6) + (a2 >= 6) + (a3 >= 6)
+    d6 = (d1 >= 6) + (d2 >= 6)
+    if a1 < a2:
+        a1, a2 = a2, a1
+    if a2 < a3:
+        a2, a3 = a3, a2
+    if a1 < a2:
+        a1, a2 = a2, a1
+    if d2 > d1:
+        d1, d2 = d2, d1
+    if a1 < 6 and a1 + ab >= 6:
+        a6 += 1
+    if d1 < 6 and d1 + db >= 6:
+        d6 += 1
+    la = 0
+    ld = 0
+    if a1 + ab > d1 + db:
+        ld += 1
+    else:
+        la += 1
+    if ad >= 2 and dd >= 2:
+        if a2 > d2:
+            ld += 1
+        else:
+            la += 1
+    return la, ld, a6, d6
+
+
+@njit(cache=True, _nrt=False)
+def assault_nb(cf, st, tr, s, pol, side, a, b, k):
+    """One assault roll (MT-7.3-7.5, MT-8.2) from a to b with k units; then retreats,
+    captures, and the free cavalry move-in (MT-7.6). Returns 1 if the territory was taken."""
+    E = 1 - side
+    vec = O_SCA
+    for u in range(MAXU):
+        st[vec + u] = 0
+    # attackers: cavalry first (they may move in free, MT-7.6), then cheapest
+    left = k
+    nts = cf[O_NTS + side]
+    for rep in range(2):
+        for j in range(nts):
+            u = cf[O_LORD + side * MAXU + j]
+            cls = cf[O_UCLS + u]
+            if (rep == 0) != (cls == 1):
+                continue
+            if not cross_ok_nb(cf, st, side, cls, a, b):
+                continue
+            m = st[O_UNITS + a * MAXU + u]
+            if m > left:
+                m = left
+            st[vec + u] = m
+            left -= m
+    k = k - left
+    if k <= 0:
+        return 0
+    D = side_units_nb(cf, st, b, E)
+    ab, db, wk = assault_bonus_nb(cf, st, side, a, b)
+    dd = 2 if D >= 2 else 1
+    faces = _stream_save_nb(s, tr)
+    if cf[P_RETREAT] == 1:
+        la, ld, a6, d6 = _modified_roll_nb(s, k, dd, ab, db)
+    else:
+        la, ld, a6, d6 = assault_roll_nb(s, k, dd, ab, db)
+    h = ev_begin_nb(st, tr, EV_ASSAULT)
+    ev_put_nb(st, tr, h, a)
+    ev_put_nb(st, tr, h, b)
+    for u in range(cf[C_NU]):
+        ev_put_nb(st, tr, h, st[vec + u])
+    ev_put_nb(st, tr, h, k)
+    ev_put_nb(st, tr, h, dd)
+    ev_put_nb(st, tr, h, ab)
+    ev_put_nb(st, tr, h, db)
+    ev_put_nb(st, tr, h, la)
+    ev_put_nb(st, tr, h, ld)
+    ev_put_nb(st, tr, h, D)
+    # the roll itself, so that a trace can be checked on its own (issue 7): Witch-king, the
+    # retreat-trigger sixes as the engine counted them, then both sides' faces as rolled
+    ev_put_nb(st, tr, h, wk)
+    ev_put_nb(st, tr, h, a6)
+    ev_put_nb(st, tr, h, d6)
+    _put_assault_faces_nb(st, tr, h, s, faces, k, dd, cf[P_RETREAT] == 1)
+    ev_end_nb(st, tr, h)
+    if side == EVIL and st[S_GATE] == 0 and cf[O_EK + a * MAXT + b] == 3:
+        break_gate_nb(cf, st, tr)  # MT-9.3: the first assault across the gate breaks it
+    take_losses_nb(cf, st, tr, side, a, la, vec, True, False)
+    take_losses_nb(cf, st, tr, E, b, ld, 0, False, False)
+    leaders_last_unit_nb(cf, st, tr, a, side)
+    leaders_last_unit_nb(cf, st, tr, b, E)
+    if check_win_nb(cf, st, tr):
+        return 0
+    # MT-7.5 retreats (losses first; natural sixes unless retreat_trigger says otherwise)
+    att_left = 0
+    for u in range(cf[C_NU]):
+        att_left += st[vec + u]
+    def_left = side_units_nb(cf, st, b, E)
+    # retreat_after_wipeout (MT-7.5 [R]): the six still acts when the roll wiped out the
+    # side that rolled it; a side that is itself wiped out never retreats
+    both = att_left > 0 and def_left > 0
+    if cf[P_RETREAT] != 2 and cf[P_RETREAT_WIPED] == 1 and not both and (att_left > 0 or def_left > 0):
+        good6 = a6 if side == GOOD else d6
+        evil6 = d6 if side == GOOD else a6
+        # which side the six sends back: Evil on Good's six, else Good on the Witch-king's six
+        back = -1
+        n6 = 0
+        if good6 > 0:
+            back = EVIL
+            n6 = good6
+        elif wk == 1 and evil6 > 0:
+            back = GOOD
+            n6 = evil6
+        if back == E and def_left > 0:  # the defenders retreat from a wiped-out attack
+            _all_units_vec_nb(cf, st, b, E, O_SCB)
+            retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, n6, leader_mask_at_nb(cf, st, b, E))
+            catapults_check_nb(cf, st, tr)
+            if check_win_nb(cf, st, tr):
+                return 0
+        elif back == side and att_left > 0:  # the attackers retreat; the turn ends
+            lm = 0
+            if ab > 0 and leaders_at_nb(cf, st, a, side) > 0:
+                lm = _first_leader_mask_nb(cf, st, a, side)
+            retreat_nb(cf, st, tr, s, pol, side, a, vec, n6, lm)
+            st[S_TURNEND] = 1
+            catapults_check_nb(cf, st, tr)
+            if check_win_nb(cf, st, tr):
+                return 0
+            return 0
+    if cf[P_RETREAT] != 2 and both:
+        good6 = a6 if side == GOOD else d6
+        evil6 = d6 if side == GOOD else a6
+        if good6 > 0:
+            if side == GOOD:  # Evil defenders retreat with their leaders
+                _all_units_vec_nb(cf, st, b, E, O_SCB)
+                retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, good6, leader_mask_at_nb(cf, st, b, E))
+            else:  # Evil attackers retreat; Evil's turn ends
+                lm = 0
+                if ab > 0 and leaders_at_nb(cf, st, a, EVIL) > 0:
+                    lm = _first_leader_mask_nb(cf, st, a, EVIL)
+                retreat_nb(cf, st, tr, s, pol, EVIL, a, vec, good6, lm)
+                st[S_TURNEND] = 1
+        elif wk == 1 and evil6 > 0:  # the Witch-king reversal
+            if side == EVIL:
+                _all_units_vec_nb(cf, st, b, GOOD, O_SCB)
+                retreat_nb(cf, st, tr, s, pol, GOOD, b, O_SCB, evil6, leader_mask_at_nb(cf, st, b, GOOD))
+            else:
+                lm = 0
+                if ab > 0 and leaders_at_nb(cf, st, a, GOOD) > 0:
+                    lm = _first_leader_mask_nb(cf, st, a, GOOD)
+                retreat_nb(cf, st, tr, s, pol, GOOD, a, vec, evil6, lm)
+                st[S_TURNEND] = 1
+        catapults_check_nb(cf, st, tr)
+        if check_win_nb(cf, st, tr):
+            return 0
+    elif cf[P_RETREAT] != 2 and att_left == 0:
+        # MT-7.5: the attacking force died, so nothing retreats, but the six still ends the
+        # attacker's turn (Good's defending six; an Evil six with the Witch-king defending)
+        good6 = a6 if side == GOOD else d6
+        evil6 = d6 if side == GOOD else a6
+        if side == EVIL and good6 > 0:
+            st[S_TURNEND] = 1
+        elif side == GOOD and good6 == 0 and wk == 1 and evil6 > 0:
+            st[S_TURNEND] = 1
+    catapults_check_nb(cf, st, tr)
+    if side_units_nb(cf, st, b, E) == 0 and st[S_TURNEND] == 0:
+        # MT-7.6: surviving attacking cavalry may move in free
+        cav = 0
+        for u in range(cf[C_NU]):
+            if cf[O_UCLS + u] == 1 and st[vec + u] > 0 and st[O_UNITS + a * MAXU + u] >= st[vec + u]:
+                cav += st[vec + u]
+        if cav > 0:
+            go = True
+            if pol[side, PL_TYPE] == 0:
+                go = randint_nb(s, 2) == 1
+            if go:
+                move_units_nb(cf, st, tr, side, a, -1, b, cav, True, 0)
+                check_win_nb(cf, st, tr)
+        return 1
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _all_units_vec_nb(cf, st, t, side, vec):
+    for u in range(MAXU):
+        st[vec + u] = 0
+    for j in range(cf[O_NTS + side]):
+        u = cf[O_LORD + side * MAXU + j]
+        st[vec + u] = st[O_UNITS + t * MAXU + u]
+
+
+@njit(cache=True, _nrt=False)
+def _first_leader_mask_nb(cf, st, t, side):
+    for l in range(cf[C_NL]):
+        if st[O_LLOC + l] == t and cf[O_LSIDE + l] == side:
+            return 1 << l
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def shooters_nb(cf, st, side, a, b):
+    """(archers available, catapult card or -1) that can fire from a at b (MT-7.2, MT-9.4)."""
+    d = cf[O_DIST + a * MAXT + b]
+    arch = 0
+    if d <= 2:
+        for j in range(cf[O_NTS + side]):
+            u = cf[O_LORD + side * MAXU + j]
+            if cf[O_UARCH + u] == 1:
+                arch += st[O_UNITS + a * MAXU + u]
+        arch -= st[O_FIRED + a]
+        if arch < 0:
+            arch = 0
+    cat = -1
+    for c in range(cf[C_NC]):
+        if st[O_CST + c] == 4 + side and st[O_CLOC + c] == a and st[O_CFIRED + c] == 0 and d <= cf[O_CRANGE + c]:
+            cat = c
+            break
+    return arch, cat
+
+
+@njit(cache=True, _nrt=False)
+def bombard_action_nb(cf, st, tr, s, side, a, b, n):
+    """MT-7.2: n shooters (archers first, then a catapult) fire at b."""
+    arch, cat = shooters_nb(cf, st, side, a, b)
+    na = n if n <= arch else arch
+    nc = n - na
+    if nc > 0 and cat >= 0:
+        nc = 1
+        st[O_CFIRED + cat] = 1
+    else:
+        nc = 0
+    st[O_FIRED + a] += na
+    shooters = na + nc
+    banner = 1 if (side == EVIL and cf[O_BANNER + b] == 1) else 0
+    dice = shooters // cf[P_EVIL_DIV] if banner == 1 else shooters
+    faces = _stream_save_nb(s, tr)
+    dice, hits = bombard_nb(s, dice, False)
+    h = ev_begin_nb(st, tr, EV_BOMBARD)
+    ev_put_nb(st, tr, h, a)
+    ev_put_nb(st, tr, h, b)
+    ev_put_nb(st, tr, h, shooters)
+    ev_put_nb(st, tr, h, dice)
+    ev_put_nb(st, tr, h, hits)
+    ev_put_nb(st, tr, h, banner)
+    # the faces rolled (issue 7): the same draws as bombard_nb, replayed from the saved stream
+    if h >= 0 and faces:
+        _stream_swap_nb(s)
+        ev_put_nb(st, tr, h, dice)
+        for _ in range(dice):
+            ev_put_nb(st, tr, h, d6_nb(s))
+        _stream_restore_nb(s)
+    else:
+        ev_put_nb(st, tr, h, -1)
+    ev_end_nb(st, tr, h)
+    if hits > 0:
+        take_losses_nb(cf, st, tr, 1 - side, b, hits, 0, False, cf[P_BOMB_LOSS] == 1)
+        leaders_last_unit_nb(cf, st, tr, b, 1 - side)
+        catapults_check_nb(cf, st, tr)
+        check_win_nb(cf, st, tr)
+
+
+@njit(cache=True, _nrt=False)
+def bonus_fast_nb(cf, st, side, a, b):
+    """assault_bonus_nb from the per-decision cache (refresh_tot_nb): what the AI's odds use."""
+    ab = 0
+    if st[O_LAT + side * MAXT + a] > 0:
+        ab += cf[P_LEADER_BONUS]
+    if side == EVIL and cf[O_EK + a * MAXT + b] == 2 and cf[O_TKIND + b] == 2 and st[O_DEC] == 2:
+        ab += cf[P_SIEGE_BONUS]  # MT-9.1: onto a wall only
+    db = 0
+    if st[O_LAT + (1 - side) * MAXT + b] > 0:
+        db += cf[P_LEADER_BONUS]
+    if side == EVIL and cf[O_BANNER + b] == 1:
+        db += cf[P_BANNER_BONUS]
+    return ab, db, st[O_WKAT + (a if side == EVIL else b)]
+
+
+# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
+from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+
+no_literal_dispatch(globals())

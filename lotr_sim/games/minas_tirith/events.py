@@ -1,0 +1,147 @@
+"""Minas Tirith trace output: the event log and the dice-face stream helpers.
+
+Rules: none of their own; these helpers record what the rule modules do. ``ev_begin_nb`` /
+``ev_put_nb`` / ``ev_end_nb`` write one event (codes ``EV_*`` in layout.py) to the trace
+array ``tr`` (length 0: no trace, every call returns at once); ``snapshot_nb`` writes the
+whole position (units MT-1, leaders MT-8, cards MT-3/MT-9, gate MT-6.5) so that
+lotr_sim.games.minas_tirith.trace can replay a game snapshot to snapshot. The ``_stream_*``
+helpers and ``_put_assault_faces_nb`` log the faces of the combat dice (MT-3.3, MT-7.4)
+without changing the draws (see the comment above ``STREAM_SIZE``).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from lotr_sim.kernels.combat import _dice5_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb
+from lotr_sim.games.minas_tirith.config import C_NC, C_ND, C_NL, C_NU, C_T, MAXU
+from lotr_sim.games.minas_tirith.layout import (
+    O_CAPT, O_CLOC, O_CST, O_HOLD, O_LLOC, O_POOL, O_UNITS, S_DTOP, S_GATE, S_MTTOP, S_ROUND, S_SIDE,
+    S_TROVF, S_TRPOS, S_TURN, TR_MARGIN,
+)
+
+
+@njit(cache=True, _nrt=False)
+def ev_begin_nb(st, tr, code):
+    if tr.shape[0] == 0:
+        return -1
+    pos = st[S_TRPOS]
+    if pos + TR_MARGIN > tr.shape[0]:
+        st[S_TROVF] = 1
+        return -1
+    tr[pos + 1] = code
+    tr[pos + 2] = st[S_ROUND]
+    tr[pos + 3] = st[S_TURN]
+    tr[pos + 4] = st[S_SIDE]
+    st[S_TRPOS] = pos + 5
+    return pos
+
+
+@njit(cache=True, _nrt=False)
+def ev_put_nb(st, tr, h, v):
+    if h >= 0:
+        tr[st[S_TRPOS]] = v
+        st[S_TRPOS] += 1
+
+
+@njit(cache=True, _nrt=False)
+def ev_end_nb(st, tr, h):
+    if h >= 0:
+        tr[h] = st[S_TRPOS] - h
+
+
+@njit(cache=True, _nrt=False)
+def snapshot_nb(cf, st, tr, h):
+    if h < 0:
+        return
+    T = cf[C_T]
+    NU = cf[C_NU]
+    for t in range(T):
+        for u in range(NU):
+            ev_put_nb(st, tr, h, st[O_UNITS + t * MAXU + u])
+    for u in range(NU):
+        ev_put_nb(st, tr, h, st[O_POOL + u])
+    for u in range(NU):
+        ev_put_nb(st, tr, h, st[O_CAPT + u])
+    for l in range(cf[C_NL]):
+        ev_put_nb(st, tr, h, st[O_LLOC + l])
+    for c in range(cf[C_NC]):
+        ev_put_nb(st, tr, h, st[O_CST + c])
+        ev_put_nb(st, tr, h, st[O_CLOC + c])
+        for u in range(NU):
+            ev_put_nb(st, tr, h, st[O_HOLD + c * MAXU + u])
+    ev_put_nb(st, tr, h, st[S_GATE])
+    ev_put_nb(st, tr, h, cf[C_ND] - st[S_DTOP])
+    ev_put_nb(st, tr, h, cf[C_NC] - st[S_MTTOP])
+
+
+# ---- dice faces for the trace ----------------------------------------------------------
+# The engine's results always come from the kernels' rolls (lotr_sim.kernels.combat). To log
+# the faces, a traced game's stream array has room for two more copies of the state
+# (STREAM_SIZE): the state before a roll is saved, and after the roll the same draws are
+# made again from it and written to the trace; then the state after the roll is put back.
+# Games without a trace (tr of length 0) skip all of this.
+STREAM_SIZE = 3 * STATE_SIZE
+
+
+@njit(cache=True, _nrt=False)
+def _stream_save_nb(s, tr):
+    """Save the stream before a roll (only when tracing and ``s`` has room); True if saved."""
+    if tr.shape[0] == 0 or s.shape[0] < STREAM_SIZE:
+        return False
+    for i in range(STATE_SIZE):
+        s[STATE_SIZE + i] = s[i]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _stream_swap_nb(s):
+    """Keep the state after the roll in the third slot and go back to the saved one."""
+    for i in range(STATE_SIZE):
+        s[2 * STATE_SIZE + i] = s[i]
+        s[i] = s[STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _stream_restore_nb(s):
+    for i in range(STATE_SIZE):
+        s[i] = s[2 * STATE_SIZE + i]
+
+
+@njit(cache=True, _nrt=False)
+def _put_assault_faces_nb(st, tr, h, s, saved, ad, dd, modified):
+    """Both sides' faces of the roll just made, in the order drawn: [n_att, faces.., n_def,
+    faces..] (n_att = -1 when not available). The kernel's roll (assault_roll_nb) takes all
+    five faces from one draw (_dice5_nb) and drops the unused ones; the modified6 roll
+    (_modified_roll_nb) draws one d6 per die rolled."""
+    if h < 0:
+        return
+    if not saved:
+        ev_put_nb(st, tr, h, -1)
+        return
+    _stream_swap_nb(s)
+    if modified:
+        a1 = d6_nb(s)
+        a2 = d6_nb(s) if ad >= 2 else 0
+        a3 = d6_nb(s) if ad >= 3 else 0
+        d1 = d6_nb(s)
+        d2 = d6_nb(s) if dd >= 2 else 0
+    else:
+        a1, a2, a3, d1, d2 = _dice5_nb(s)
+    _stream_restore_nb(s)
+    ev_put_nb(st, tr, h, ad)
+    ev_put_nb(st, tr, h, a1)
+    if ad >= 2:
+        ev_put_nb(st, tr, h, a2)
+    if ad >= 3:
+        ev_put_nb(st, tr, h, a3)
+    ev_put_nb(st, tr, h, dd)
+    ev_put_nb(st, tr, h, d1)
+    if dd >= 2:
+        ev_put_nb(st, tr, h, d2)
+
+
+# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
+from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+
+no_literal_dispatch(globals())

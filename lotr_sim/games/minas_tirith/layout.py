@@ -1,0 +1,105 @@
+"""Minas Tirith state layout and codes: where everything lives in the flat ``st`` array.
+
+A game's whole state is one ``int64`` array of ``ST_SIZE`` slots (the compiled rule config
+``cf`` has its own layout, in config.py). This module holds no code, only names:
+
+* ``S_*``: scalar slots (round, turn, seat to move, gate, game over, winner, hands, the three
+  mission dice of MT-4.2, the step machine's phase ...), the first 64 slots;
+* ``O_*``: offsets of the per-territory, per-unit-type, per-card arrays (units on the board
+  MT-1, pools and captured units MT-1.4, leaders MT-8, cards MT-5/MT-9, hands, decks, the
+  per-decision caches);
+* the codes read by several modules: trace events ``EV_*``, card kinds ``K_*`` (MT-9), action
+  kinds ``A_*`` (MT-6/MT-7), the policy vector ``PL_*``, outcomes ``W_*``/``R_*`` (MT-10),
+  step-machine phases ``PH_*`` (MT-4), sizes (``HMAX``, ``MAXA``, ``TR_MARGIN``, ``MAX_TURNS``).
+
+The slots are counted by ``lotr_sim.kernels.layout.Layout`` (``STATE.describe()`` lists them);
+every offset is a plain ``int`` bound to a module global, so numba folds it into the kernels.
+tests/minas_tirith/test_mt_layout.py pins every value.
+"""
+from __future__ import annotations
+
+from lotr_sim.kernels.layout import Layout
+from lotr_sim.games.minas_tirith.config import MAXC, MAXD, MAXL, MAXT, MAXU
+
+GOOD, EVIL = 0, 1
+HMAX = 48
+MAXA = 3000
+TR_MARGIN = 4096
+MAX_TURNS = 600  # safety cap (a deck that never runs out); ends as a "deck" result
+
+# ---- state layout --------------------------------------------------------------------
+STATE = Layout("minas-tirith-state")
+S_ROUND = STATE.scalar("round")
+S_TURN = STATE.scalar("turn")
+S_SIDE = STATE.scalar("side")
+S_GATE = STATE.scalar("gate")
+S_OVER = STATE.scalar("over")
+S_WINNER = STATE.scalar("winner")
+S_REASON = STATE.scalar("reason")
+S_MISS = STATE.scalar("miss")
+S_DTOP = STATE.scalar("dtop")
+S_MTTOP = STATE.scalar("mttop")
+S_TRPOS = STATE.scalar("trpos")
+S_TROVF = STATE.scalar("trovf")
+S_DECKOUT = STATE.scalar("deckout")
+S_TURNEND = STATE.scalar("turnend")
+S_HN = STATE.array("hn", 2)           # hand sizes
+S_LCAP = STATE.array("lcap", 2)       # enemy leaders captured BY side
+S_BAD = STATE.scalar("bad")
+S_TIR = STATE.scalar("tir")
+S_PG = STATE.scalar("pg")
+S_PE = STATE.scalar("pe")
+S_DEBUG = STATE.scalar("debug")
+S_DIE = STATE.scalar("die")
+S_NDRAWN = STATE.scalar("ndrawn")
+S_DICE = STATE.array("dice", 3)
+S_BADTURN = STATE.scalar("badturn")
+S_GAMEIDX = STATE.scalar("gameidx")
+S_NCHECK = STATE.scalar("ncheck")     # debug games: cache-v-full comparisons made (check_caches_nb)
+S_PHASE = STATE.scalar("phase")       # step machine: PH_ROUND / PH_DIE / PH_ACT
+S_USED = STATE.scalar("used")         # mission dice of this round already taken (bit per slot)
+
+STATE.pad_to(64)                      # spare scalar slots
+O_UNITS = STATE.array("units", MAXT * MAXU)
+O_POOL = STATE.array("pool", MAXU)
+O_CAPT = STATE.array("capt", MAXU)    # units of type u captured by the opponent of u's side (MT-1.4)
+O_LLOC = STATE.array("lloc", MAXL)    # >=0 territory, -1 pool, -2 captured, -3 on its card
+O_CST = STATE.array("cst", MAXC)      # 0 deck, 1 held good, 2 held evil, 3 discarded, 4/5 on board good/evil
+O_CLOC = STATE.array("cloc", MAXC)
+O_CFIRED = STATE.array("cfired", MAXC)
+O_HOLD = STATE.array("hold", MAXC * MAXU)
+O_MTORD = STATE.array("mtord", MAXC)
+O_DORD = STATE.array("dord", MAXD)
+O_HAND = STATE.array("hand", 2 * HMAX)
+O_FIRED = STATE.array("fired", MAXT)
+O_DMG = STATE.array("dmg", MAXT)
+O_SCA = STATE.array("sca", MAXU)
+O_SCB = STATE.array("scb", MAXU)
+O_PATH = STATE.array("path", 16)
+O_DRAWN = STATE.array("drawn", 16)
+O_TOT = STATE.array("tot", 2 * MAXT)  # per-decision cache of units per side and territory
+O_THR = STATE.array("thr", 2 * MAXT)  # per-decision cache: enemy units next to t, per side
+O_LAT = STATE.array("lat", 2 * MAXT)  # per-decision cache: leaders of a side at t
+O_WKAT = STATE.array("wkat", MAXT)    # per-decision cache: 1 if a Witch-king (reversed leader) is at t
+O_DEC = STATE.array("dec", 8)         # per-decision flags: [0] Evil siege holds_nb, [1] Evil Grond holds_nb,
+                                      # [2 + side] catapults of side on the board
+STATE.freeze()
+ST_SIZE = STATE.size
+
+# ---- trace event codes ------------------------------------------------------------------
+EV_SETUP, EV_TURN, EV_TRADE, EV_PLAYED, EV_LOAD, EV_PLACE, EV_EXCHANGE, EV_MOVE = 1, 2, 3, 4, 5, 6, 7, 8
+EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_RETREAT, EV_LREMOVED, EV_GATE, EV_END = 9, 10, 11, 12, 13, 14, 15
+EV_CATLOST, EV_DISCARD = 16, 17
+
+# card kinds
+K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
+# action kinds
+A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE = range(11)
+# policy vector
+PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
+NPOL = 8
+# outcome codes
+W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
+R_LEADERS, R_CITY, R_DECK = 0, 1, 2
+# step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick
+PH_ROUND, PH_DIE, PH_ACT = 0, 1, 2

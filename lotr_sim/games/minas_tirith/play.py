@@ -1,0 +1,396 @@
+"""Minas Tirith games: set-up, turns and rounds, the step machine, whole games.
+
+Rules: the set-up (MT-2, MT-3: ``setup_nb``), rounds and turns (MT-4: ``advance_nb`` rolls the
+mission dice MT-4.2, ``begin_turn_nb`` draws MT-4.5 and runs the card step MT-5,
+``finish_turn_nb`` / ``end_turn_nb`` end a turn MT-8.3, and the deck end MT-10.3). The step
+machine (``to_move_nb``, ``legal_actions_nb``, ``apply_nb``, ``builtin_choice_nb``,
+``run_until_nb``) is the whole game: ``play_game_nb`` is its loop; ``simulate_nb`` plays a range
+of games (game i always uses stream (seed, i)), ``play_one_nb`` one traced game, and the
+``step_*_nb`` entry points serve lotr_sim.games.minas_tirith.game.
+
+Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
+out) as a "deck" ending.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, stream_init_nb
+from lotr_sim.games.minas_tirith.config import (
+    C_NC, C_ND, C_NL, C_NU, C_T, MAXU, O_LCOL, O_LSIDE, O_LSTART, O_SETUP, O_UTOT, P_END_LAST, P_LEADER_TO,
+    P_MISSION_BASE,
+)
+from lotr_sim.games.minas_tirith.layout import (
+    A_DIE, A_PASS, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
+    S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
+    S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
+)
+from lotr_sim.games.minas_tirith.events import STREAM_SIZE, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb
+from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
+from lotr_sim.games.minas_tirith.combat import catapults_check_nb, remove_leader_nb
+from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
+from lotr_sim.games.minas_tirith.cards import card_phase_nb, draw_cards_nb
+from lotr_sim.games.minas_tirith.actions import do_action_nb, enum_actions_nb
+
+
+@njit(cache=True, _nrt=False)
+def end_turn_nb(cf, st, tr, side):
+    """MT-8.3: leaders without own combat units are removed; two leaders of one colour may
+    not end a turn together (one is removed)."""
+    to_cap = cf[P_LEADER_TO]
+    for l in range(cf[C_NL]):
+        if cf[O_LSIDE + l] != side:
+            continue
+        t = st[O_LLOC + l]
+        if t < 0:
+            continue
+        if side_units_nb(cf, st, t, side) == 0:
+            remove_leader_nb(cf, st, tr, l, 0, to_cap)
+    for l in range(cf[C_NL]):
+        if cf[O_LSIDE + l] != side or st[O_LLOC + l] < 0:
+            continue
+        for m in range(l):
+            if cf[O_LSIDE + m] == side and st[O_LLOC + m] == st[O_LLOC + l] and cf[O_LCOL + m] == cf[O_LCOL + l]:
+                remove_leader_nb(cf, st, tr, l, 1, to_cap)
+                break
+    catapults_check_nb(cf, st, tr)
+    check_win_nb(cf, st, tr)
+
+
+@njit(cache=True, _nrt=False)
+def setup_nb(cf, st, s):
+    """MT-2 / MT-3: the set-up, pools, shuffled decks."""
+    for i in range(st.shape[0]):
+        st[i] = 0
+    T = cf[C_T]
+    NU = cf[C_NU]
+    for u in range(NU):
+        st[O_POOL + u] = cf[O_UTOT + u]
+    for t in range(T):
+        for u in range(NU):
+            v = cf[O_SETUP + t * MAXU + u]
+            st[O_UNITS + t * MAXU + u] = v
+            st[O_POOL + u] -= v
+    for l in range(cf[C_NL]):
+        st[O_LLOC + l] = cf[O_LSTART + l]
+    nc = cf[C_NC]
+    for c in range(nc):
+        st[O_MTORD + c] = c
+        st[O_CLOC + c] = -1
+    shuffle_range_nb(s, st, O_MTORD, nc)  # MT-3: the Minas Tirith deck
+    nd = cf[C_ND]
+    for c in range(nd):
+        st[O_DORD + c] = c
+    shuffle_range_nb(s, st, O_DORD, nd)   # MT-3: the reinforcement deck
+
+
+# ---- the step machine (issue 8): legal_actions / apply / to_move / is_over, chance inside ----
+# A game is a loop "the player to move picks one of the legal actions, apply it". Between
+# two calls the state always rests at a decision (or the game is over): ``apply_nb`` resolves
+# everything up to the next one (dice, card draws, end of turn, the next round's dice) from
+# the stream ``s`` held beside the state. Decisions: PH_DIE (MT-4.2/4.5: which unused mission
+# die; rows (A_DIE, slot, face)) and PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
+# PASS included). The card step (MT-5), losses, retreats and leaders following are still
+# made inside the engine by the seat's heuristic (see the module docstring).
+
+
+@njit(cache=True, _nrt=False)
+def begin_turn_nb(cf, st, tr, s, pol, side, die, scr):
+    """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step."""
+    st[S_SIDE] = side
+    st[S_TURN] += 1
+    st[S_DIE] = die
+    base = cf[P_MISSION_BASE]
+    ncards = base - die
+    if ncards < 0:
+        ncards = 0
+    nd = draw_cards_nb(cf, st, side, ncards)
+    st[S_NDRAWN] = nd
+    st[S_MISS] = die
+    st[S_TURNEND] = 0
+    for t in range(cf[C_T]):
+        st[O_FIRED + t] = 0
+        st[O_DMG + t] = 0
+    for c in range(cf[C_NC]):
+        st[O_CFIRED + c] = 0
+    h = ev_begin_nb(st, tr, EV_TURN)
+    if h >= 0:
+        for i in range(3):
+            ev_put_nb(st, tr, h, st[S_DICE + i] if st[S_TIR] == 1 else -1)
+        ev_put_nb(st, tr, h, die)
+        ev_put_nb(st, tr, h, die)
+        ev_put_nb(st, tr, h, nd)
+        for i in range(nd):
+            ev_put_nb(st, tr, h, st[O_DRAWN + i] if i < 16 else -1)
+        snapshot_nb(cf, st, tr, h)
+        ev_end_nb(st, tr, h)
+    if st[S_DECKOUT] == 1 and cf[P_END_LAST] == 0:
+        end_game_nb(cf, st, tr, W_DRAW, R_DECK)  # MT-10.3 immediate
+        return
+    card_phase_nb(cf, st, tr, s, pol, side, scr)
+    _debug_check_nb(cf, st)
+
+
+@njit(cache=True, _nrt=False)
+def finish_turn_nb(cf, st, tr):
+    """MT-8.3 end of turn, MT-10.3 deck end, then the next turn's seat (or a new round)."""
+    side = st[S_SIDE]
+    if st[S_OVER] == 0:
+        end_turn_nb(cf, st, tr, side)
+    _debug_check_nb(cf, st)
+    if st[S_OVER] == 0 and st[S_DECKOUT] == 1:
+        end_game_nb(cf, st, tr, W_DRAW, R_DECK)
+    if st[S_OVER] == 1:
+        return
+    if st[S_TURN] >= MAX_TURNS:
+        end_game_nb(cf, st, tr, W_DRAW, R_DECK)
+        return
+    if st[S_TIR] >= 3:
+        st[S_PHASE] = PH_ROUND
+    else:
+        first = GOOD if st[S_ROUND] % 2 == 1 else EVIL
+        st[S_TIR] += 1
+        st[S_SIDE] = first if st[S_TIR] != 2 else 1 - first
+        st[S_PHASE] = PH_DIE
+
+
+@njit(cache=True, _nrt=False)
+def advance_nb(cf, st, s):
+    """Resolve chance up to the next decision: a new round rolls its three mission dice
+    (MT-4: odd rounds Good-Evil-Good, even rounds Evil-Good-Evil)."""
+    if st[S_OVER] == 0 and st[S_PHASE] == PH_ROUND:
+        st[S_ROUND] += 1
+        first = GOOD if st[S_ROUND] % 2 == 1 else EVIL
+        for i in range(3):
+            st[S_DICE + i] = d6_nb(s)
+        st[S_USED] = 0
+        st[S_TIR] = 1
+        st[S_SIDE] = first
+        st[S_PHASE] = PH_DIE
+
+
+@njit(cache=True, _nrt=False)
+def new_game_nb(cf, st, tr, s, seed, index, debug):
+    """MT-2/MT-3: stream (seed, index), the set-up, resting at the first decision."""
+    stream_init_nb(seed, index, s)
+    setup_nb(cf, st, s)
+    st[S_DEBUG] = debug
+    st[S_GAMEIDX] = index
+    h = ev_begin_nb(st, tr, EV_SETUP)
+    snapshot_nb(cf, st, tr, h)
+    ev_end_nb(st, tr, h)
+    _debug_check_nb(cf, st)
+    st[S_PHASE] = PH_ROUND
+    advance_nb(cf, st, s)
+
+
+@njit(cache=True, _nrt=False)
+def to_move_nb(st):
+    """The seat (0 Good, 1 Evil) whose decision it is; -1 once the game is over."""
+    if st[S_OVER] != 0:
+        return -1
+    return st[S_SIDE]
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions_nb(cf, st, act):
+    """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
+    (0 once the game is over)."""
+    if st[S_OVER] != 0:
+        return 0
+    if st[S_PHASE] == PH_DIE:
+        n = 0
+        for i in range(3):
+            if not (st[S_USED] >> i) & 1:
+                act[n, 0] = A_DIE
+                act[n, 1] = i
+                act[n, 2] = st[S_DICE + i]
+                act[n, 3] = 0
+                act[n, 4] = 0
+                act[n, 5] = 0
+                n += 1
+        return n
+    return enum_actions_nb(cf, st, st[S_SIDE], act)
+
+
+@njit(cache=True, _nrt=False)
+def apply_nb(cf, st, tr, s, pol, act, i, scr):
+    """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
+    next decision (``act`` must hold this state's legal_actions_nb)."""
+    side = st[S_SIDE]
+    if act[i, 0] == A_DIE:
+        slot = act[i, 1]
+        st[S_USED] |= 1 << slot
+        begin_turn_nb(cf, st, tr, s, pol, side, st[S_DICE + slot], scr)
+        if st[S_OVER] == 1:
+            return
+        if st[S_MISS] > 0 and st[S_TURNEND] == 0:
+            st[S_PHASE] = PH_ACT
+            return
+        finish_turn_nb(cf, st, tr)
+    elif act[i, 0] == A_PASS:
+        finish_turn_nb(cf, st, tr)
+    else:
+        st[S_MISS] -= 1
+        do_action_nb(cf, st, tr, s, pol, side, act, i)
+        _debug_check_nb(cf, st)
+        if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
+            return
+        finish_turn_nb(cf, st, tr)
+    advance_nb(cf, st, s)
+
+
+@njit(cache=True, _nrt=False)
+def builtin_choice_nb(cf, st, wp, pol, s, act, n):
+    """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
+    of the ``n`` legal actions in ``act``; returns its index."""
+    side = st[S_SIDE]
+    if st[S_PHASE] == PH_DIE:
+        slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
+        for i in range(n):
+            if act[i, 1] == slot:
+                return i
+        return 0
+    return choose_action_nb(cf, st, wp, pol, s, side, act, n)
+
+
+@njit(cache=True, _nrt=False)
+def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
+    """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
+    game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end."""
+    while st[S_OVER] == 0:
+        if (stop_mask >> st[S_SIDE]) & 1:
+            return st[S_SIDE]
+        n = legal_actions_nb(cf, st, act)
+        i = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        apply_nb(cf, st, tr, s, pol, act, i, scr)
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
+    """One whole game (MT-4) with built-in policies: the step machine's loop."""
+    new_game_nb(cf, st, tr, s, seed, index, debug)
+    run_until_nb(cf, wp, pol, st, tr, act, scr, s, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _record_nb(cf, st, i, out):
+    out[i, 0] = st[S_WINNER]
+    out[i, 1] = st[S_REASON]
+    out[i, 2] = st[S_ROUND]
+    out[i, 3] = st[S_TURN]
+    out[i, 4] = st[S_PG]
+    out[i, 5] = st[S_PE]
+    out[i, 6] = st[S_LCAP + EVIL]   # Good leaders lost
+    out[i, 7] = st[S_LCAP + GOOD]   # Evil leaders lost
+    out[i, 8] = st[S_BAD]
+    out[i, 9] = st[S_BADTURN]
+    for u in range(cf[C_NU]):
+        out[i, 10 + u] = st[O_CAPT + u]
+
+
+@njit(cache=True, nogil=True)
+def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
+    """Games first+lo .. first+hi-1 into rows lo..hi-1 of ``out`` (int64 [n, 10 + NU]).
+
+    Game i uses stream (seed, i), so rows do not depend on how the range is split. The
+    kernel releases the GIL: ``MinasTirith.simulate`` runs chunks on a thread pool, which
+    gives the same parallelism as prange without compiling the engine a second time in a
+    parallel context (that cost ~12 s of the first run's compile)."""
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    tr = np.zeros(0, dtype=np.int64)
+    act = np.zeros((MAXA, 6), dtype=np.int64)
+    scr = np.zeros(8, dtype=np.int64)
+    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    for i in range(lo, hi):
+        play_game_nb(cf, wp, pol, seed, first + i, st, tr, act, scr, s, debug)
+        _record_nb(cf, st, i, out)
+
+
+@njit(cache=True)
+def play_one_nb(cf, wp, pol, seed, index, tr, debug):
+    """One game with a trace buffer; returns (state, trace length)."""
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    act = np.zeros((MAXA, 6), dtype=np.int64)
+    scr = np.zeros(8, dtype=np.int64)
+    s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
+    play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
+    return st, st[S_TRPOS]
+
+
+@njit(cache=True, nogil=True)
+def step_new_nb(cf, st, tr, s, seed, index, debug):
+    """A new game resting at its first decision (see new_game_nb)."""
+    new_game_nb(cf, st, tr, s, seed, index, debug)
+
+
+@njit(cache=True, nogil=True)
+def step_legal_nb(cf, st, act):
+    """legal_actions_nb for Python callers."""
+    return legal_actions_nb(cf, st, act)
+
+
+@njit(cache=True, nogil=True)
+def step_apply_nb(cf, st, tr, s, pol, act, i, scr):
+    """apply_nb for Python callers."""
+    apply_nb(cf, st, tr, s, pol, act, i, scr)
+
+
+@njit(cache=True, nogil=True)
+def step_run_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
+    """run_until_nb for Python callers: built-in policies until a seat in ``stop_mask``."""
+    return run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask)
+
+
+@njit(cache=True, nogil=True)
+def step_choice_nb(cf, st, wp, pol, s, act, n):
+    """builtin_choice_nb for Python callers."""
+    return builtin_choice_nb(cf, st, wp, pol, s, act, n)
+
+
+@njit(cache=True, nogil=True)
+def step_scores_nb(cf, st, wp, pol, s, act, n, out):
+    """The heuristic score of each legal action for the seat to move (``pol`` row, which
+    must be a heuristic's): actions as choose_action_nb scores them (PASS 0); at a mission-die
+    decision the heuristic's pick scores 1, the others 0."""
+    side = st[S_SIDE]
+    if st[S_PHASE] == PH_DIE:
+        slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
+        for i in range(n):
+            out[i] = 1.0 if act[i, 1] == slot else 0.0
+        return
+    out[0] = 0.0
+    for i in range(1, n):
+        out[i] = score_action_nb(cf, st, wp, pol, side, act, i)
+
+
+@njit(cache=True, nogil=True)
+def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
+    """Look-ahead for a search player: for each candidate ``act[cand[c]]`` and each j < m,
+    a copy of ``st`` applies it and the built-in policies play to the end with chance from
+    stream (seed, j) - the same stream for every candidate (common random numbers).
+    ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
+    st2 = np.empty_like(st)
+    s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
+    act2 = np.zeros((MAXA, 6), dtype=np.int64)
+    scr2 = np.zeros(8, dtype=np.int64)
+    tr = np.zeros(0, dtype=np.int64)
+    for j in range(m):
+        for c in range(cand.shape[0]):
+            for k in range(st.shape[0]):
+                st2[k] = st[k]
+            st2[S_DEBUG] = 0
+            stream_init_nb(seed, j, s2)
+            apply_nb(cf, st2, tr, s2, pol, act, cand[c], scr2)
+            run_until_nb(cf, wp, pol, st2, tr, act2, scr2, s2, 0)
+            out[c, j] = st2[S_WINNER]
+
+
+# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
+from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+
+no_literal_dispatch(globals())

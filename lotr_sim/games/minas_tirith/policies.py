@@ -1,0 +1,255 @@
+"""Minas Tirith players: the random player and the heuristic (per-level weights ``PL_*``).
+
+Rules: none of their own; they choose among what the rules allow. ``choose_die_nb`` picks a
+mission die (MT-4.2/4.5); ``score_action_nb`` / ``choose_action_nb`` pick a mission from
+the menu of actions.enum_actions_nb (MT-6, MT-7; inlined into ``choose_action_nb``);
+``best_unit_territory_nb`` places pool units (muster MT-9.7, bonus trade MT-5.4); the
+helpers value territories (``importance_nb``: the city, walls, banner territories MT-2.3;
+``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
+the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
+the menu (PASS included) and over the dice.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from lotr_sim.kernels.rng import randint_nb
+from lotr_sim.games.minas_tirith.config import (
+    C_CITY, C_ND, C_NU, C_T, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NTS, O_TKIND,
+    O_UARCH, O_UCLS, P_HOLDER_CAP, P_MISSION_BASE, WMAX,
+)
+from lotr_sim.games.minas_tirith.layout import (
+    A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
+    GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_MW,
+    PL_THR, PL_TYPE, S_DICE, S_DTOP,
+)
+from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
+from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
+
+
+@njit(cache=True, _nrt=False)
+def importance_nb(cf, t):
+    k = cf[O_TKIND + t]
+    if k == 3:
+        return 6.0
+    if k == 2:
+        return 4.0
+    if cf[O_BANNER + t] == 1:
+        return 2.0
+    return 1.0
+
+
+@njit(cache=True, _nrt=False)
+def threat_nb(cf, st, t, side):
+    """Enemy units next to t (from the per-decision cache, see refresh_tot_nb)."""
+    return st[O_THR + side * MAXT + t]
+
+
+@njit(cache=True, _nrt=False)
+def good_want_nb(cf, st, t, extra):
+    own = st[O_TOT + (GOOD) * MAXT + t] + extra
+    return importance_nb(cf, t) * (1.0 + threat_nb(cf, st, t, GOOD)) / (1.0 + own)
+
+
+@njit(cache=True, _nrt=False)
+def winp_nb(cf, st, wp, side, a, b, natt):
+    """P(the attacker takes b) from the exact tables, with the MT-8.2 modifiers of
+    assault_bonus_nb read from the per-decision cache (bonus_fast_nb; checked against it in
+    debug games by check_caches_nb)."""
+    ab, db, wk = bonus_fast_nb(cf, st, side, a, b)
+    if ab > N_AB - 1:
+        ab = N_AB - 1
+    if db > N_DB - 1:
+        db = N_DB - 1
+    A = natt if natt < WMAX else WMAX
+    D = st[O_TOT + (1 - side) * MAXT + b]
+    if D > WMAX:
+        D = WMAX
+    return wp[side, wk, ab, db, A, D]
+
+
+@njit(cache=True, _nrt=False, inline='always')
+def score_action_nb(cf, st, wp, pol, side, act, i):
+    kind = act[i, 0]
+    a = act[i, 1]
+    b = act[i, 2]
+    E = 1 - side
+    if kind == A_PASS:
+        return 0.0
+    if kind == A_BOMBARD:
+        # bombard with every archer that has a target; prefer valuable or leader-held targets
+        v = 5.0 + 2.0 * act[i, 4] + 0.1 * importance_nb(cf, b)
+        if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + (E) * MAXT + b] <= 2:
+            v += 3.0
+        return v
+    if kind == A_ASSAULT:
+        if act[i, 4] == 0:
+            return -1.0  # heuristic players always roll the most dice
+        p = winp_nb(cf, st, wp, side, a, b, act[i, 5])
+        if p < pol[side, PL_THR]:
+            return -1.0
+        v = 10.0 + 10.0 * p + 4.0 * st[O_LAT + E * MAXT + b] + importance_nb(cf, b)
+        return v
+    if kind == A_MOVE or kind == A_CAV2:
+        k = act[i, 3]
+        full = act[i, 4]
+        to = act[i, 5] if kind == A_CAV2 else b
+        if side == EVIL:
+            if to == cf[C_CITY]:
+                return 1000.0
+            gain = cf[O_DCITY + a] - cf[O_DCITY + to]
+            if gain <= 0:
+                return -1.0
+            v = pol[side, PL_ADV] * gain * (1.0 + 0.3 * k)
+            if full == 0:
+                v *= 0.5
+            if cf[O_TKIND + to] == 2:
+                v += 2.0
+            return v
+        # Good moves only to fortified/important places or to join an own stack
+        if importance_nb(cf, to) < 2.0 and st[O_TOT + (GOOD) * MAXT + to] == 0:
+            return -1.0
+        g = good_want_nb(cf, st, to, k) - good_want_nb(cf, st, a, -k)
+        if cf[O_TKIND + a] == 2 or cf[O_TKIND + a] == 3:
+            if threat_nb(cf, st, a, GOOD) > 0:
+                g -= 2.0
+        if g <= 0.3:
+            return -1.0
+        return pol[side, PL_DEF] * g
+    if kind == A_LMOVE:
+        l = a
+        src = st[O_LLOC + l]
+        if st[O_LAT + side * MAXT + b] > 0:
+            return -1.0
+        if side == EVIL:
+            d = st[O_TOT + (side) * MAXT + b] - st[O_TOT + (side) * MAXT + src]
+            if d > 2 and cf[O_DCITY + b] <= cf[O_DCITY + src]:
+                return 1.0 + 0.1 * d
+            return -1.0
+        if threat_nb(cf, st, src, GOOD) > st[O_TOT + (GOOD) * MAXT + src] and \
+                threat_nb(cf, st, b, GOOD) < st[O_TOT + (GOOD) * MAXT + b]:
+            return 2.0
+        return -1.0
+    if kind == A_HOLDER:
+        c = a
+        n = 0
+        for u in range(cf[C_NU]):
+            n += st[O_HOLD + c * MAXU + u]
+        if n >= 3 or n >= cf[P_HOLDER_CAP] or cf[C_ND] - st[S_DTOP] < 8:
+            if n == 0:
+                return -1.0
+            return 3.0 + 0.1 * st[O_TOT + (side) * MAXT + b]
+        return -1.0
+    if kind == A_LCARD:
+        return 3.0 + 0.01 * st[O_TOT + (side) * MAXT + b]
+    if kind == A_CATAPULT:
+        n = 0
+        for t in range(cf[C_T]):
+            if cf[O_DIST + b * MAXT + t] <= 3:
+                n += st[O_TOT + (E) * MAXT + t]
+        if n == 0:
+            return -1.0
+        return 4.0 + 0.01 * n
+    if kind == A_EXCHANGE:
+        # worth it only when the pool still holds the 3 infantry
+        for j in range(cf[O_NTS + EVIL]):
+            u = cf[O_LORD + EVIL * MAXU + j]
+            if cf[O_UCLS + u] == 0 and cf[O_UARCH + u] == 0:
+                return 2.0 if st[O_POOL + u] >= 3 else -1.0
+        return -1.0
+    return -1.0
+
+
+@njit(cache=True, _nrt=False)
+def choose_action_nb(cf, st, wp, pol, s, side, act, n):
+    if pol[side, PL_TYPE] == 0:
+        return randint_nb(s, n)
+    best = 0
+    bestv = 0.0
+    for i in range(1, n):
+        v = score_action_nb(cf, st, wp, pol, side, act, i)
+        if v > bestv:
+            bestv = v
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def best_unit_territory_nb(cf, st, s, pol, side, u):
+    """Where a side puts a unit of type u from the pool: a territory where it has units and
+    where that unit may stand (MT-6.4 / MT-6.6: no cavalry or creature on a wall); -1 if none."""
+    T = cf[C_T]
+    refresh_tot_nb(cf, st)
+    if pol[side, PL_TYPE] == 0:
+        cnt = 0
+        for t in range(T):
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
+                cnt += 1
+        if cnt == 0:
+            return -1
+        r = randint_nb(s, cnt)
+        for t in range(T):
+            if st[O_TOT + (side) * MAXT + t] > 0 and may_stand_nb(cf, u, t):
+                if r == 0:
+                    return t
+                r -= 1
+        return -1
+    best = -1
+    bestv = -1e9
+    for t in range(T):
+        if st[O_TOT + (side) * MAXT + t] == 0 or not may_stand_nb(cf, u, t):
+            continue
+        if side == GOOD:
+            v = good_want_nb(cf, st, t, 0)
+        else:
+            v = -cf[O_DCITY + t] + 0.01 * st[O_TOT + (side) * MAXT + t]
+        if v > bestv:
+            bestv = v
+            best = t
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def choose_die_nb(cf, st, s, pol, side, used):
+    """MT-4.2/4.5: pick a mission die among the unused ones."""
+    nfree = 0
+    for i in range(3):
+        if not (used >> i) & 1:
+            nfree += 1
+    if pol[side, PL_TYPE] == 0:
+        r = randint_nb(s, nfree)
+        for i in range(3):
+            if not (used >> i) & 1:
+                if r == 0:
+                    return i
+                r -= 1
+    base = cf[P_MISSION_BASE]
+    mw = pol[side, PL_MW]
+    cw = pol[side, PL_CW]
+    if side == EVIL and holds_nb(cf, st, EVIL, K_SIEGE) == 0 and holds_nb(cf, st, EVIL, K_GROND) == 0:
+        cw *= 1.3
+    best = -1
+    bv = -1e9
+    for i in range(3):
+        if (used >> i) & 1:
+            continue
+        v = st[S_DICE + i]
+        m = 0.0
+        w = 1.0
+        for _ in range(v):
+            m += w
+            w *= 0.85
+        c = base - v
+        if c < 0:
+            c = 0
+        val = mw * m + cw * c
+        if val > bv:
+            bv = val
+            best = i
+    return best
+
+
+# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
+from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+
+no_literal_dispatch(globals())
