@@ -369,7 +369,7 @@ def do_action_nb(cf, st, tr, s, pol, side, act, i):
     elif kind == A_ASSAULT:
         assault_nb(cf, st, tr, s, pol, side, a, b, act[i, 3])
     elif kind == A_BOMBARD:
-        bombard_action_nb(cf, st, tr, s, side, a, b, act[i, 3])
+        bombard_action_nb(cf, st, tr, s, side, a, b, act[i, 3], True)
     elif kind == A_HOLDER:
         place_holder_nb(cf, st, tr, side, a, b)
     elif kind == A_LCARD:

@@ -35,9 +35,9 @@ from lotr_sim.games.minas_tirith.config import (
     P_CREATURE_HITS, P_EVIL_DIV, P_LEADER_BONUS, P_LEADER_LAST, P_RETREAT, P_RETREAT_WIPED, P_SIEGE_BONUS,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
+    A_LOSE, EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
     O_CFIRED, O_CLOC, O_CST, O_DEC, O_DMG, O_FIRED, O_LAT, O_LLOC, O_PATH, O_SCA, O_SCB, O_UNITS, O_WKAT,
-    PL_TYPE, S_GATE, S_LCAP, S_TURNEND,
+    PH_ACT, PH_LOSS, PL_TYPE, S_GATE, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_PHASE, S_TURNEND,
 )
 from lotr_sim.games.minas_tirith.events import (
     _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb, ev_end_nb,
@@ -466,8 +466,11 @@ def shooters_nb(cf, st, side, a, b):
 
 
 @njit(cache=True, _nrt=False)
-def bombard_action_nb(cf, st, tr, s, side, a, b, n):
-    """MT-7.2: n shooters (archers first, then a catapult) fire at b."""
+def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
+    """MT-7.2: n shooters (archers first, then a catapult) fire at b. With ``defer`` the
+    hits become a decision of the step machine (PH_LOSS: one A_LOSE per hit, by the owner,
+    or by the shooter under ``bombard_loss_choice = shooter``); else they are taken at once
+    in the heuristic order (cheapest first, or dearest first for the shooter)."""
     arch, cat = shooters_nb(cf, st, side, a, b)
     na = n if n <= arch else arch
     nc = n - na
@@ -500,10 +503,61 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n):
         ev_put_nb(st, tr, h, -1)
     ev_end_nb(st, tr, h)
     if hits > 0:
+        if defer:
+            st[S_LOSS_T] = b
+            st[S_LOSS_N] = hits
+            st[S_LOSS_SIDE] = 1 - side
+            st[S_LOSS_SEAT] = side if cf[P_BOMB_LOSS] == 1 else 1 - side
+            st[S_PHASE] = PH_LOSS
+            return
         take_losses_nb(cf, st, tr, 1 - side, b, hits, 0, False, cf[P_BOMB_LOSS] == 1)
         leaders_last_unit_nb(cf, st, tr, b, 1 - side)
         catapults_check_nb(cf, st, tr)
         check_win_nb(cf, st, tr)
+
+
+@njit(cache=True, _nrt=False)
+def loss_options_nb(cf, st, act):
+    """PH_LOSS (MT-7.2): one row (A_LOSE, unit type, territory, hits left, 0, 0) per unit type
+    of the losing side still at the bombarded territory, cheapest first (``O_LORD`` order);
+    returns their number."""
+    side = st[S_LOSS_SIDE]
+    t = st[S_LOSS_T]
+    n = 0
+    for j in range(cf[O_NTS + side]):
+        u = cf[O_LORD + side * MAXU + j]
+        if st[O_UNITS + t * MAXU + u] > 0:
+            act[n, 0] = A_LOSE
+            act[n, 1] = u
+            act[n, 2] = t
+            act[n, 3] = st[S_LOSS_N]
+            act[n, 4] = 0
+            act[n, 5] = 0
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def lose_one_nb(cf, st, tr, t, u):
+    """One hit on a unit of type u at t (MT-7.2); a creature absorbs ``creature_hits`` hits
+    (MT-1.5 [R]: damage counter per territory, reset every turn), as take_losses_nb does."""
+    if cf[O_UCLS + u] == 2 and cf[P_CREATURE_HITS] > 1:
+        st[O_DMG + t] += 1
+        if st[O_DMG + t] < cf[P_CREATURE_HITS]:
+            return
+        st[O_DMG + t] = 0
+    capture_unit_nb(cf, st, tr, t, u)
+
+
+@njit(cache=True, _nrt=False)
+def finish_losses_nb(cf, st, tr):
+    """After the last bombardment loss: leaders left alone are lost (MT-8.3), catapults and
+    the win are checked, and the shooter's turn goes on."""
+    leaders_last_unit_nb(cf, st, tr, st[S_LOSS_T], st[S_LOSS_SIDE])
+    catapults_check_nb(cf, st, tr)
+    check_win_nb(cf, st, tr)
+    st[S_LOSS_N] = 0
+    st[S_PHASE] = PH_ACT
 
 
 @njit(cache=True, _nrt=False)

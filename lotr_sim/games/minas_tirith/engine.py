@@ -76,14 +76,14 @@ from lotr_sim.games.minas_tirith.config import (
     P_PTS_GATE, P_PTS_LEADER, P_PTS_WALL, P_RETREAT, P_RETREAT_WIPED, P_SIEGE_BONUS, WMAX,
 )
 from .layout import (
-    A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_DIE, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS,
+    A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_DIE, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_LOSE, A_MOVE, A_PASS,
     EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_DISCARD, EV_END, EV_EXCHANGE, EV_GATE, EV_LOAD,
     EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
     K_CATAPULT, K_GROND, K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, MAXA, MAX_TURNS, NPOL, O_CAPT, O_CFIRED,
     O_CLOC, O_CST, O_DEC, O_DMG, O_DORD, O_DRAWN, O_FIRED, O_HAND, O_HOLD, O_LAT, O_LLOC, O_MTORD, O_PATH,
-    O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_DIE, PH_ROUND, PL_ADV, PL_CW, PL_DEF,
+    O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_DIE, PH_LOSS, PH_ROUND, PL_ADV, PL_CW, PL_DEF,
     PL_MW, PL_THR, PL_TYPE, R_CITY, R_DECK, R_LEADERS, STATE, ST_SIZE, S_BAD, S_BADTURN, S_DEBUG, S_DECKOUT,
-    S_DICE, S_DIE, S_DTOP, S_GAMEIDX, S_GATE, S_HN, S_LCAP, S_MISS, S_MTTOP, S_NCHECK, S_NDRAWN, S_OVER,
+    S_DICE, S_DIE, S_DTOP, S_GAMEIDX, S_GATE, S_HN, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_MISS, S_MTTOP, S_NCHECK, S_NDRAWN, S_OVER,
     S_PE, S_PG, S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TROVF, S_TRPOS, S_TURN, S_TURNEND, S_USED,
     S_WINNER, TR_MARGIN, W_DRAW, W_EVIL, W_GOOD,
 )
@@ -103,7 +103,8 @@ from .movement import (
 from .combat import (
     _all_units_vec_nb, _first_leader_mask_nb, _modified_roll_nb, assault_bonus_nb, assault_nb,
     bombard_action_nb, bonus_fast_nb, capture_leader_nb, capture_unit_nb, catapults_check_nb,
-    leaders_last_unit_nb, remove_leader_nb, retreat_nb, shooters_nb, take_losses_nb,
+    finish_losses_nb, leaders_last_unit_nb, lose_one_nb, loss_options_nb, remove_leader_nb, retreat_nb,
+    shooters_nb, take_losses_nb,
 )
 from .policies import (
     best_unit_territory_nb, choose_action_nb, choose_die_nb, good_want_nb, importance_nb, score_action_nb,
@@ -413,4 +414,6 @@ __all__ = [
     'walls_ok_nb',
     'winp_nb',
     'wk_at_nb',
+    'A_LOSE', 'PH_LOSS', 'S_LOSS_N', 'S_LOSS_SEAT', 'S_LOSS_SIDE', 'S_LOSS_T',
+    'finish_losses_nb', 'lose_one_nb', 'loss_options_nb',
 ]

@@ -58,6 +58,10 @@ S_GAMEIDX = STATE.scalar("gameidx")
 S_NCHECK = STATE.scalar("ncheck")     # debug games: cache-v-full comparisons made (check_caches_nb)
 S_PHASE = STATE.scalar("phase")       # step machine: PH_ROUND / PH_DIE / PH_ACT
 S_USED = STATE.scalar("used")         # mission dice of this round already taken (bit per slot)
+S_LOSS_T = STATE.scalar("loss_t")     # PH_LOSS: the bombarded territory
+S_LOSS_N = STATE.scalar("loss_n")     # PH_LOSS: hits still to take
+S_LOSS_SIDE = STATE.scalar("loss_side")  # PH_LOSS: the side losing units
+S_LOSS_SEAT = STATE.scalar("loss_seat")  # PH_LOSS: the seat choosing them (owner, or shooter)
 
 STATE.pad_to(64)                      # spare scalar slots
 O_UNITS = STATE.array("units", MAXT * MAXU)
@@ -94,7 +98,7 @@ EV_CATLOST, EV_DISCARD = 16, 17
 # card kinds
 K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
 # action kinds
-A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE = range(11)
+A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE, A_LOSE = range(12)
 # policy vector
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
 NPOL = 8
@@ -102,4 +106,4 @@ NPOL = 8
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2
 # step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick
-PH_ROUND, PH_DIE, PH_ACT = 0, 1, 2
+PH_ROUND, PH_DIE, PH_ACT, PH_LOSS = 0, 1, 2, 3

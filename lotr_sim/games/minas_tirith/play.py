@@ -19,18 +19,20 @@ from numba import njit
 from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, stream_init_nb
 from lotr_sim.games.minas_tirith.config import (
-    C_NC, C_ND, C_NL, C_NU, C_T, MAXU, O_LCOL, O_LSIDE, O_LSTART, O_SETUP, O_UTOT, P_END_LAST, P_LEADER_TO,
-    P_MISSION_BASE,
+    C_NC, C_ND, C_NL, C_NU, C_T, MAXU, O_LCOL, O_LSIDE, O_LSTART, O_SETUP, O_UTOT, P_BOMB_LOSS, P_END_LAST,
+    P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_DIE, A_PASS, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
-    O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
+    A_DIE, A_LOSE, A_PASS, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
-    S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
+    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
 )
 from lotr_sim.games.minas_tirith.events import STREAM_SIZE, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb
 from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
-from lotr_sim.games.minas_tirith.combat import catapults_check_nb, remove_leader_nb
+from lotr_sim.games.minas_tirith.combat import (
+    catapults_check_nb, finish_losses_nb, lose_one_nb, loss_options_nb, remove_leader_nb,
+)
 from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
 from lotr_sim.games.minas_tirith.cards import card_phase_nb, draw_cards_nb
 from lotr_sim.games.minas_tirith.actions import do_action_nb, enum_actions_nb
@@ -192,6 +194,8 @@ def to_move_nb(st):
     """The seat (0 Good, 1 Evil) whose decision it is; -1 once the game is over."""
     if st[S_OVER] != 0:
         return -1
+    if st[S_PHASE] == PH_LOSS:
+        return st[S_LOSS_SEAT]
     return st[S_SIDE]
 
 
@@ -213,6 +217,8 @@ def legal_actions_nb(cf, st, act):
                 act[n, 5] = 0
                 n += 1
         return n
+    if st[S_PHASE] == PH_LOSS:
+        return loss_options_nb(cf, st, act)
     return enum_actions_nb(cf, st, st[S_SIDE], act)
 
 
@@ -233,9 +239,25 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
         finish_turn_nb(cf, st, tr)
     elif act[i, 0] == A_PASS:
         finish_turn_nb(cf, st, tr)
+    elif act[i, 0] == A_LOSE:
+        # MT-7.2: one bombardment hit on the chosen unit type; then the next hit, or the
+        # rest of the bombard action (do_action_nb's own checks) and of the turn
+        lose_one_nb(cf, st, tr, act[i, 2], act[i, 1])
+        st[S_LOSS_N] -= 1
+        if st[S_LOSS_N] > 0 and loss_options_nb(cf, st, act) > 0:
+            return
+        finish_losses_nb(cf, st, tr)
+        catapults_check_nb(cf, st, tr)
+        check_win_nb(cf, st, tr)
+        _debug_check_nb(cf, st)
+        if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
+            return
+        finish_turn_nb(cf, st, tr)
     else:
         st[S_MISS] -= 1
         do_action_nb(cf, st, tr, s, pol, side, act, i)
+        if st[S_PHASE] == PH_LOSS:
+            return  # the bombarded side's losses are the next decisions
         _debug_check_nb(cf, st)
         if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
             return
@@ -254,6 +276,10 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
             if act[i, 1] == slot:
                 return i
         return 0
+    if st[S_PHASE] == PH_LOSS:
+        # every built-in player (random too: it draws nothing here) loses the cheapest
+        # units first; under bombard_loss_choice = shooter the shooter takes the dearest
+        return n - 1 if cf[P_BOMB_LOSS] == 1 else 0
     return choose_action_nb(cf, st, wp, pol, s, side, act, n)
 
 
@@ -262,8 +288,9 @@ def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
     """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
     game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end."""
     while st[S_OVER] == 0:
-        if (stop_mask >> st[S_SIDE]) & 1:
-            return st[S_SIDE]
+        seat = to_move_nb(st)
+        if (stop_mask >> seat) & 1:
+            return seat
         n = legal_actions_nb(cf, st, act)
         i = builtin_choice_nb(cf, st, wp, pol, s, act, n)
         apply_nb(cf, st, tr, s, pol, act, i, scr)
@@ -362,6 +389,11 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
         slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
         for i in range(n):
             out[i] = 1.0 if act[i, 1] == slot else 0.0
+        return
+    if st[S_PHASE] == PH_LOSS:
+        pick = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        for i in range(n):
+            out[i] = 1.0 if i == pick else 0.0
         return
     out[0] = 0.0
     for i in range(1, n):

@@ -124,7 +124,7 @@ class Position:
     def bombard(self, a, b, n, side=None):
         s = SIDES.index(side) if side else self._side_at(a)
         self.st[E.S_SIDE] = s
-        E.bombard_action_nb(self.cf, self.st, self.tr, self.s, s, self.t(a), self.t(b), n)
+        E.bombard_action_nb(self.cf, self.st, self.tr, self.s, s, self.t(a), self.t(b), n, False)
         return self._events()
 
     def move(self, a, b, k, side=None, via=None):
