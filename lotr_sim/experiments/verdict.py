@@ -421,6 +421,9 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     skill = skill_check(df, sides, outcomes, target, pol, fair, favoured) if pairings else None
     if skill:
         lines += skill["lines"]
+    elif pairings:
+        lines.append("Stronger play not checked: no search player among these pairings "
+                     f"(run lotr-sim skill --game {manifest.get('game', '<game>')}).")
 
     precision = None
     spec = manifest.get("spec") or {}

@@ -236,7 +236,7 @@ def test_sweep_file_pairings_and_target_keys(tmp_path, monkeypatch):
     assert r.exit_code == 0 and "pairings" not in json.loads((tmp_path / "g" / "manifest.json").read_text())["spec"]
     (cfgs / "fake.toml").write_text('game = "fake"\ngames = 300\npairings = "yes"\n[params]\nstrength = [4]\n')
     r = _run_cli(["sweep", "-g", "fake", "-q", "-o", str(tmp_path / "h")])
-    assert r.exit_code == 2 and "pairings must be true or false" in r.stderr
+    assert r.exit_code == 2 and "pairings must be true, false or a list of player names" in r.stderr
 
 
 def test_default_sweep_file_plays_the_pairings():

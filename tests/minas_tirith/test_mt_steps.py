@@ -1,0 +1,85 @@
+"""The Minas Tirith step machine (issue 8): the decisions it gives the players.
+
+MT-4.2/4.5: the mission die is chosen among the round's unused dice. MT-7.2: bombardment
+hits are taken one decision per hit, by the owner of the units (or by the shooter under
+``bombard_loss_choice = shooter``), among the unit types present.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.registry import get_game
+
+
+def _until(g, comp, st, phase, limit=5000):
+    for _ in range(limit):
+        if g.is_over(st) or st.st[E.S_PHASE] == phase:
+            return not g.is_over(st)
+        g.apply(comp, st, g.builtin_choice(comp, st))
+    return False
+
+
+def _units(st, t, u):
+    return int(st.st[E.O_UNITS + t * E.MAXU + u])
+
+
+def test_mt_4_2_die_choice_lists_the_unused_dice(game, comp):
+    st = game.new_state(comp, {"good": "greedy", "evil": "greedy"}, 1, 0)
+    assert st.st[E.S_PHASE] == E.PH_DIE
+    rows = game.legal_actions(comp, st)
+    assert [int(r[0]) for r in rows] == [E.A_DIE] * 3
+    assert sorted(int(r[2]) for r in rows) == sorted(int(st.st[E.S_DICE + i]) for i in range(3))
+    game.apply(comp, st, 2)          # the first player takes the third die
+    # the second seat of the round chooses among the two left
+    _until(game, comp, st, E.PH_DIE)
+    rows = game.legal_actions(comp, st)
+    assert len(rows) == 2 and 2 not in [int(r[1]) for r in rows]
+
+
+@pytest.mark.parametrize("choice", ["owner", "shooter"])
+def test_mt_7_2_bombardment_losses_are_one_decision_per_hit(choice):
+    g = get_game("minas-tirith")
+    comp = g.compile(g.load(None, [f"bombard_loss_choice={choice}"]))
+    seen = 0
+    for index in range(40):
+        st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 3, index)
+        while _until(g, comp, st, E.PH_LOSS):
+            shooter = int(st.st[E.S_SIDE])
+            owner = int(st.st[E.S_LOSS_SIDE])
+            assert owner == 1 - shooter
+            assert g.to_move(st) == (owner if choice == "owner" else shooter)
+            t = int(st.st[E.S_LOSS_T])
+            rows = g.legal_actions(comp, st)
+            types = [int(r[1]) for r in rows]
+            assert all(int(r[0]) == E.A_LOSE and int(r[2]) == t for r in rows)
+            assert types and all(_units(st, t, u) > 0 for u in types)
+            assert all(int(comp.cf[E.O_USIDE + u]) == owner for u in types)
+            # the dearest type, not the heuristic's cheapest: exactly one of it goes
+            k = len(rows) - 1
+            u = types[k]
+            before = _units(st, t, u)
+            creature = int(comp.cf[E.O_UCLS + u]) == 2 and int(comp.cf[E.P_CREATURE_HITS]) > 1
+            g.apply(comp, st, k)
+            assert _units(st, t, u) == before - (0 if creature else 1)
+            seen += 1
+            assert g.invariant_ok(comp, st)
+        if seen >= 30:
+            break
+    assert seen >= 30, "too few bombardments to check"
+
+
+def test_search_player_decides_losses_as_the_owner(game, comp):
+    """The driver stops for a search seat when it is that seat's losses to choose."""
+    st = game.new_state(comp, {"good": "search", "evil": "greedy"}, 3, 0)
+    stops = set()
+    for _ in range(400):
+        seat = game.run_builtin(comp, st, [0])
+        if seat < 0:
+            break
+        stops.add(int(st.st[E.S_PHASE]))
+        assert game.to_move(st) == 0
+        game.apply(comp, st, game.heuristic_choice(comp, st))
+    assert {E.PH_DIE, E.PH_ACT} <= stops
+    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS]).all()
