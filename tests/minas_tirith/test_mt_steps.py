@@ -70,6 +70,41 @@ def test_mt_7_2_bombardment_losses_are_one_decision_per_hit(choice):
     assert seen >= 30, "too few bombardments to check"
 
 
+def test_mt_7_4_assault_losses_attacker_then_defender_each_chooses_its_own():
+    """MT-7.4: after an assault roll the attacker loses units among those that attacked, then
+    the defender among its units in the territory; each picks the type (one decision per
+    loss), and the turn's seat does not change."""
+    g = get_game("minas-tirith")
+    comp = g.compile(g.load())
+    seen = {E.PH_ALOSS: 0, E.PH_DLOSS: 0}
+    for index in range(30):
+        st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 5, index)
+        while not g.is_over(st):
+            ph = int(st.st[E.S_PHASE])
+            if ph in seen:
+                attacker = int(st.st[E.S_AS_SIDE])
+                assert int(st.st[E.S_SIDE]) == attacker
+                loser = attacker if ph == E.PH_ALOSS else 1 - attacker
+                assert g.to_move(st) == loser == int(st.st[E.S_LOSS_SIDE])
+                t = int(st.st[E.S_AS_A] if ph == E.PH_ALOSS else st.st[E.S_AS_B])
+                rows = g.legal_actions(comp, st)
+                types = [int(r[1]) for r in rows]
+                assert types and all(int(r[2]) == t and _units(st, t, u) > 0 for r, u in zip(rows, types))
+                if ph == E.PH_ALOSS:   # only units that took part in the assault
+                    assert all(int(st.st[E.O_SCA + u]) > 0 for u in types)
+                k = len(rows) - 1
+                lost = int(st.st[E.O_CAPT + types[k]])
+                g.apply(comp, st, k)   # (the last loss may be followed by a retreat or a move-in)
+                assert int(st.st[E.O_CAPT + types[k]]) in (lost + 1, lost)
+                assert g.invariant_ok(comp, st)
+                seen[ph] += 1
+            else:
+                g.apply(comp, st, g.builtin_choice(comp, st))
+        if min(seen.values()) >= 20:
+            break
+    assert min(seen.values()) >= 20, seen
+
+
 def test_search_player_decides_losses_as_the_owner(game, comp):
     """The driver stops for a search seat when it is that seat's losses to choose."""
     st = game.new_state(comp, {"good": "search", "evil": "greedy"}, 3, 0)
@@ -82,4 +117,4 @@ def test_search_player_decides_losses_as_the_owner(game, comp):
         assert game.to_move(st) == 0
         game.apply(comp, st, game.heuristic_choice(comp, st))
     assert {E.PH_DIE, E.PH_ACT} <= stops
-    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS]).all()
+    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS]).all()

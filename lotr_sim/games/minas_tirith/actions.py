@@ -367,7 +367,7 @@ def do_action_nb(cf, st, tr, s, pol, side, act, i):
     elif kind == A_LMOVE:
         move_leader_nb(cf, st, tr, a, b)
     elif kind == A_ASSAULT:
-        assault_nb(cf, st, tr, s, pol, side, a, b, act[i, 3])
+        assault_nb(cf, st, tr, s, pol, side, a, b, act[i, 3], True)
     elif kind == A_BOMBARD:
         bombard_action_nb(cf, st, tr, s, side, a, b, act[i, 3], True)
     elif kind == A_HOLDER:

@@ -37,7 +37,8 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_LOSE, EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
     O_CFIRED, O_CLOC, O_CST, O_DEC, O_DMG, O_FIRED, O_LAT, O_LLOC, O_PATH, O_SCA, O_SCB, O_UNITS, O_WKAT,
-    PH_ACT, PH_LOSS, PL_TYPE, S_GATE, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_PHASE, S_TURNEND,
+    PH_ACT, PH_ALOSS, PH_DLOSS, PH_LOSS, PL_TYPE, S_AS_A, S_AS_A6, S_AS_AB, S_AS_B, S_AS_D6, S_AS_LD,
+    S_AS_SIDE, S_AS_WK, S_GATE, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_PHASE, S_TURNEND,
 )
 from lotr_sim.games.minas_tirith.events import (
     _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb, ev_end_nb,
@@ -277,9 +278,12 @@ def _modified_roll_nb(s, ad, dd, ab, db):
 
 
 @njit(cache=True, _nrt=False)
-def assault_nb(cf, st, tr, s, pol, side, a, b, k):
+def assault_nb(cf, st, tr, s, pol, side, a, b, k, defer):
     """One assault roll (MT-7.3-7.5, MT-8.2) from a to b with k units; then retreats,
-    captures, and the free cavalry move-in (MT-7.6). Returns 1 if the territory was taken."""
+    captures, and the free cavalry move-in (MT-7.6). Returns 1 if the territory was taken.
+    With ``defer`` the losses (MT-7.4: the owner's choice) become decisions of the step
+    machine - the attacker's (PH_ALOSS, among the units that attacked), then the defender's
+    (PH_DLOSS) - and ``assault_after_nb`` finishes the assault once they are taken."""
     E = 1 - side
     vec = O_SCA
     for u in range(MAXU):
@@ -332,8 +336,32 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k):
     ev_end_nb(st, tr, h)
     if side == EVIL and st[S_GATE] == 0 and cf[O_EK + a * MAXT + b] == 3:
         break_gate_nb(cf, st, tr)  # MT-9.3: the first assault across the gate breaks it
+    if defer:
+        st[S_AS_A] = a
+        st[S_AS_B] = b
+        st[S_AS_SIDE] = side
+        st[S_AS_A6] = a6
+        st[S_AS_D6] = d6
+        st[S_AS_WK] = wk
+        st[S_AS_AB] = ab
+        st[S_AS_LD] = ld
+        if begin_losses_nb(cf, st, PH_ALOSS, a, side, side, la) > 0:
+            return 0
+        if begin_losses_nb(cf, st, PH_DLOSS, b, E, E, ld) > 0:
+            return 0
+        st[S_PHASE] = PH_ACT
+        return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab)
     take_losses_nb(cf, st, tr, side, a, la, vec, True, False)
     take_losses_nb(cf, st, tr, E, b, ld, 0, False, False)
+    return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab)
+
+
+@njit(cache=True, _nrt=False)
+def assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab):
+    """The rest of an assault once both sides' losses are taken (MT-7.5 retreats, MT-7.6
+    the free cavalry move-in). Returns 1 if the territory was taken."""
+    E = 1 - side
+    vec = O_SCA
     leaders_last_unit_nb(cf, st, tr, a, side)
     leaders_last_unit_nb(cf, st, tr, b, E)
     if check_win_nb(cf, st, tr):
@@ -518,15 +546,17 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
 
 @njit(cache=True, _nrt=False)
 def loss_options_nb(cf, st, act):
-    """PH_LOSS (MT-7.2): one row (A_LOSE, unit type, territory, hits left, 0, 0) per unit type
-    of the losing side still at the bombarded territory, cheapest first (``O_LORD`` order);
-    returns their number."""
+    """A loss decision (PH_LOSS bombardment MT-7.2, PH_ALOSS / PH_DLOSS assault MT-7.4): one
+    row (A_LOSE, unit type, territory, hits left, 0, 0) per unit type of the losing side that
+    may be lost - at the territory, and for the attacker among the units that attacked
+    (``O_SCA``) - cheapest first (``O_LORD`` order); returns their number."""
     side = st[S_LOSS_SIDE]
     t = st[S_LOSS_T]
+    restrict = st[S_PHASE] == PH_ALOSS
     n = 0
     for j in range(cf[O_NTS + side]):
         u = cf[O_LORD + side * MAXU + j]
-        if st[O_UNITS + t * MAXU + u] > 0:
+        if st[O_UNITS + t * MAXU + u] > 0 and (not restrict or st[O_SCA + u] > 0):
             act[n, 0] = A_LOSE
             act[n, 1] = u
             act[n, 2] = t
@@ -538,15 +568,70 @@ def loss_options_nb(cf, st, act):
 
 
 @njit(cache=True, _nrt=False)
+def begin_losses_nb(cf, st, phase, t, side, seat, n):
+    """Make ``n`` losses of ``side`` at t the next decisions of ``seat`` (one per hit);
+    returns 0, leaving the phase alone, when there is nothing to lose."""
+    if n <= 0:
+        return 0
+    st[S_LOSS_T] = t
+    st[S_LOSS_N] = n
+    st[S_LOSS_SIDE] = side
+    st[S_LOSS_SEAT] = seat
+    prev = st[S_PHASE]
+    st[S_PHASE] = phase
+    m = 0
+    for j in range(cf[O_NTS + side]):
+        u = cf[O_LORD + side * MAXU + j]
+        if st[O_UNITS + t * MAXU + u] > 0 and (phase != PH_ALOSS or st[O_SCA + u] > 0):
+            m += 1
+    if m == 0:
+        st[S_PHASE] = prev
+        st[S_LOSS_N] = 0
+        return 0
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def lose_one_nb(cf, st, tr, t, u):
-    """One hit on a unit of type u at t (MT-7.2); a creature absorbs ``creature_hits`` hits
-    (MT-1.5 [R]: damage counter per territory, reset every turn), as take_losses_nb does."""
+    """One hit on a unit of type u at t (MT-7.2, MT-7.4); a creature absorbs
+    ``creature_hits`` hits (MT-1.5 [R]: damage counter per territory, reset every turn), as
+    take_losses_nb does. Returns 1 if a unit was lost (0: a creature absorbed the hit)."""
     if cf[O_UCLS + u] == 2 and cf[P_CREATURE_HITS] > 1:
         st[O_DMG + t] += 1
         if st[O_DMG + t] < cf[P_CREATURE_HITS]:
-            return
+            return 0
         st[O_DMG + t] = 0
     capture_unit_nb(cf, st, tr, t, u)
+    if st[S_PHASE] == PH_ALOSS:
+        st[O_SCA + u] -= 1
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def next_loss_nb(cf, st, tr, s, pol):
+    """After one loss: the next loss decision (returns True), or the next side's losses, or
+    the rest of the bombardment or assault (returns False: the action is over)."""
+    if st[S_LOSS_N] > 0:
+        side = st[S_LOSS_SIDE]
+        t = st[S_LOSS_T]
+        restrict = st[S_PHASE] == PH_ALOSS
+        for j in range(cf[O_NTS + side]):
+            u = cf[O_LORD + side * MAXU + j]
+            if st[O_UNITS + t * MAXU + u] > 0 and (not restrict or st[O_SCA + u] > 0):
+                return True
+    if st[S_PHASE] == PH_LOSS:
+        finish_losses_nb(cf, st, tr)
+        return False
+    side = st[S_AS_SIDE]
+    if st[S_PHASE] == PH_ALOSS:
+        st[S_LOSS_N] = 0
+        if begin_losses_nb(cf, st, PH_DLOSS, st[S_AS_B], 1 - side, 1 - side, st[S_AS_LD]) > 0:
+            return True
+    st[S_LOSS_N] = 0
+    st[S_PHASE] = PH_ACT
+    assault_after_nb(cf, st, tr, s, pol, side, st[S_AS_A], st[S_AS_B], st[S_AS_A6], st[S_AS_D6],
+                     st[S_AS_WK], st[S_AS_AB])
+    return False
 
 
 @njit(cache=True, _nrt=False)

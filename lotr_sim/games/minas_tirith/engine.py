@@ -81,9 +81,10 @@ from .layout import (
     EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
     K_CATAPULT, K_GROND, K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, MAXA, MAX_TURNS, NPOL, O_CAPT, O_CFIRED,
     O_CLOC, O_CST, O_DEC, O_DMG, O_DORD, O_DRAWN, O_FIRED, O_HAND, O_HOLD, O_LAT, O_LLOC, O_MTORD, O_PATH,
-    O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_DIE, PH_LOSS, PH_ROUND, PL_ADV, PL_CW, PL_DEF,
+    O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_ALOSS, PH_DIE, PH_DLOSS, PH_LOSS, PH_ROUND, PL_ADV, PL_CW, PL_DEF,
     PL_MW, PL_THR, PL_TYPE, R_CITY, R_DECK, R_LEADERS, STATE, ST_SIZE, S_BAD, S_BADTURN, S_DEBUG, S_DECKOUT,
-    S_DICE, S_DIE, S_DTOP, S_GAMEIDX, S_GATE, S_HN, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_MISS, S_MTTOP, S_NCHECK, S_NDRAWN, S_OVER,
+    S_DICE, S_DIE, S_DTOP, S_GAMEIDX, S_GATE, S_HN, S_AS_A, S_AS_A6, S_AS_AB, S_AS_B, S_AS_D6, S_AS_LD, S_AS_SIDE, S_AS_WK, S_LCAP, S_LOSS_N, S_LOSS_SEAT,
+    S_LOSS_SIDE, S_LOSS_T, S_MISS, S_MTTOP, S_NCHECK, S_NDRAWN, S_OVER,
     S_PE, S_PG, S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TROVF, S_TRPOS, S_TURN, S_TURNEND, S_USED,
     S_WINNER, TR_MARGIN, W_DRAW, W_EVIL, W_GOOD,
 )
@@ -103,7 +104,8 @@ from .movement import (
 from .combat import (
     _all_units_vec_nb, _first_leader_mask_nb, _modified_roll_nb, assault_bonus_nb, assault_nb,
     bombard_action_nb, bonus_fast_nb, capture_leader_nb, capture_unit_nb, catapults_check_nb,
-    finish_losses_nb, leaders_last_unit_nb, lose_one_nb, loss_options_nb, remove_leader_nb, retreat_nb,
+    assault_after_nb, begin_losses_nb, finish_losses_nb, leaders_last_unit_nb, lose_one_nb, loss_options_nb,
+    next_loss_nb, remove_leader_nb, retreat_nb,
     shooters_nb, take_losses_nb,
 )
 from .policies import (
@@ -415,5 +417,7 @@ __all__ = [
     'winp_nb',
     'wk_at_nb',
     'A_LOSE', 'PH_LOSS', 'S_LOSS_N', 'S_LOSS_SEAT', 'S_LOSS_SIDE', 'S_LOSS_T',
-    'finish_losses_nb', 'lose_one_nb', 'loss_options_nb',
+    'finish_losses_nb', 'lose_one_nb', 'loss_options_nb', 'PH_ALOSS', 'PH_DLOSS', 'assault_after_nb',
+    'begin_losses_nb', 'next_loss_nb', 'S_AS_A', 'S_AS_A6', 'S_AS_AB', 'S_AS_B', 'S_AS_D6', 'S_AS_LD',
+    'S_AS_SIDE', 'S_AS_WK',
 ]

@@ -200,7 +200,7 @@ class MinasTirith(Game):
     def heuristic_choice(self, compiled, state):
         scores = self.action_scores(compiled, state)
         from lotr_sim.games.minas_tirith import engine as E
-        if state.st[E.S_PHASE] in (E.PH_DIE, E.PH_LOSS):
+        if state.st[E.S_PHASE] == E.PH_DIE or state.st[E.S_PHASE] >= E.PH_LOSS:
             return int(np.argmax(scores))
         best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
         return best if scores[best] > 0.0 else 0

@@ -62,6 +62,15 @@ S_LOSS_T = STATE.scalar("loss_t")     # PH_LOSS: the bombarded territory
 S_LOSS_N = STATE.scalar("loss_n")     # PH_LOSS: hits still to take
 S_LOSS_SIDE = STATE.scalar("loss_side")  # PH_LOSS: the side losing units
 S_LOSS_SEAT = STATE.scalar("loss_seat")  # PH_LOSS: the seat choosing them (owner, or shooter)
+# an assault waiting for its losses to be chosen (PH_ALOSS, PH_DLOSS): what the rest of it needs
+S_AS_A = STATE.scalar("as_a")         # attacking territory
+S_AS_B = STATE.scalar("as_b")         # attacked territory
+S_AS_SIDE = STATE.scalar("as_side")   # attacker
+S_AS_A6 = STATE.scalar("as_a6")       # attacker's natural sixes
+S_AS_D6 = STATE.scalar("as_d6")       # defender's natural sixes
+S_AS_WK = STATE.scalar("as_wk")       # the Witch-king present
+S_AS_AB = STATE.scalar("as_ab")       # attacker's bonus
+S_AS_LD = STATE.scalar("as_ld")       # defender's losses, taken after the attacker's
 
 STATE.pad_to(64)                      # spare scalar slots
 O_UNITS = STATE.array("units", MAXT * MAXU)
@@ -106,4 +115,4 @@ NPOL = 8
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2
 # step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick
-PH_ROUND, PH_DIE, PH_ACT, PH_LOSS = 0, 1, 2, 3
+PH_ROUND, PH_DIE, PH_ACT, PH_LOSS, PH_ALOSS, PH_DLOSS = 0, 1, 2, 3, 4, 5

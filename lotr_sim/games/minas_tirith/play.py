@@ -31,7 +31,7 @@ from lotr_sim.games.minas_tirith.layout import (
 from lotr_sim.games.minas_tirith.events import STREAM_SIZE, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb
 from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
 from lotr_sim.games.minas_tirith.combat import (
-    catapults_check_nb, finish_losses_nb, lose_one_nb, loss_options_nb, remove_leader_nb,
+    catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
 )
 from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
 from lotr_sim.games.minas_tirith.cards import card_phase_nb, draw_cards_nb
@@ -194,7 +194,7 @@ def to_move_nb(st):
     """The seat (0 Good, 1 Evil) whose decision it is; -1 once the game is over."""
     if st[S_OVER] != 0:
         return -1
-    if st[S_PHASE] == PH_LOSS:
+    if st[S_PHASE] >= PH_LOSS:   # PH_LOSS, PH_ALOSS, PH_DLOSS: the loser (or the shooter)
         return st[S_LOSS_SEAT]
     return st[S_SIDE]
 
@@ -217,7 +217,7 @@ def legal_actions_nb(cf, st, act):
                 act[n, 5] = 0
                 n += 1
         return n
-    if st[S_PHASE] == PH_LOSS:
+    if st[S_PHASE] >= PH_LOSS:
         return loss_options_nb(cf, st, act)
     return enum_actions_nb(cf, st, st[S_SIDE], act)
 
@@ -240,13 +240,12 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
     elif act[i, 0] == A_PASS:
         finish_turn_nb(cf, st, tr)
     elif act[i, 0] == A_LOSE:
-        # MT-7.2: one bombardment hit on the chosen unit type; then the next hit, or the
-        # rest of the bombard action (do_action_nb's own checks) and of the turn
+        # MT-7.2 / MT-7.4: one hit on the chosen unit type; then the next hit, the defender's
+        # losses, or the rest of the bombardment or assault, of the action and of the turn
         lose_one_nb(cf, st, tr, act[i, 2], act[i, 1])
         st[S_LOSS_N] -= 1
-        if st[S_LOSS_N] > 0 and loss_options_nb(cf, st, act) > 0:
+        if next_loss_nb(cf, st, tr, s, pol):
             return
-        finish_losses_nb(cf, st, tr)
         catapults_check_nb(cf, st, tr)
         check_win_nb(cf, st, tr)
         _debug_check_nb(cf, st)
@@ -256,8 +255,8 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
     else:
         st[S_MISS] -= 1
         do_action_nb(cf, st, tr, s, pol, side, act, i)
-        if st[S_PHASE] == PH_LOSS:
-            return  # the bombarded side's losses are the next decisions
+        if st[S_PHASE] >= PH_LOSS:
+            return  # the losses of the roll are the next decisions
         _debug_check_nb(cf, st)
         if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
             return
@@ -276,10 +275,10 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
             if act[i, 1] == slot:
                 return i
         return 0
-    if st[S_PHASE] == PH_LOSS:
+    if st[S_PHASE] >= PH_LOSS:
         # every built-in player (random too: it draws nothing here) loses the cheapest
         # units first; under bombard_loss_choice = shooter the shooter takes the dearest
-        return n - 1 if cf[P_BOMB_LOSS] == 1 else 0
+        return n - 1 if st[S_PHASE] == PH_LOSS and cf[P_BOMB_LOSS] == 1 else 0
     return choose_action_nb(cf, st, wp, pol, s, side, act, n)
 
 
@@ -390,7 +389,7 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
         for i in range(n):
             out[i] = 1.0 if act[i, 1] == slot else 0.0
         return
-    if st[S_PHASE] == PH_LOSS:
+    if st[S_PHASE] >= PH_LOSS:
         pick = builtin_choice_nb(cf, st, wp, pol, s, act, n)
         for i in range(n):
             out[i] = 1.0 if i == pick else 0.0

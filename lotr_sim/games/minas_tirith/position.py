@@ -118,7 +118,7 @@ class Position:
     def assault(self, a, b, k, side=None):
         s = SIDES.index(side) if side else self._side_at(a)
         self.st[E.S_SIDE] = s
-        E.assault_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.t(a), self.t(b), k)
+        E.assault_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.t(a), self.t(b), k, False)
         return self._events()
 
     def bombard(self, a, b, n, side=None):
