@@ -10,8 +10,12 @@ lotr_sim.kernels.combat; their faces are logged by events.py.
 
 Documented simplifications:
 
-* Losses: the owner loses its cheapest units first (by points, archers after plain units,
-  creatures last); ``bombard_loss_choice = shooter`` reverses the order. With
+* Losses are decisions of the step machine, one per hit (``loss_options_nb``, ``lose_one_nb``,
+  ``next_loss_nb``): bombardment (MT-7.2) by the owner, or by the shooter under
+  ``bombard_loss_choice = shooter``; assault (MT-7.4) by the attacker among the units that
+  attacked, then by the defender. The built-in players (random too) take the cheapest units
+  first (by points, archers after plain units, creatures last), the shooter the dearest:
+  ``take_losses_nb``'s order, which hand-made positions (position.py) still use. With
   ``creature_hits > 1`` the damage on a territory's creatures is a counter reset every turn.
 * Retreat (MT-7.5): each step must be passable for every unit type in the force; the
   owner's choice among several territories is the one holding most own units (random

@@ -30,16 +30,25 @@ refer to shared/rules/minas-tirith.md, the config layout (``cf``) is in config.p
 Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
 actions <- play.
 
-Where the engine narrows a player's choices (documented simplifications; each is stated in
-full in the module it concerns):
+The step machine's decisions (issue 8): the mission die (PH_DIE, MT-4.2/4.5), the action
+menu (PH_ACT, MT-6/7/9, PASS included), and every loss of a roll, one decision per hit by
+the player the rules name - bombardment (PH_LOSS, MT-7.2: the owner, or the shooter under
+``bombard_loss_choice = shooter``) and assault, the attacker among the units that attacked,
+then the defender (PH_ALOSS, PH_DLOSS, MT-7.4). The built-in players take losses in the
+engine's fixed order (cheapest first; the shooter dearest first), the random player too,
+so their results are those of the engine before the port, game for game.
+
+Where the engine still narrows a player's choices (documented simplifications; each is
+stated in full in the module it concerns; a player from ``lotr_sim.players`` gets the greedy
+heuristic's choice there):
 
 * actions.py: actions are a finite menu (all or half of the units that may cross; 1-3 units
   in an assault); the random player is uniform over it.
-* combat.py: losses take the cheapest units first (``bombard_loss_choice = shooter``
-  reverses it; creature damage is a counter reset every turn); retreat steps must be
-  passable for the whole force and go to the territory with most own units, only the bonus
-  giver among attacking leaders retreats with an attack, and the retreat/wipe-out cases follow
-  lotr_sim.kernels.combat; archers that fired carry the count with them (MT-7.2).
+* combat.py: creature damage is a counter reset every turn; retreat steps must be passable
+  for the whole force and go to the territory with most own units (random player: random),
+  only the bonus giver among attacking leaders retreats with an attack, and the
+  retreat/wipe-out cases follow lotr_sim.kernels.combat; archers that fired carry the count
+  with them (MT-7.2).
 * cards.py: one bonus per trade (MT-5.4); the Muster of Gondor is played in the card step.
 * movement.py: a leader alone ends with own troops, leaders follow only an emptying move,
   the free cavalry move-in takes all surviving cavalry (MT-7.6); Grond also lets Evil move
