@@ -118,3 +118,25 @@ def test_search_player_decides_losses_as_the_owner(game, comp):
         game.apply(comp, st, game.heuristic_choice(comp, st))
     assert {E.PH_DIE, E.PH_ACT} <= stops
     assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS]).all()
+
+
+def test_position_do_takes_deferred_losses_in_the_builtin_order(pos):
+    """``Position.do`` (hand-made positions) resolves the losses an action leaves as
+    decisions, in the engine's order: the same as ``Position.bombard`` on the same dice."""
+    hit = 0
+    for index in range(12):
+        outs = []
+        for via_do in (False, True):
+            p = pos(index=index)
+            p.set_units("Pelennor North", "evil", "crossbow", 3)
+            p.set_units("East Wall", "good", "archer", 1)
+            p.set_units("East Wall", "good", "infantry", 2)
+            if via_do:
+                p.do("evil", E.A_BOMBARD, p.t("Pelennor North"), p.t("East Wall"), 3)
+            else:
+                p.bombard("Pelennor North", "East Wall", 3, side="evil")
+            assert p.st[E.S_PHASE] < E.PH_LOSS and p.invariant()
+            outs.append((p.units("East Wall", "good", "infantry"), p.units("East Wall", "good", "archer")))
+        assert outs[0] == outs[1]
+        hit += outs[0] != (2, 1)
+    assert hit > 0, "no bombardment hit: the test checked nothing"

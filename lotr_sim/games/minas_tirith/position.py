@@ -153,17 +153,23 @@ class Position:
         E.card_phase_nb(self.cf, self.st, self.tr, self.s, self.pol, SIDES.index(side), self.scr)
         return self._events()
 
-    def play_turn(self, side, die):
-        E.play_turn_nb(self.cf, self.st, self.tr, self.s, self.comp.wp, self.pol, SIDES.index(side), die,
-                       self.act, self.scr)
-        return self._events()
-
     def do(self, side, kind, a=0, b=0, c=0, d=0, e=0):
         self.act[0, :] = (kind, a, b, c, d, e)
         s = SIDES.index(side)
         self.st[E.S_SIDE] = s
         E.do_action_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.act, 0)
+        self._take_losses()
         return self._events()
+
+    def _take_losses(self):
+        """Losses an action left as decisions (MT-7.2, MT-7.4), taken in the built-in order."""
+        while self.st[E.S_PHASE] >= E.PH_LOSS:
+            n = E.loss_options_nb(self.cf, self.st, self.act)
+            i = E.builtin_choice_nb(self.cf, self.st, self.comp.wp, self.pol, self.s, self.act, n)
+            E.lose_one_nb(self.cf, self.st, self.tr, self.act[i, 2], self.act[i, 1])
+            self.st[E.S_LOSS_N] -= 1
+            if not E.next_loss_nb(self.cf, self.st, self.tr, self.s, self.pol):
+                break
 
     def invariant(self):
         return bool(E.invariant_ok_nb(self.cf, self.st))
