@@ -54,3 +54,12 @@ def test_search_is_a_sweep_dimension(fake):
         r = df.loc[label]
         pg, _ = win_probability(params, {"good": pol, "evil": "greedy"})
         assert abs(r["rate_good"] - pg) / math.sqrt(pg * (1 - pg) / 4000) < 4, (label, r["rate_good"], pg)
+
+
+def test_skill_bad_input_is_one_line(fake):
+    for args, msg in ((["--games", "0"], "--games must be at least 1"),
+                      (["--players", "random"], "at least two players"),
+                      (["--threads", "0"], "--threads must be")):
+        r = runner.invoke(app, ["skill", "-g", "fake", "-q", *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert msg in r.stderr and r.stderr.count("\n") == 1, r.stderr
