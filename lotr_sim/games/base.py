@@ -120,6 +120,11 @@ class Game(abc.ABC):
         """The default heuristic's score of each legal action (higher is better)."""
         raise NotImplementedError
 
+    def pass_action(self, compiled: Any, state) -> int:
+        """The index of the "do nothing more" action of this decision (e.g. end the turn), or
+        -1 when there is none; a search player always considers it."""
+        return -1
+
     def run_builtin(self, compiled: Any, state, stop_seats: Sequence[int]) -> int:
         """Play built-in policies until a seat in ``stop_seats`` is to move (returns it) or
         the game ends (returns -1)."""

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from typing import Callable
 
-# name -> (factory(game, seed) -> player, one-line description)
-PLAYERS: dict[str, tuple[Callable, str]] = {}
+# name -> (factory(game, seed) -> player, one-line description, its settings)
+PLAYERS: dict[str, tuple[Callable, str, dict]] = {}
 
 
-def register_player(name: str, factory: Callable, doc: str) -> None:
-    """Add a player usable by every step-machine game (``--policy SEAT=name``)."""
-    PLAYERS[name] = (factory, doc)
+def register_player(name: str, factory: Callable, doc: str, settings: dict | None = None) -> None:
+    """Add a player usable by every step-machine game (``--policy SEAT=name``); ``settings``
+    are written into trace headers and manifests so that a game can be re-run exactly."""
+    PLAYERS[name] = (factory, doc, dict(settings or {}))
+
+
+def player_settings(name: str) -> dict:
+    """What a registered player was built with (empty for a game's own players)."""
+    return dict(PLAYERS[name][2]) if name in PLAYERS else {}
 
 
 def is_generic(name: str) -> bool:
@@ -26,17 +32,21 @@ def generic_player(name: str, game, seed: int):
     return PLAYERS[name][0](game, seed)
 
 
+_SEARCH = dict(budget=96, width=6, z=1.0, keep_pass=True)
+_SEARCH_FAST = dict(budget=24, width=4, z=1.0, keep_pass=True)
+
+
 def _search(game, seed):
     from lotr_sim.players.search import SearchPlayer
-    return SearchPlayer(game, seed)
+    return SearchPlayer(game, seed, **_SEARCH)
 
 
 def _search_fast(game, seed):
     from lotr_sim.players.search import SearchPlayer
-    return SearchPlayer(game, seed, budget=24, width=4)
+    return SearchPlayer(game, seed, **_SEARCH_FAST)
 
 
 register_player("search", _search, "flat Monte Carlo search: the heuristic's best candidates, "
-                "each played out by the game's default heuristic (96 playouts per decision)")
+                "each played out by the game's default heuristic (96 playouts per decision)", _SEARCH)
 register_player("search-fast", _search_fast, "the search player at a quarter of the budget "
-                "(24 playouts per decision)")
+                "(24 playouts per decision)", _SEARCH_FAST)

@@ -34,7 +34,8 @@ class SearchPlayer:
 
     name = "search"
 
-    def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0):
+    def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0,
+                 keep_pass: bool = True):
         if budget < 1 or width < 1:
             raise ValueError("budget and width must be at least 1")
         self.game = game
@@ -42,6 +43,7 @@ class SearchPlayer:
         self.budget = int(budget)
         self.width = int(width)
         self.z = float(z)
+        self.keep_pass = bool(keep_pass)
         self.decisions = 0
         self.playouts = 0
 
@@ -55,9 +57,13 @@ class SearchPlayer:
         """The heuristic's own choice first, then the best others by its scores."""
         n = self.game.legal_actions(compiled, state).shape[0]
         own = self.game.heuristic_choice(compiled, state)
+        first = [own]
+        wait = self.game.pass_action(compiled, state)
+        if self.keep_pass and 0 <= wait != own:
+            first.append(wait)   # holding back is always worth a look
         scores = self.game.action_scores(compiled, state)
-        order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) != own]
-        return np.array([own] + order[: max(0, min(self.width, n) - 1)], dtype=np.int64)
+        order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) not in first]
+        return np.array((first + order)[: max(1, min(self.width, n))], dtype=np.int64)
 
     def choose(self, compiled, state: State) -> int:
         """The index of the legal action this player takes at ``state``."""

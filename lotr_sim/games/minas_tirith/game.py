@@ -205,6 +205,10 @@ class MinasTirith(Game):
         best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
         return best if scores[best] > 0.0 else 0
 
+    def pass_action(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        return 0 if state.st[E.S_PHASE] == E.PH_ACT else -1   # PASS: end the turn (MT-4.5)
+
     def run_builtin(self, compiled, state, stop_seats):
         from lotr_sim.games.minas_tirith import engine as E
         mask = 0
@@ -252,10 +256,12 @@ class MinasTirith(Game):
         trace on its own - game, package version, config hash and file, the parameters that
         differ from the defaults, the policies, the seed and the game index."""
         from lotr_sim import __version__
+        from lotr_sim.players.registry import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
                 "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
                 "config_hash": meta.get("config_hash"), "config": meta.get("config"),
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
+                "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
                 "rules": "shared/rules/minas-tirith.md"}
