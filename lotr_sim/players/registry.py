@@ -32,8 +32,8 @@ def generic_player(name: str, game, seed: int):
     return PLAYERS[name][0](game, seed)
 
 
-_SEARCH = dict(budget=96, width=6, z=1.0, keep_pass=True)
-_SEARCH_FAST = dict(budget=24, width=4, z=1.0, keep_pass=True)
+_SEARCH = dict(budget=96, width=6, z=1.0, keep_pass=False)
+_SEARCH_FAST = dict(budget=24, width=4, z=1.0, keep_pass=False)
 
 
 def _search(game, seed):

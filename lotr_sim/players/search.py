@@ -35,7 +35,7 @@ class SearchPlayer:
     name = "search"
 
     def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0,
-                 keep_pass: bool = True):
+                 keep_pass: bool = False):
         if budget < 1 or width < 1:
             raise ValueError("budget and width must be at least 1")
         self.game = game
@@ -60,7 +60,9 @@ class SearchPlayer:
         first = [own]
         wait = self.game.pass_action(compiled, state)
         if self.keep_pass and 0 <= wait != own:
-            first.append(wait)   # holding back is always worth a look
+            # always look at holding back too (measured on Minas Tirith: it makes the search
+            # weaker as Good, 52.5% against 59% without, so it is off by default)
+            first.append(wait)
         scores = self.game.action_scores(compiled, state)
         order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) not in first]
         return np.array((first + order)[: max(1, min(self.width, n))], dtype=np.int64)
