@@ -120,6 +120,11 @@ class Game(abc.ABC):
         """The default heuristic's score of each legal action (higher is better)."""
         raise NotImplementedError
 
+    def decision_kind(self, compiled: Any, state) -> str:
+        """A short name of the current decision's kind (e.g. "die", "action", "loss"), so a
+        player may treat kinds differently; "decision" when the game does not say."""
+        return "decision"
+
     def pass_action(self, compiled: Any, state) -> int:
         """The index of the "do nothing more" action of this decision (e.g. end the turn), or
         -1 when there is none; a search player always considers it."""

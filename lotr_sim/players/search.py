@@ -35,7 +35,7 @@ class SearchPlayer:
     name = "search"
 
     def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0,
-                 keep_pass: bool = False):
+                 keep_pass: bool = False, skip: tuple[str, ...] = ()):
         if budget < 1 or width < 1:
             raise ValueError("budget and width must be at least 1")
         self.game = game
@@ -44,6 +44,7 @@ class SearchPlayer:
         self.width = int(width)
         self.z = float(z)
         self.keep_pass = bool(keep_pass)
+        self.skip = tuple(skip)   # decision kinds left to the heuristic (Game.decision_kind)
         self.decisions = 0
         self.playouts = 0
 
@@ -74,6 +75,8 @@ class SearchPlayer:
         self.decisions += 1
         if n <= 1:
             return 0
+        if self.skip and self.game.decision_kind(compiled, state) in self.skip:
+            return self.game.heuristic_choice(compiled, state)
         cand = self.candidates(compiled, state)
         if cand.shape[0] == 1:
             return int(cand[0])

@@ -205,6 +205,11 @@ class MinasTirith(Game):
         best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
         return best if scores[best] > 0.0 else 0
 
+    def decision_kind(self, compiled, state):
+        from lotr_sim.games.minas_tirith import engine as E
+        ph = int(state.st[E.S_PHASE])
+        return "die" if ph == E.PH_DIE else "action" if ph == E.PH_ACT else "loss"
+
     def pass_action(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         return 0 if state.st[E.S_PHASE] == E.PH_ACT else -1   # PASS: end the turn (MT-4.5)
