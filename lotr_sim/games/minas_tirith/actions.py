@@ -24,7 +24,8 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_CATAPULT, K_GROND, K_HOLDER, K_LEADER, K_SIEGE, MAXA, O_CLOC, O_CST, O_DEC, O_FIRED, O_HOLD,
-    O_LAT, O_LLOC, O_THR, O_TOT, O_UNITS, O_WKAT, S_BAD, S_BADTURN, S_DEBUG, S_NCHECK, S_TURN,
+    O_LAT, O_LLOC, O_THR, O_TOT, O_UNITS, O_WKAT, PH_LOSS, S_BAD, S_BADTURN, S_DEBUG, S_NCHECK, S_PHASE,
+    S_TURN,
 )
 from lotr_sim.games.minas_tirith.board import (
     check_win_nb, cross_fast_nb, cross_ok_nb, holds_nb, leaders_at_nb, may_stand_nb, mumak_type_nb,
@@ -378,6 +379,8 @@ def do_action_nb(cf, st, tr, s, pol, side, act, i):
         place_catapult_nb(cf, st, tr, side, a, b)
     elif kind == A_EXCHANGE:
         exchange_nb(cf, st, tr, a)
+    if st[S_PHASE] >= PH_LOSS:
+        return  # the roll's losses are decisions first; apply_nb makes these checks after them
     catapults_check_nb(cf, st, tr)
     check_win_nb(cf, st, tr)
 

@@ -535,12 +535,8 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
         ev_put_nb(st, tr, h, -1)
     ev_end_nb(st, tr, h)
     if hits > 0:
-        if defer:
-            st[S_LOSS_T] = b
-            st[S_LOSS_N] = hits
-            st[S_LOSS_SIDE] = 1 - side
-            st[S_LOSS_SEAT] = side if cf[P_BOMB_LOSS] == 1 else 1 - side
-            st[S_PHASE] = PH_LOSS
+        seat = side if cf[P_BOMB_LOSS] == 1 else 1 - side
+        if defer and begin_losses_nb(cf, st, PH_LOSS, b, 1 - side, seat, hits) > 0:
             return
         take_losses_nb(cf, st, tr, 1 - side, b, hits, 0, False, cf[P_BOMB_LOSS] == 1)
         leaders_last_unit_nb(cf, st, tr, b, 1 - side)
@@ -549,24 +545,39 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
 
 
 @njit(cache=True, _nrt=False)
+def may_lose_nb(cf, st, u):
+    """Whether the pending loss decision may take a unit of type u: one stands at the
+    territory and, for the attacker (PH_ALOSS), it is among the units that attacked."""
+    return st[O_UNITS + st[S_LOSS_T] * MAXU + u] > 0 and (st[S_PHASE] != PH_ALOSS or st[O_SCA + u] > 0)
+
+
+@njit(cache=True, _nrt=False)
 def loss_options_nb(cf, st, act):
     """A loss decision (PH_LOSS bombardment MT-7.2, PH_ALOSS / PH_DLOSS assault MT-7.4): one
     row (A_LOSE, unit type, territory, hits left, 0, 0) per unit type of the losing side that
-    may be lost - at the territory, and for the attacker among the units that attacked
-    (``O_SCA``) - cheapest first (``O_LORD`` order); returns their number."""
+    may be lost (``may_lose_nb``), cheapest first (``O_LORD`` order); returns their number."""
     side = st[S_LOSS_SIDE]
-    t = st[S_LOSS_T]
-    restrict = st[S_PHASE] == PH_ALOSS
     n = 0
     for j in range(cf[O_NTS + side]):
         u = cf[O_LORD + side * MAXU + j]
-        if st[O_UNITS + t * MAXU + u] > 0 and (not restrict or st[O_SCA + u] > 0):
+        if may_lose_nb(cf, st, u):
             act[n, 0] = A_LOSE
             act[n, 1] = u
-            act[n, 2] = t
+            act[n, 2] = st[S_LOSS_T]
             act[n, 3] = st[S_LOSS_N]
             act[n, 4] = 0
             act[n, 5] = 0
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def loss_count_nb(cf, st):
+    """How many unit types the pending loss decision may take (``may_lose_nb``)."""
+    side = st[S_LOSS_SIDE]
+    n = 0
+    for j in range(cf[O_NTS + side]):
+        if may_lose_nb(cf, st, cf[O_LORD + side * MAXU + j]):
             n += 1
     return n
 
@@ -577,18 +588,13 @@ def begin_losses_nb(cf, st, phase, t, side, seat, n):
     returns 0, leaving the phase alone, when there is nothing to lose."""
     if n <= 0:
         return 0
+    prev = st[S_PHASE]
     st[S_LOSS_T] = t
     st[S_LOSS_N] = n
     st[S_LOSS_SIDE] = side
     st[S_LOSS_SEAT] = seat
-    prev = st[S_PHASE]
     st[S_PHASE] = phase
-    m = 0
-    for j in range(cf[O_NTS + side]):
-        u = cf[O_LORD + side * MAXU + j]
-        if st[O_UNITS + t * MAXU + u] > 0 and (phase != PH_ALOSS or st[O_SCA + u] > 0):
-            m += 1
-    if m == 0:
+    if loss_count_nb(cf, st) == 0:
         st[S_PHASE] = prev
         st[S_LOSS_N] = 0
         return 0
@@ -615,14 +621,8 @@ def lose_one_nb(cf, st, tr, t, u):
 def next_loss_nb(cf, st, tr, s, pol):
     """After one loss: the next loss decision (returns True), or the next side's losses, or
     the rest of the bombardment or assault (returns False: the action is over)."""
-    if st[S_LOSS_N] > 0:
-        side = st[S_LOSS_SIDE]
-        t = st[S_LOSS_T]
-        restrict = st[S_PHASE] == PH_ALOSS
-        for j in range(cf[O_NTS + side]):
-            u = cf[O_LORD + side * MAXU + j]
-            if st[O_UNITS + t * MAXU + u] > 0 and (not restrict or st[O_SCA + u] > 0):
-                return True
+    if st[S_LOSS_N] > 0 and loss_count_nb(cf, st) > 0:
+        return True
     if st[S_PHASE] == PH_LOSS:
         finish_losses_nb(cf, st, tr)
         return False

@@ -114,7 +114,7 @@ from .combat import (
     _all_units_vec_nb, _first_leader_mask_nb, _modified_roll_nb, assault_bonus_nb, assault_nb,
     bombard_action_nb, bonus_fast_nb, capture_leader_nb, capture_unit_nb, catapults_check_nb,
     assault_after_nb, begin_losses_nb, finish_losses_nb, leaders_last_unit_nb, lose_one_nb, loss_options_nb,
-    next_loss_nb, remove_leader_nb, retreat_nb,
+    loss_count_nb, may_lose_nb, next_loss_nb, remove_leader_nb, retreat_nb,
     shooters_nb, take_losses_nb,
 )
 from .policies import (
@@ -427,6 +427,6 @@ __all__ = [
     'wk_at_nb',
     'A_LOSE', 'PH_LOSS', 'S_LOSS_N', 'S_LOSS_SEAT', 'S_LOSS_SIDE', 'S_LOSS_T',
     'finish_losses_nb', 'lose_one_nb', 'loss_options_nb', 'PH_ALOSS', 'PH_DLOSS', 'assault_after_nb',
-    'begin_losses_nb', 'next_loss_nb', 'S_AS_A', 'S_AS_A6', 'S_AS_AB', 'S_AS_B', 'S_AS_D6', 'S_AS_LD',
+    'begin_losses_nb', 'next_loss_nb', 'loss_count_nb', 'may_lose_nb', 'S_AS_A', 'S_AS_A6', 'S_AS_AB', 'S_AS_B', 'S_AS_D6', 'S_AS_LD',
     'S_AS_SIDE', 'S_AS_WK',
 ]

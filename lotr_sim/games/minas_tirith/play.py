@@ -239,24 +239,21 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
         finish_turn_nb(cf, st, tr)
     elif act[i, 0] == A_PASS:
         finish_turn_nb(cf, st, tr)
-    elif act[i, 0] == A_LOSE:
-        # MT-7.2 / MT-7.4: one hit on the chosen unit type; then the next hit, the defender's
-        # losses, or the rest of the bombardment or assault, of the action and of the turn
-        lose_one_nb(cf, st, tr, act[i, 2], act[i, 1])
-        st[S_LOSS_N] -= 1
-        if next_loss_nb(cf, st, tr, s, pol):
-            return
-        catapults_check_nb(cf, st, tr)
-        check_win_nb(cf, st, tr)
-        _debug_check_nb(cf, st)
-        if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
-            return
-        finish_turn_nb(cf, st, tr)
     else:
-        st[S_MISS] -= 1
-        do_action_nb(cf, st, tr, s, pol, side, act, i)
-        if st[S_PHASE] >= PH_LOSS:
-            return  # the losses of the roll are the next decisions
+        if act[i, 0] == A_LOSE:
+            # MT-7.2 / MT-7.4: one hit on the chosen unit type; then the next hit, the
+            # defender's losses, or the rest of the bombardment or assault and its checks
+            lose_one_nb(cf, st, tr, act[i, 2], act[i, 1])
+            st[S_LOSS_N] -= 1
+            if next_loss_nb(cf, st, tr, s, pol):
+                return
+            catapults_check_nb(cf, st, tr)
+            check_win_nb(cf, st, tr)
+        else:
+            st[S_MISS] -= 1
+            do_action_nb(cf, st, tr, s, pol, side, act, i)
+            if st[S_PHASE] >= PH_LOSS:
+                return  # the losses of the roll are the next decisions
         _debug_check_nb(cf, st)
         if st[S_MISS] > 0 and st[S_OVER] == 0 and st[S_TURNEND] == 0:
             return

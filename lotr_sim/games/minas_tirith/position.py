@@ -162,14 +162,19 @@ class Position:
         return self._events()
 
     def _take_losses(self):
-        """Losses an action left as decisions (MT-7.2, MT-7.4), taken in the built-in order."""
-        while self.st[E.S_PHASE] >= E.PH_LOSS:
+        """Losses an action left as decisions (MT-7.2, MT-7.4), taken in the built-in order,
+        then the checks that follow an action (as apply_nb makes them)."""
+        if self.st[E.S_PHASE] < E.PH_LOSS:
+            return
+        while True:
             n = E.loss_options_nb(self.cf, self.st, self.act)
             i = E.builtin_choice_nb(self.cf, self.st, self.comp.wp, self.pol, self.s, self.act, n)
             E.lose_one_nb(self.cf, self.st, self.tr, self.act[i, 2], self.act[i, 1])
             self.st[E.S_LOSS_N] -= 1
             if not E.next_loss_nb(self.cf, self.st, self.tr, self.s, self.pol):
                 break
+        E.catapults_check_nb(self.cf, self.st, self.tr)
+        E.check_win_nb(self.cf, self.st, self.tr)
 
     def invariant(self):
         return bool(E.invariant_ok_nb(self.cf, self.st))
