@@ -264,6 +264,15 @@ def levers(df, o0: str) -> list[dict]:
     return out
 
 
+def _baseline_rule_rows(df):
+    """(row, policies) of every point played on the baseline rules (no rule override, not a
+    grid point): the points of a pairings table."""
+    for _, r in df.iterrows():
+        if _json_field(r["params"]) or r.get("varied") == "grid":
+            continue
+        yield r, _json_field(r["policies"])
+
+
 def pairing_cells(df, sides) -> list[dict]:
     """Good's win rate at every pairing of policies played on the baseline rules (points
     with no rule override), ``[{policies, rate, lo, hi, label}]``."""
@@ -271,10 +280,7 @@ def pairing_cells(df, sides) -> list[dict]:
         return []
     cells, seen = [], set()
     o0 = [c for c in df.columns if c.startswith("wins_")][0][5:]
-    for _, r in df.iterrows():
-        if _json_field(r["params"]) or r.get("varied") == "grid":
-            continue
-        pol = _json_field(r["policies"])
+    for r, pol in _baseline_rule_rows(df):
         key = tuple(pol.get(s) for s in sides)
         if key in seen:
             continue
@@ -290,10 +296,8 @@ def _players(pol: Mapping, sides) -> str:
 
 
 def _row_of(df, sides, pol: Mapping):
-    for _, r in df.iterrows():
-        if _json_field(r["params"]) or r.get("varied") == "grid":
-            continue
-        p = _json_field(r["policies"])
+    """The first baseline-rules row played by the players ``pol``, or None."""
+    for r, p in _baseline_rule_rows(df):
         if all(p.get(s) == pol.get(s) for s in sides):
             return r
     return None

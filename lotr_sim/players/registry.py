@@ -36,17 +36,15 @@ _SEARCH = dict(budget=96, width=6, z=1.0, keep_pass=False)
 _SEARCH_FAST = dict(budget=24, width=4, z=1.0, keep_pass=False)
 
 
-def _search(game, seed):
-    from lotr_sim.players.search import SearchPlayer
-    return SearchPlayer(game, seed, **_SEARCH)
+def _searcher(settings: dict) -> Callable:
+    """A factory of search players with these settings."""
+    def make(game, seed):
+        from lotr_sim.players.search import SearchPlayer
+        return SearchPlayer(game, seed, **settings)
+    return make
 
 
-def _search_fast(game, seed):
-    from lotr_sim.players.search import SearchPlayer
-    return SearchPlayer(game, seed, **_SEARCH_FAST)
-
-
-register_player("search", _search, "flat Monte Carlo search: the heuristic's best candidates, "
+register_player("search", _searcher(_SEARCH), "flat Monte Carlo search: the heuristic's best candidates, "
                 "each played out by the game's default heuristic (96 playouts per decision)", _SEARCH)
-register_player("search-fast", _search_fast, "the search player at a quarter of the budget "
+register_player("search-fast", _searcher(_SEARCH_FAST), "the search player at a quarter of the budget "
                 "(24 playouts per decision)", _SEARCH_FAST)
