@@ -248,6 +248,8 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     from lotr_sim.exact.fellowship import FellowshipTrack, fellowship_result
     if track is None:
         g = get_game("lotr-risk")
+        if not hasattr(g, "fellowship_track"):
+            raise LotrSimError(f"the {g.name} game does not expose its Fellowship track (fellowship_track)")
         cfg = g.load(config, sets or None)
         track = g.fellowship_track(cfg)
     elif config is not None or sets:
