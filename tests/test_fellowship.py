@@ -352,3 +352,13 @@ def test_cli_bad_input_is_one_line(args, needle):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("lotr-sim: error: ") and needle in lines[0], r.stderr
     assert "Traceback" not in r.output
+
+
+def test_cli_config_file_sets_the_threshold(tmp_path):
+    cfg = tmp_path / "lr.toml"
+    cfg.write_text("[params]\nfellowship_roll_above = 4\n")
+    r = invoke("fellowship", "-n", "0", "--json", "-c", cfg)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["exact"]["mean"] == 20
+    r = invoke("fellowship", "-n", "0", "-c", tmp_path / "missing.toml")
+    assert r.exit_code == 2 and r.stderr.startswith("lotr-sim: error: config file not found")
