@@ -27,11 +27,17 @@ The rules' path has 14 territories (The Shire ... Dead Marshes, LR-10.1), 3 of t
 transcription that drops South Downs would give 10 plus three waits, min 13: the count
 follows the track's data, never a constant.)
 
-**The law** is computed as the convolution of the per-territory laws (a point mass at 1 for
-an unmarked territory, the geometric law for a marked one), in floating point, with the
-upper tail cut where its mass falls below ``tail`` (default 1e-15); the mass left out is
-reported as ``FellowshipLaw.tail``. The mean and variance are exact (``fractions.Fraction``)
-from the per-step laws: ``E[T] = u + m / p`` and ``Var[T] = m (1 - p) / p^2``.
+**The law** is the convolution of the per-territory laws, territory by territory, in
+floating point on ``t = 0 .. N``: an unmarked territory shifts the law by one turn; a marked
+one convolves it with the geometric law, which is the recursion
+``h[t] = p f[t-1] + (1-p) h[t-1]`` (no cut of the geometric law itself). The upper tail
+``S(t) = P(T > t)`` is carried beside it by sums of positive terms only,
+``S_h(t) = S_f(t) + A(t)`` with ``A(t) = (1-p) A(t-1) + f(t)`` (shift: ``S_h(t) = S_f(t-1)``),
+so the mass cut off is accurate to its last digits rather than ``1 - sum``. The law is
+cut at the first ``t`` where ``S(t)`` is below ``tail`` (default 1e-15), ``N`` doubling
+until it gets there; the mass left out is ``FellowshipLaw.tail``. The mean and variance are
+exact (``fractions.Fraction``) from the per-step laws: ``E[T] = u + m / p`` and
+``Var[T] = m (1 - p) / p^2``.
 
 **Rounds** (``rounds_law``): with ``k`` players a round is the ``k`` players' turns (and the
 neutral army's, which does not move the Ring, LR-10.1). Player turn ``t`` (1-based, counted
@@ -60,10 +66,10 @@ DEFAULT_MARKED_NAMES: frozenset[str] = frozenset({"Moria", "Lórien", "Dead Mars
 #: LR-10.2: the die must show more than 3 on a marked territory.
 DEFAULT_ROLL_ABOVE = 3
 DEFAULT_DIE_SIDES = 6
-#: Longest path accepted (the trilogy's extension is 18 territories; this only guards typos).
-MAX_PATH = 1000
-#: Largest die accepted (keeps the waits' laws and the Monte Carlo journeys reasonable).
-MAX_DIE_SIDES = 1000
+#: Longest path accepted (the base path has 14 territories, with the trilogy's extension 18).
+MAX_PATH = 100
+#: Largest die accepted (keeps the exact law and the Monte Carlo journeys to seconds).
+MAX_DIE_SIDES = 100
 
 
 @dataclass(frozen=True)
@@ -187,16 +193,28 @@ class FellowshipLaw:
                 "distribution": {str(t): float(p) for t, p in zip(self.turns, self.pmf)}}
 
 
-def step_law(marked: bool, p: Fraction, tail: float) -> np.ndarray:
-    """Law of the turns spent leaving one territory, ``out[g] = P(G = g)`` for ``g = 0..``:
-    a point mass at 1 (unmarked, LR-10.1) or the geometric law ``(1-p)^(g-1) p`` (marked,
-    LR-10.2) up to the first ``g`` whose remaining tail ``(1-p)^g`` is below ``tail``."""
-    if not marked or p == 1:
-        return np.array([0.0, 1.0])
-    q = 1.0 - float(p)
-    g = max(1, math.ceil(math.log(tail) / math.log(q)))   # (1-p)^g <= tail
-    k = np.arange(1, g + 1)
-    return np.concatenate([[0.0], float(p) * q ** (k - 1)])
+#: Largest support the exact law may need (N); beyond it the track is refused.
+MAX_SUPPORT = 20_000_000
+
+
+def _law_on(track: FellowshipTrack, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(f, S)`` on ``t = 0 .. n``: ``f[t] = P(T = t)``, ``S[t] = P(T > t)`` (module docstring)."""
+    from scipy.signal import lfilter
+
+    p = float(track.p_move)
+    q = 1.0 - p
+    f = np.zeros(n + 1)
+    f[0] = 1.0                                    # T = 0 before any territory
+    surv = np.zeros(n + 1)
+    for marked in track.marked:
+        if not marked or q == 0.0:                # LR-10.1: one turn, the Ring moves on
+            f = np.concatenate([[0.0], f[:-1]])
+            surv = np.concatenate([[1.0], surv[:-1]])
+        else:                                     # LR-10.2: a geometric wait G >= 1
+            acc = lfilter([1.0], [1.0, -q], f)    # A(t) = q A(t-1) + f(t)
+            surv = surv + acc
+            f = lfilter([0.0, p], [1.0, -q], f)   # h(t) = p f(t-1) + q h(t-1)
+    return f, surv
 
 
 def fellowship_law(track: FellowshipTrack, tail: float = 1e-15) -> FellowshipLaw:
@@ -207,24 +225,22 @@ def fellowship_law(track: FellowshipTrack, tail: float = 1e-15) -> FellowshipLaw
         raise ConfigError(f"tail bound must be in (0, 1e-3), got {tail!r}")
     p = track.p_move
     m = track.n_marked
-    # each geometric is cut far below the bound, so the cuts lose < tail/100 in all
-    step_tail = tail / (100.0 * max(m, 1))
-    law = np.array([1.0])                       # T = 0 before any territory
-    for marked in track.marked:
-        law = np.convolve(law, step_law(marked, p, step_tail))
-    # law[t] = P(T = t); cut the upper tail at the first t_max whose tail is below ``tail``
-    t_min = int(np.flatnonzero(law > 0)[0])
-    rev_cum = np.cumsum(law[::-1])[::-1]         # rev_cum[t] = P(T >= t) within the cut laws
-    lost = max(0.0, 1.0 - math.fsum(law))        # the per-step cuts
-    beyond = np.append(rev_cum[1:], 0.0) + lost  # P(T > t)
-    t_max = int(np.flatnonzero(beyond <= tail)[0])
-    t_max = max(t_max, t_min)
-    pmf = law[t_min:t_max + 1].copy()
-    pmf.setflags(write=False)
-    cut = float(beyond[t_max])                   # P(T > t_max), summed from the small end
     mean = track.n_plain + m / p
     variance = m * (1 - p) / (p * p)
-    return FellowshipLaw(track, t_min, pmf, cut, Fraction(mean), Fraction(variance))
+    n = max(track.length + 1, int(float(mean) + 40.0 * math.sqrt(float(variance)) + 60.0 / float(p)))
+    while True:
+        if n > MAX_SUPPORT:
+            raise ConfigError(f"the Fellowship law of this track needs more than {MAX_SUPPORT:,} turns "
+                              f"(p = {float(p):.3g} on {m} marked territories): too long a journey")
+        law, surv = _law_on(track, n)
+        if surv[n] <= tail:
+            break
+        n *= 2
+    t_min = int(np.flatnonzero(law > 0)[0])
+    t_max = max(int(np.flatnonzero(surv <= tail)[0]), t_min)
+    pmf = law[t_min:t_max + 1].copy()
+    pmf.setflags(write=False)
+    return FellowshipLaw(track, t_min, pmf, float(surv[t_max]), Fraction(mean), Fraction(variance))
 
 
 @dataclass(frozen=True)
