@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lotr_sim.errors import LotrSimError
 
 if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
+    from lotr_sim.exact.fellowship import FellowshipResult, FellowshipTrack
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "compare", "balance", "load_results",
-           "report", "RunResult", "SweepResult"]
+           "report", "fellowship", "RunResult", "SweepResult"]
 
 
 def get_game(game):
@@ -228,6 +229,34 @@ def report(folder: str | Path, target: str | None = None) -> dict:
     from its Parquet; ``target`` (``good50``/``equal``) overrides the parity kept in its manifest."""
     from lotr_sim.reports.build import build_report
     return build_report(folder, target)
+
+
+def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any] = (),
+               games: int = 100_000, seed: int = 1, track: "FellowshipTrack | None" = None,
+               players: int = 2, threads: int | None = None) -> "FellowshipResult":
+    """The LOTR Risk Fellowship's journey without cards (LR-10): the exact law of the player
+    turns until the Ring leaves the Dead Marshes (and of the game's length in rounds for
+    ``players`` players), beside ``games`` Monte Carlo journeys (journey i on stream
+    (seed, i); 0: exact only) with intervals, the mean's z-score and a chi-square test.
+
+    The track is ``track`` or, without it, the LOTR Risk game's: its config (``config``
+    TOML, ``sets`` overrides such as ``["fellowship_roll_above=4"]``) through
+    ``Game.fellowship_track``. ``FellowshipResult.as_dict()`` is what ``lotr-sim fellowship
+    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``.
+    """
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.exact.fellowship import FellowshipTrack, fellowship_result
+    if track is None:
+        g = get_game("lotr-risk")
+        if not hasattr(g, "fellowship_track"):
+            raise LotrSimError(f"the {g.name} game does not expose its Fellowship track (fellowship_track)")
+        cfg = g.load(config, sets or None)
+        track = g.fellowship_track(cfg)
+    elif config is not None or sets:
+        raise ConfigError("give either a track or a config/--set for the LOTR Risk game, not both")
+    if not isinstance(track, FellowshipTrack):
+        raise ConfigError(f"track must be a FellowshipTrack, got {type(track).__name__}")
+    return fellowship_result(track, games, seed, players, threads)
 
 
 def __getattr__(name):  # lazy re-exports of the result classes

@@ -101,6 +101,7 @@ COMMANDS = [
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),
+    ("fellowship", "lotr_sim.cli.fellowship:fellowship"),
 ]
 
 

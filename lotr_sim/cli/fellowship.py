@@ -1,0 +1,159 @@
+"""``lotr-sim fellowship``: the LOTR Risk Fellowship's journey (LR-10), exact law beside
+Monte Carlo (a thin layer over ``lotr_sim.api.fellowship``)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lotr_sim.cli._common import (cli_errors, config_option, parse_count, print_json, seed_option,
+                                  sets_option, threads_option)
+
+#: Table rows: every number of turns until the exact upper tail is below this; the rest pooled.
+SHOW_TAIL = 1e-4
+
+
+@cli_errors
+def fellowship(
+    games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
+                              help="Monte Carlo journeys (0: exact only; a whole number, at most 1e15)."),
+    seed: int = seed_option(),
+    config: Optional[str] = config_option(),
+    sets: list[str] = sets_option(),
+    players: int = typer.Option(2, "--players", "-p", help="Players (2-4, LR-2) for the game's length "
+                                "in rounds: the Ring moves after every player's turn (LR-10.1)."),
+    threads: Optional[int] = threads_option(),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart (PNG) of the exact and "
+                                        "Monte Carlo distributions of the number of turns."),
+) -> None:
+    """Player turns until the Fellowship leaves the Dead Marshes (LR-10), without cards:
+    the exact law from the config's path and fellowship_roll_above, and Monte Carlo."""
+    from lotr_sim.api import fellowship as api_fellowship
+
+    res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
+                         threads=threads)
+    rep = res.as_dict()
+    if plot is not None:
+        plot_fellowship(rep, plot)
+        rep["plot"] = str(plot)
+    if json_out:
+        print_json(rep)
+        return
+    _print(rep)
+
+
+def _shown(ex: dict) -> tuple[list[int], int | None]:
+    """The turns given a row of their own, and the first turn of the pooled last row."""
+    dist = {int(t): p for t, p in ex["distribution"].items()}
+    ts = sorted(dist)
+    left = 1.0
+    rows = []
+    for t in ts:
+        rows.append(t)
+        left -= dist[t]
+        if left < SHOW_TAIL:
+            break
+    nxt = rows[-1] + 1
+    return rows, (nxt if nxt <= ts[-1] else None)
+
+
+def _print(rep: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    tr, ex, mc = rep["track"], rep["exact"], rep.get("monte_carlo")
+    con = Console()
+    marked = [n for n, m in zip(tr["names"], tr["marked"]) if m]
+    p = (tr["die_sides"] - tr["roll_above"]) / tr["die_sides"]
+    con.print(f"Fellowship path: {len(tr['names'])} territories, {tr['names'][0]} to {tr['names'][-1]}; "
+              f"die territories: {', '.join(marked) or 'none'} (leave on a d{tr['die_sides']} above "
+              f"{tr['roll_above']}: p = {p:.4g}, LR-10.2)")
+    t = Table(title="player turns until the Ring leaves the path (LR-10.3)")
+    t.add_column("turns", justify="right")
+    t.add_column("exact P", justify="right")
+    if mc:
+        t.add_column(f"Monte Carlo ({mc['games']:,})", justify="right")
+        t.add_column("95% Wilson", justify="right")
+        t.add_column("z", justify="right")
+    rows, pooled = _shown(ex)
+    dist = {int(k): v for k, v in ex["distribution"].items()}
+    mdist = {int(k): v for k, v in mc["distribution"].items()} if mc else {}
+
+    for tt in rows:
+        cells = [str(tt), f"{dist[tt]:.5f}"]
+        if mc:
+            m = mdist.get(tt)
+            cells += [f"{m['p']:.5f}", f"[{m['ci95'][0]:.5f}, {m['ci95'][1]:.5f}]", f"{m['z']:+.2f}"] if m \
+                else ["0.00000", "", ""]
+        t.add_row(*cells)
+    if pooled is not None:
+        pe = sum(v for k, v in dist.items() if k >= pooled) + ex["tail"]
+        cells = [f">= {pooled}", f"{pe:.5f}"]
+        if mc:
+            pm = sum(v["p"] for k, v in mdist.items() if k >= pooled)
+            cells += [f"{pm:.5f}", "", ""]
+        t.add_row(*cells)
+    con.print(t)
+    con.print(f"exact: min {ex['turns_min']} turns, mean {ex['mean']:.4f} ({ex['mean_exact']}), "
+              f"sd {ex['sd']:.4f}; tail cut at {ex['turns_max']} turns, mass left out {ex['tail']:.1e}")
+    if mc:
+        lo, hi = mc["mean_ci95"]
+        con.print(f"Monte Carlo: mean {mc['mean']:.4f} [{lo:.4f}, {hi:.4f}], z = {mc['mean_z']:+.2f} against "
+                  f"the exact mean; chi-square {mc['chi2']:.2f} on {mc['chi2_df']} df (bins "
+                  f"{mc['chi2_bins']['first']}..{mc['chi2_bins']['pooled_from']}+), p = {mc['chi2_p']:.3f}")
+    rd = ex["rounds"]
+    r = Table(title=f"rounds with {rep['players']} players (rounds = ceil(turns / players))")
+    r.add_column("rounds", justify="right")
+    r.add_column("exact P", justify="right")
+    if mc:
+        r.add_column("Monte Carlo", justify="right")
+    rdist = {int(k): v for k, v in rd["distribution"].items()}
+    mr = {int(k): v for k, v in mc["rounds"]["distribution"].items()} if mc else {}
+    left = 1.0
+    for k in sorted(rdist):
+        r.add_row(str(k), f"{rdist[k]:.5f}", *([f"{mr.get(k, 0.0):.5f}"] if mc else []))
+        left -= rdist[k]
+        if left < SHOW_TAIL:
+            break
+    con.print(r)
+    seats = ", ".join(f"seat {i + 1} {p:.3f}" for i, p in enumerate(rd["last_seat"]))
+    con.print(f"rounds: exact mean {rd['mean']:.4f}" + (f", Monte Carlo {mc['rounds']['mean']:.4f}" if mc else "")
+              + f"; the game ends after the turn of {seats}; last round cut short with "
+                f"P = {rd['p_last_round_partial']:.4f}")
+    if "plot" in rep:
+        con.print(f"plot written to {rep['plot']}")
+
+
+def plot_fellowship(rep: dict, path: Path | None = None):
+    """Bar chart of the exact (and Monte Carlo) law of the number of turns; returns the Figure
+    (saved, headless, when ``path`` is given)."""
+    import numpy as np
+
+    from lotr_sim.reports.plots import new_figure, save_figure
+
+    ex, mc = rep["exact"], rep.get("monte_carlo")
+    rows, _ = _shown(ex)
+    t = np.array(rows)
+    pe = np.array([ex["distribution"][str(k)] for k in rows])
+    fig = new_figure((9, 4))
+    ax = fig.subplots()
+    w = 0.4 if mc else 0.8
+    ax.bar(t - (w / 2 if mc else 0), pe, width=w, label="exact")
+    if mc:
+        pm = np.array([mc["distribution"].get(str(k), {"p": 0.0})["p"] for k in rows])
+        lo = np.array([mc["distribution"].get(str(k), {"ci95": [0, 0]})["ci95"][0] for k in rows])
+        hi = np.array([mc["distribution"].get(str(k), {"ci95": [0, 0]})["ci95"][1] for k in rows])
+        ax.bar(t + w / 2, pm, width=w, label=f"Monte Carlo ({mc['games']:,})",
+               yerr=np.vstack([np.clip(pm - lo, 0, None), np.clip(hi - pm, 0, None)]), capsize=2)
+    ax.set_xlabel("player turns until the Ring leaves the path")
+    ax.set_ylabel("probability")
+    ax.set_xticks(t)
+    ax.legend()
+    tr = rep["track"]
+    fig.suptitle(f"Fellowship (LR-10): {len(tr['names'])} territories, {sum(tr['marked'])} die territories, "
+                 f"roll above {tr['roll_above']}; mean {ex['mean']:.3f} turns")
+    if path is not None:
+        save_figure(fig, path)
+    return fig
