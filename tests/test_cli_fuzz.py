@@ -259,6 +259,16 @@ OPTIONS = {
         "--tol": value(st.sampled_from(["0.1", "0", "-1"])), "--max-steps": value(st.sampled_from(["0", "1", "2", "-1"])),
         "--seed": value(SEEDS), "--threads": value(st.sampled_from(["0", "1"])), "--json": None, "-q": None,
     },
+    "fellowship": {
+        "--games": value(SMALL_COUNTS, st.sampled_from(["0", "1e12"])), "-n": value(SMALL_COUNTS),
+        "--seed": value(SEEDS), "-s": value(SEEDS),
+        "--set": value(st.sampled_from(["fellowship_roll_above=3", "fellowship_roll_above=5",
+                                        "fellowship_roll_above=6", "fellowship_roll_above=-1",
+                                        "fellowship_roll_above=x", "bogus=1"])),
+        "--config": ("toml", None), "-c": ("path", CONFIG_PATHS),
+        "--players": value(st.sampled_from(["1", "2", "3", "4", "5", "0", "-2"])), "-p": value(),
+        "--threads": value(st.sampled_from(["0", "1", "2"])), "--json": None, "--plot": ("path", PNG_PATHS),
+    },
 }
 BOGUS_OPTIONS = ["--foo", "--gamez", "-Z", "--", "---x", "--set=", "--json=1"]
 
@@ -331,7 +341,7 @@ def check(args: list[str], tmp: Path) -> None:
 
 
 EXAMPLES = {"battle": 60, "bombard": 40, "bench": 25, "params": 12, "play": 25, "report": 15, "run": 50,
-            "sweep": 12, "compare": 12, "balance": 12}
+            "sweep": 12, "compare": 12, "balance": 12, "fellowship": 25}
 
 
 def _make(command: str):
