@@ -1,5 +1,7 @@
 """Hand-made positions for tests and designers: build a state, call single-step kernels
-(assault, bombard, move, retreat, trade, end of turn) and read the decoded events."""
+(assault, bombard, move, retreat, trade, end of turn) and read the decoded events; or start an
+action as the step machine does and take its loss and retreat decisions one by one (``begin``,
+``options``, ``decide``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -154,12 +156,21 @@ class Position:
         return self._events()
 
     def do(self, side, kind, a=0, b=0, c=0, d=0, e=0):
+        """Do one mission action (row kind, a, b, c, d, e of the menu) to its end, the losses
+        and retreat steps it leaves as decisions taken by the built-in players."""
+        self.begin(side, kind, a, b, c, d, e)
+        self._take_losses()
+        return self._events()
+
+    def begin(self, side, kind, a=0, b=0, c=0, d=0, e=0):
+        """Start one mission action as the step machine does (``do_action_nb``) and stop at its
+        first loss or retreat decision, if any (``options``, ``decide``); the events so far
+        stay in the buffer (``_events``)."""
         self.act[0, :] = (kind, a, b, c, d, e)
         s = SIDES.index(side)
         self.st[E.S_SIDE] = s
+        self.st[E.S_PHASE] = E.PH_ACT
         E.do_action_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.act, 0)
-        self._take_losses()
-        return self._events()
 
     def _take_losses(self):
         """Losses and retreat steps an action left as decisions (MT-7.2, MT-7.4, MT-7.5),
