@@ -17,10 +17,16 @@ Documented simplifications:
   first (by points, archers after plain units, creatures last), the shooter the dearest:
   ``take_losses_nb``'s order, which hand-made positions (position.py) still use. With
   ``creature_hits > 1`` the damage on a territory's creatures is a counter reset every turn.
-* Retreat (MT-7.5): each step must be passable for every unit type in the force; the
-  owner's choice among several territories is the one holding most own units (random
-  player: random). Of the attacking leaders only the bonus giver goes with a retreating
-  attack. As in lotr_sim.kernels.combat: Good's 6 wins when both triggers fire in one roll,
+* Retreat (MT-7.5): where each step goes is a decision of the step machine, by the
+  retreating side (PH_RETREAT: ``retreat_nb``, ``retreat_go_nb``, ``retreat_options_nb``,
+  then ``assault_resume_nb`` finishes the assault); a step with a single legal destination
+  is taken without a decision. The built-in players choose as the engine did before: the
+  territory holding most own units (first neighbour of equals); the random player draws
+  one uniform number per destination (also for a single one) and takes the highest.
+  Still narrowed: the force moves as one (each step must be passable for every unit type in
+  it, no split), the losses of blocked steps are taken cheapest first (``take_losses_nb``,
+  not a decision), and of the attacking leaders only the bonus giver goes with a retreating
+  attack (defending leaders all go). As in lotr_sim.kernels.combat: Good's 6 wins when both triggers fire in one roll,
   and a side wiped out by the roll's losses (or facing a wiped-out side) does not retreat;
   but a Good defending 6 (or the Witch-king's 6 against a Good attack) ends the attacker's
   turn even when the whole attacking force died.
@@ -39,10 +45,11 @@ from lotr_sim.games.minas_tirith.config import (
     P_CREATURE_HITS, P_EVIL_DIV, P_LEADER_BONUS, P_LEADER_LAST, P_RETREAT, P_RETREAT_WIPED, P_SIEGE_BONUS,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_LOSE, EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
+    A_LOSE, A_RETREAT, EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_LREMOVED, EV_RETREAT, GOOD, K_SIEGE, O_CAPT,
     O_CFIRED, O_CLOC, O_CST, O_DEC, O_DMG, O_FIRED, O_LAT, O_LLOC, O_PATH, O_SCA, O_SCB, O_UNITS, O_WKAT,
-    PH_ACT, PH_ALOSS, PH_DLOSS, PH_LOSS, PL_TYPE, S_AS_A, S_AS_A6, S_AS_AB, S_AS_B, S_AS_D6, S_AS_LD,
-    S_AS_SIDE, S_AS_WK, S_GATE, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_PHASE, S_TURNEND,
+    PH_ACT, PH_ALOSS, PH_DLOSS, PH_LOSS, PH_RETREAT, PL_TYPE, S_AS_A, S_AS_A6, S_AS_AB, S_AS_B, S_AS_D6,
+    S_AS_LD, S_AS_SIDE, S_AS_WK, S_GATE, S_LCAP, S_LOSS_N, S_LOSS_SEAT, S_LOSS_SIDE, S_LOSS_T, S_PHASE,
+    S_RT_A, S_RT_CUR, S_RT_K, S_RT_LMASK, S_RT_NP, S_RT_SIDE, S_RT_STEPS, S_RT_VEC, S_TURNEND,
 )
 from lotr_sim.games.minas_tirith.events import (
     _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb, ev_end_nb,
@@ -156,73 +163,160 @@ def catapults_check_nb(cf, st, tr):
 
 
 @njit(cache=True, _nrt=False)
-def retreat_nb(cf, st, tr, s, pol, side, a, vec, steps, lmask):
+def retreat_nb(cf, st, tr, s, pol, side, a, vec, steps, lmask, defer):
     """MT-7.5: the force counted in st[vec:] (already at a) with the leaders in lmask retreats
     ``steps`` territories towards its edge (Evil: Evil's edge; Good: Good's edge), each step
     to a strictly closer territory without enemies that the whole force may enter; steps that
-    cannot be taken cost units (per step, or one per six if blocked at all)."""
+    cannot be taken cost units (per step, or one per six if blocked at all). With ``defer`` a
+    step with several destinations is a decision of the retreating side (PH_RETREAT; returns
+    True, and ``retreat_go_nb`` goes on once it is taken); else the seat's built-in player
+    chooses at once. Returns False once the retreat is over."""
+    st[S_RT_SIDE] = side
+    st[S_RT_A] = a
+    st[S_RT_CUR] = a
+    st[S_RT_NP] = 0
+    st[S_RT_STEPS] = steps
+    st[S_RT_VEC] = vec
+    st[S_RT_LMASK] = lmask
+    return retreat_go_nb(cf, st, tr, s, pol, defer)
+
+
+@njit(cache=True, _nrt=False)
+def retreat_ok_nb(cf, st, c):
+    """MT-7.5: may the retreat under way (S_RT_* slots) step from where it stands to c? A
+    strictly closer territory to its edge, without enemy units, that every unit type of the
+    force (and its leaders) may enter."""
+    side = st[S_RT_SIDE]
+    cur = st[S_RT_CUR]
+    vec = st[S_RT_VEC]
     doff = O_DEVIL if side == EVIL else O_DGOOD
-    cur = a
-    np_ = 0
+    if cf[doff + c] >= cf[doff + cur]:
+        return False
+    if side_units_nb(cf, st, c, 1 - side) > 0:
+        return False
+    for u in range(cf[C_NU]):
+        if st[vec + u] > 0 and not cross_ok_nb(cf, st, side, cf[O_UCLS + u], cur, c):
+            return False
+    if st[S_RT_LMASK] != 0 and not cross_ok_nb(cf, st, side, 3, cur, c):
+        return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def retreat_value_nb(cf, st, s, pol, c, j):
+    """The built-in players' value of retreating to c, the j-th neighbour (the highest wins,
+    the first of equals): random player a uniform draw, heuristic the own units there
+    (+0.5 - 0.01 j)."""
+    side = st[S_RT_SIDE]
+    if pol[side, PL_TYPE] == 0:
+        return uniform_nb(s)
+    return side_units_nb(cf, st, c, side) + 0.5 - 0.01 * j
+
+
+@njit(cache=True, _nrt=False)
+def retreat_options_nb(cf, st, act):
+    """A retreat decision (PH_RETREAT, MT-7.5): one row (A_RETREAT, territory, from, steps
+    left, neighbour index, 0) per territory the next step may go to, in neighbour order;
+    returns their number."""
+    cur = st[S_RT_CUR]
+    n = 0
+    for j in range(cf[O_NBN + cur]):
+        c = cf[O_NB + cur * MAXDEG + j]
+        if retreat_ok_nb(cf, st, c):
+            act[n, 0] = A_RETREAT
+            act[n, 1] = c
+            act[n, 2] = cur
+            act[n, 3] = st[S_RT_STEPS] - st[S_RT_NP]
+            act[n, 4] = j
+            act[n, 5] = 0
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def retreat_choice_nb(cf, st, pol, s, act, n):
+    """The built-in player's pick among the ``n`` rows of a retreat decision: as the engine
+    chose before retreats were decisions (the random player draws once per row)."""
+    best = 0
+    bestv = -1.0
+    for i in range(n):
+        v = retreat_value_nb(cf, st, s, pol, act[i, 1], act[i, 4])
+        if v > bestv:
+            bestv = v
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def retreat_step_nb(cf, st, c):
+    """Move the retreating force (units in st[S_RT_VEC:], leaders in S_RT_LMASK) one step to c."""
+    cur = st[S_RT_CUR]
+    vec = st[S_RT_VEC]
+    lmask = st[S_RT_LMASK]
+    for u in range(cf[C_NU]):
+        st[O_UNITS + cur * MAXU + u] -= st[vec + u]
+        st[O_UNITS + c * MAXU + u] += st[vec + u]
+    for l in range(cf[C_NL]):
+        if (lmask >> l) & 1:
+            st[O_LLOC + l] = c
+    st[O_PATH + st[S_RT_NP]] = c
+    st[S_RT_NP] += 1
+    st[S_RT_CUR] = c
+
+
+@njit(cache=True, _nrt=False)
+def retreat_go_nb(cf, st, tr, s, pol, defer):
+    """The retreat under way (S_RT_* slots) takes its remaining steps: a step with one
+    destination is taken at once, one with several is a decision (``defer``: PH_RETREAT,
+    returns True) or the built-in player's pick; then the retreat event and the losses of
+    blocked steps (taken cheapest first, take_losses_nb). Returns False once it is over."""
+    side = st[S_RT_SIDE]
+    steps = st[S_RT_STEPS]
+    vec = st[S_RT_VEC]
     blocked = 0
-    for step in range(steps):
+    while st[S_RT_NP] < steps:
+        cur = st[S_RT_CUR]
+        nbn = cf[O_NBN + cur]
+        ncand = 0
+        for j in range(nbn):
+            if retreat_ok_nb(cf, st, cf[O_NB + cur * MAXDEG + j]):
+                ncand += 1
+        if ncand == 0:
+            blocked = steps - st[S_RT_NP]
+            break
+        if ncand > 1 and defer:
+            st[S_PHASE] = PH_RETREAT
+            return True
         best = -1
         bestv = -1.0
-        ncand = 0
-        nbn = cf[O_NBN + cur]
         for j in range(nbn):
             c = cf[O_NB + cur * MAXDEG + j]
-            if cf[doff + c] >= cf[doff + cur]:
-                continue
-            if side_units_nb(cf, st, c, 1 - side) > 0:
-                continue
-            ok = True
-            for u in range(cf[C_NU]):
-                if st[vec + u] > 0 and not cross_ok_nb(cf, st, side, cf[O_UCLS + u], cur, c):
-                    ok = False
-            if lmask != 0 and not cross_ok_nb(cf, st, side, 3, cur, c):
-                ok = False
-            if not ok:
-                continue
-            ncand += 1
-            if pol[side, PL_TYPE] == 0:
-                v = uniform_nb(s)
-            else:
-                v = side_units_nb(cf, st, c, side) + 0.5 - 0.01 * j
-            if v > bestv:
-                bestv = v
-                best = c
-        if best < 0:
-            blocked = steps - step
-            break
-        # move the force one step
-        for u in range(cf[C_NU]):
-            st[O_UNITS + cur * MAXU + u] -= st[vec + u]
-            st[O_UNITS + best * MAXU + u] += st[vec + u]
-        for l in range(cf[C_NL]):
-            if (lmask >> l) & 1:
-                st[O_LLOC + l] = best
-        st[O_PATH + np_] = best
-        np_ += 1
-        cur = best
+            if retreat_ok_nb(cf, st, c):
+                v = retreat_value_nb(cf, st, s, pol, c, j)
+                if v > bestv:
+                    bestv = v
+                    best = c
+        retreat_step_nb(cf, st, best)
+    np_ = st[S_RT_NP]
+    cur = st[S_RT_CUR]
     losses = 0
     if blocked > 0:
         losses = blocked if cf[P_BLOCKED] == 0 else steps
     h = ev_begin_nb(st, tr, EV_RETREAT)
     ev_put_nb(st, tr, h, side)
-    ev_put_nb(st, tr, h, a)
+    ev_put_nb(st, tr, h, st[S_RT_A])
     ev_put_nb(st, tr, h, np_)
     for i in range(np_):
         ev_put_nb(st, tr, h, st[O_PATH + i])
     for u in range(cf[C_NU]):
         ev_put_nb(st, tr, h, st[vec + u])
-    ev_put_nb(st, tr, h, lmask)
+    ev_put_nb(st, tr, h, st[S_RT_LMASK])
     ev_put_nb(st, tr, h, losses)
     ev_end_nb(st, tr, h)
     if losses > 0:
         take_losses_nb(cf, st, tr, side, cur, losses, vec, True, False)
         leaders_last_unit_nb(cf, st, tr, cur, side)
-    return cur
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -354,16 +448,18 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k, defer):
         if begin_losses_nb(cf, st, PH_DLOSS, b, E, E, ld) > 0:
             return 0
         st[S_PHASE] = PH_ACT
-        return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab)
+        return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab, True)
     take_losses_nb(cf, st, tr, side, a, la, vec, True, False)
     take_losses_nb(cf, st, tr, E, b, ld, 0, False, False)
-    return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab)
+    return assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab, False)
 
 
 @njit(cache=True, _nrt=False)
-def assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab):
+def assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab, defer):
     """The rest of an assault once both sides' losses are taken (MT-7.5 retreats, MT-7.6
-    the free cavalry move-in). Returns 1 if the territory was taken."""
+    the free cavalry move-in). Returns 1 if the territory was taken. With ``defer`` a
+    retreat step with several destinations is a decision (PH_RETREAT, the retreating side's):
+    this returns 0 at it, and ``assault_resume_nb`` finishes the assault after the retreat."""
     E = 1 - side
     vec = O_SCA
     leaders_last_unit_nb(cf, st, tr, a, side)
@@ -375,15 +471,18 @@ def assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab):
     for u in range(cf[C_NU]):
         att_left += st[vec + u]
     def_left = side_units_nb(cf, st, b, E)
+    good6 = a6 if side == GOOD else d6
+    evil6 = d6 if side == GOOD else a6
+    # which retreat (S_RT_K): 1 the defenders from a wiped-out attack, 2 the attackers after
+    # wiping out the defence, 3 the defenders, 4 the attackers (both sides left); n6 its steps
+    k = 0
+    n6 = 0
     # retreat_after_wipeout (MT-7.5 [R]): the six still acts when the roll wiped out the
     # side that rolled it; a side that is itself wiped out never retreats
     both = att_left > 0 and def_left > 0
     if cf[P_RETREAT] != 2 and cf[P_RETREAT_WIPED] == 1 and not both and (att_left > 0 or def_left > 0):
-        good6 = a6 if side == GOOD else d6
-        evil6 = d6 if side == GOOD else a6
         # which side the six sends back: Evil on Good's six, else Good on the Witch-king's six
         back = -1
-        n6 = 0
         if good6 > 0:
             back = EVIL
             n6 = good6
@@ -391,59 +490,84 @@ def assault_after_nb(cf, st, tr, s, pol, side, a, b, a6, d6, wk, ab):
             back = GOOD
             n6 = evil6
         if back == E and def_left > 0:  # the defenders retreat from a wiped-out attack
-            _all_units_vec_nb(cf, st, b, E, O_SCB)
-            retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, n6, leader_mask_at_nb(cf, st, b, E))
-            catapults_check_nb(cf, st, tr)
-            if check_win_nb(cf, st, tr):
-                return 0
+            k = 1
         elif back == side and att_left > 0:  # the attackers retreat; the turn ends
+            k = 2
+    elif cf[P_RETREAT] != 2 and both:
+        if good6 > 0:  # Good attacks: the Evil defenders retreat; Evil attacks: it retreats
+            k = 3 if side == GOOD else 4
+            n6 = good6
+        elif wk == 1 and evil6 > 0:  # the Witch-king reversal
+            k = 3 if side == EVIL else 4
+            n6 = evil6
+    if k > 0:
+        st[S_AS_A] = a
+        st[S_AS_B] = b
+        st[S_AS_SIDE] = side
+        st[S_AS_A6] = a6
+        st[S_AS_D6] = d6
+        st[S_AS_WK] = wk
+        st[S_AS_AB] = ab
+        st[S_RT_K] = k
+        if k == 1 or k == 3:  # the defenders retreat with their leaders
+            _all_units_vec_nb(cf, st, b, E, O_SCB)
+            pending = retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, n6, leader_mask_at_nb(cf, st, b, E), defer)
+        else:  # of the attacking leaders only the bonus giver goes with them
             lm = 0
             if ab > 0 and leaders_at_nb(cf, st, a, side) > 0:
                 lm = _first_leader_mask_nb(cf, st, a, side)
-            retreat_nb(cf, st, tr, s, pol, side, a, vec, n6, lm)
-            st[S_TURNEND] = 1
-            catapults_check_nb(cf, st, tr)
-            if check_win_nb(cf, st, tr):
-                return 0
+            pending = retreat_nb(cf, st, tr, s, pol, side, a, vec, n6, lm, defer)
+        if pending:
             return 0
-    if cf[P_RETREAT] != 2 and both:
-        good6 = a6 if side == GOOD else d6
-        evil6 = d6 if side == GOOD else a6
-        if good6 > 0:
-            if side == GOOD:  # Evil defenders retreat with their leaders
-                _all_units_vec_nb(cf, st, b, E, O_SCB)
-                retreat_nb(cf, st, tr, s, pol, E, b, O_SCB, good6, leader_mask_at_nb(cf, st, b, E))
-            else:  # Evil attackers retreat; Evil's turn ends
-                lm = 0
-                if ab > 0 and leaders_at_nb(cf, st, a, EVIL) > 0:
-                    lm = _first_leader_mask_nb(cf, st, a, EVIL)
-                retreat_nb(cf, st, tr, s, pol, EVIL, a, vec, good6, lm)
-                st[S_TURNEND] = 1
-        elif wk == 1 and evil6 > 0:  # the Witch-king reversal
-            if side == EVIL:
-                _all_units_vec_nb(cf, st, b, GOOD, O_SCB)
-                retreat_nb(cf, st, tr, s, pol, GOOD, b, O_SCB, evil6, leader_mask_at_nb(cf, st, b, GOOD))
-            else:
-                lm = 0
-                if ab > 0 and leaders_at_nb(cf, st, a, GOOD) > 0:
-                    lm = _first_leader_mask_nb(cf, st, a, GOOD)
-                retreat_nb(cf, st, tr, s, pol, GOOD, a, vec, evil6, lm)
-                st[S_TURNEND] = 1
+        return assault_resume_nb(cf, st, tr, s, pol)
+    if cf[P_RETREAT] != 2 and both:  # no six: nobody retreats
         catapults_check_nb(cf, st, tr)
         if check_win_nb(cf, st, tr):
             return 0
     elif cf[P_RETREAT] != 2 and att_left == 0:
-        # MT-7.5: the attacking force died, so nothing retreats, but the six still ends the
-        # attacker's turn (Good's defending six; an Evil six with the Witch-king defending)
-        good6 = a6 if side == GOOD else d6
-        evil6 = d6 if side == GOOD else a6
-        if side == EVIL and good6 > 0:
-            st[S_TURNEND] = 1
-        elif side == GOOD and good6 == 0 and wk == 1 and evil6 > 0:
-            st[S_TURNEND] = 1
+        _six_ends_turn_nb(st, side, a6, d6, wk)
+    return _assault_end_nb(cf, st, tr, s, pol, side, a, b)
+
+
+@njit(cache=True, _nrt=False)
+def assault_resume_nb(cf, st, tr, s, pol):
+    """The rest of an assault after its retreat (S_RT_K, the assault in the S_AS_* slots): an
+    attacker that retreated ends its turn; catapults and the win are checked; then the free
+    cavalry move-in (MT-7.6). Returns 1 if the territory was taken."""
+    k = st[S_RT_K]
+    side = st[S_AS_SIDE]
+    if k == 2 or k == 4:
+        st[S_TURNEND] = 1
+    catapults_check_nb(cf, st, tr)
+    if check_win_nb(cf, st, tr):
+        return 0
+    if k == 2:
+        return 0
+    if k == 1:  # the attacking force died: its six may still end the turn
+        _six_ends_turn_nb(st, side, st[S_AS_A6], st[S_AS_D6], st[S_AS_WK])
+    return _assault_end_nb(cf, st, tr, s, pol, side, st[S_AS_A], st[S_AS_B])
+
+
+@njit(cache=True, _nrt=False)
+def _six_ends_turn_nb(st, side, a6, d6, wk):
+    """MT-7.5: the attacking force died, so nothing retreats, but the six still ends the
+    attacker's turn (Good's defending six; an Evil six with the Witch-king defending)."""
+    good6 = a6 if side == GOOD else d6
+    evil6 = d6 if side == GOOD else a6
+    if side == EVIL and good6 > 0:
+        st[S_TURNEND] = 1
+    elif side == GOOD and good6 == 0 and wk == 1 and evil6 > 0:
+        st[S_TURNEND] = 1
+
+
+@njit(cache=True, _nrt=False)
+def _assault_end_nb(cf, st, tr, s, pol, side, a, b):
+    """MT-7.6: once the defence is gone (and the turn goes on) the surviving attacking cavalry
+    may move in free. Returns 1 if the territory was taken."""
+    E = 1 - side
+    vec = O_SCA
     catapults_check_nb(cf, st, tr)
     if side_units_nb(cf, st, b, E) == 0 and st[S_TURNEND] == 0:
-        # MT-7.6: surviving attacking cavalry may move in free
         cav = 0
         for u in range(cf[C_NU]):
             if cf[O_UCLS + u] == 1 and st[vec + u] > 0 and st[O_UNITS + a * MAXU + u] >= st[vec + u]:
@@ -620,7 +744,8 @@ def lose_one_nb(cf, st, tr, t, u):
 @njit(cache=True, _nrt=False)
 def next_loss_nb(cf, st, tr, s, pol):
     """After one loss: the next loss decision (returns True), or the next side's losses, or
-    the rest of the bombardment or assault (returns False: the action is over)."""
+    the rest of the bombardment or assault: returns True if that stops at a retreat decision
+    (PH_RETREAT), False when the action is over."""
     if st[S_LOSS_N] > 0 and loss_count_nb(cf, st) > 0:
         return True
     if st[S_PHASE] == PH_LOSS:
@@ -634,8 +759,8 @@ def next_loss_nb(cf, st, tr, s, pol):
     st[S_LOSS_N] = 0
     st[S_PHASE] = PH_ACT
     assault_after_nb(cf, st, tr, s, pol, side, st[S_AS_A], st[S_AS_B], st[S_AS_A6], st[S_AS_D6],
-                     st[S_AS_WK], st[S_AS_AB])
-    return False
+                     st[S_AS_WK], st[S_AS_AB], True)
+    return st[S_PHASE] == PH_RETREAT
 
 
 @njit(cache=True, _nrt=False)

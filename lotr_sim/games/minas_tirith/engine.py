@@ -34,9 +34,11 @@ The step machine's decisions (issue 8): the mission die (PH_DIE, MT-4.2/4.5), th
 menu (PH_ACT, MT-6/7/9, PASS included), and every loss of a roll, one decision per hit by
 the player the rules name - bombardment (PH_LOSS, MT-7.2: the owner, or the shooter under
 ``bombard_loss_choice = shooter``) and assault, the attacker among the units that attacked,
-then the defender (PH_ALOSS, PH_DLOSS, MT-7.4). The built-in players take losses in the
-engine's fixed order (cheapest first; the shooter dearest first), the random player too,
-so their results are those of the engine before the port, game for game.
+then the defender (PH_ALOSS, PH_DLOSS, MT-7.4), and every retreat step with several
+destinations, by the retreating side (PH_RETREAT, MT-7.5). The built-in players take losses
+in the engine's fixed order (cheapest first; the shooter dearest first), the random player
+too, and retreat as the engine did (most own units; the random player draws once per
+destination), so their results are those of the engine before the port, game for game.
 
 Where the engine still narrows a player's choices (documented simplifications; each is
 stated in full in the module it concerns; a player from ``lotr_sim.players`` gets the greedy
@@ -45,8 +47,8 @@ heuristic's choice there):
 * actions.py: actions are a finite menu (all or half of the units that may cross; 1-3 units
   in an assault); the random player is uniform over it.
 * combat.py: creature damage is a counter reset every turn; retreat steps must be passable
-  for the whole force and go to the territory with most own units (random player: random),
-  only the bonus giver among attacking leaders retreats with an attack, and the
+  for the whole force (it does not split), the losses of blocked retreat steps are taken
+  cheapest first, only the bonus giver among attacking leaders retreats with an attack, and the
   retreat/wipe-out cases follow lotr_sim.kernels.combat; archers that fired carry the count
   with them (MT-7.2).
 * cards.py: one bonus per trade (MT-5.4); the Muster of Gondor is played in the card step.
@@ -86,6 +88,7 @@ from lotr_sim.games.minas_tirith.config import (
 )
 from .layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_DIE, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_LOSE, A_MOVE, A_PASS,
+    A_RETREAT, PH_RETREAT, S_RT_A, S_RT_CUR, S_RT_K, S_RT_LMASK, S_RT_NP, S_RT_SIDE, S_RT_STEPS, S_RT_VEC,
     EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_DISCARD, EV_END, EV_EXCHANGE, EV_GATE, EV_LOAD,
     EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
     K_CATAPULT, K_GROND, K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, MAXA, MAX_TURNS, NPOL, O_CAPT, O_CFIRED,
@@ -115,6 +118,8 @@ from .combat import (
     bombard_action_nb, bonus_fast_nb, capture_leader_nb, capture_unit_nb, catapults_check_nb,
     assault_after_nb, begin_losses_nb, finish_losses_nb, leaders_last_unit_nb, lose_one_nb, loss_options_nb,
     loss_count_nb, may_lose_nb, next_loss_nb, remove_leader_nb, retreat_nb,
+    _assault_end_nb, _six_ends_turn_nb, assault_resume_nb, retreat_choice_nb, retreat_go_nb, retreat_ok_nb,
+    retreat_options_nb, retreat_step_nb, retreat_value_nb,
     shooters_nb, take_losses_nb,
 )
 from .policies import (
@@ -429,4 +434,8 @@ __all__ = [
     'finish_losses_nb', 'lose_one_nb', 'loss_options_nb', 'PH_ALOSS', 'PH_DLOSS', 'assault_after_nb',
     'begin_losses_nb', 'next_loss_nb', 'loss_count_nb', 'may_lose_nb', 'S_AS_A', 'S_AS_A6', 'S_AS_AB', 'S_AS_B', 'S_AS_D6', 'S_AS_LD',
     'S_AS_SIDE', 'S_AS_WK',
+    'A_RETREAT', 'PH_RETREAT', 'S_RT_A', 'S_RT_CUR', 'S_RT_K', 'S_RT_LMASK', 'S_RT_NP', 'S_RT_SIDE',
+    'S_RT_STEPS', 'S_RT_VEC', '_assault_end_nb', '_six_ends_turn_nb', 'assault_resume_nb',
+    'retreat_choice_nb', 'retreat_go_nb', 'retreat_ok_nb', 'retreat_options_nb', 'retreat_step_nb',
+    'retreat_value_nb',
 ]

@@ -131,8 +131,10 @@ class MinasTirith(Game):
         return row, events
 
     # -- the step machine (lotr_sim.games.step) ----------------------------------------------
-    # Actions are rows of 6 ints: (A_DIE, slot, face, 0, 0, 0) at a mission-die decision, the
-    # engine's action menu (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
+    # Actions are rows of 6 ints: (A_DIE, slot, face, 0, 0, 0) at a mission-die decision,
+    # (A_LOSE, unit type, territory, hits left, 0, 0) at a loss, (A_RETREAT, territory, from,
+    # steps left, neighbour index, 0) at a retreat step, the engine's action menu
+    # (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
     def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
         from lotr_sim.games.minas_tirith import engine as E
         from lotr_sim.games.step import State
@@ -208,6 +210,8 @@ class MinasTirith(Game):
     def decision_kind(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         ph = int(state.st[E.S_PHASE])
+        if ph == E.PH_RETREAT:
+            return "retreat"
         return "die" if ph == E.PH_DIE else "action" if ph == E.PH_ACT else "loss"
 
     def pass_action(self, compiled, state):

@@ -71,6 +71,15 @@ S_AS_D6 = STATE.scalar("as_d6")       # defender's natural sixes
 S_AS_WK = STATE.scalar("as_wk")       # the Witch-king present
 S_AS_AB = STATE.scalar("as_ab")       # attacker's bonus
 S_AS_LD = STATE.scalar("as_ld")       # defender's losses, taken after the attacker's
+# a retreat under way (MT-7.5; PH_RETREAT: a step with several destinations is a decision)
+S_RT_SIDE = STATE.scalar("rt_side")   # the retreating side (it chooses the destinations)
+S_RT_A = STATE.scalar("rt_a")         # where the retreat started
+S_RT_CUR = STATE.scalar("rt_cur")     # where the force stands now
+S_RT_NP = STATE.scalar("rt_np")       # steps taken (their territories in O_PATH)
+S_RT_STEPS = STATE.scalar("rt_steps")  # steps the retreat must take
+S_RT_VEC = STATE.scalar("rt_vec")     # offset of the retreating force's unit counts (O_SCA / O_SCB)
+S_RT_LMASK = STATE.scalar("rt_lmask")  # leaders going with the force (bit per leader)
+S_RT_K = STATE.scalar("rt_k")         # which retreat of the assault (assault_resume_nb goes on from it)
 
 STATE.pad_to(64)                      # spare scalar slots
 O_UNITS = STATE.array("units", MAXT * MAXU)
@@ -108,11 +117,13 @@ EV_CATLOST, EV_DISCARD = 16, 17
 K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
 # action kinds
 A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE, A_LOSE = range(12)
+A_RETREAT = 12
 # policy vector
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
 NPOL = 8
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2
-# step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick
-PH_ROUND, PH_DIE, PH_ACT, PH_LOSS, PH_ALOSS, PH_DLOSS = 0, 1, 2, 3, 4, 5
+# step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick /
+# a loss to take (bombardment, assault attacker, assault defender) / a retreat step's destination
+PH_ROUND, PH_DIE, PH_ACT, PH_LOSS, PH_ALOSS, PH_DLOSS, PH_RETREAT = 0, 1, 2, 3, 4, 5, 6

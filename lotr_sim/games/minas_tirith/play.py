@@ -23,15 +23,16 @@ from lotr_sim.games.minas_tirith.config import (
     P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_DIE, A_LOSE, A_PASS, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
-    O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
+    A_DIE, A_LOSE, A_PASS, A_RETREAT, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
-    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
+    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
 )
 from lotr_sim.games.minas_tirith.events import STREAM_SIZE, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb
 from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
 from lotr_sim.games.minas_tirith.combat import (
-    catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
+    assault_resume_nb, catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
+    retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
 )
 from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
 from lotr_sim.games.minas_tirith.cards import card_phase_nb, draw_cards_nb
@@ -94,9 +95,11 @@ def setup_nb(cf, st, s):
 # two calls the state always rests at a decision (or the game is over): ``apply_nb`` resolves
 # everything up to the next one (dice, card draws, end of turn, the next round's dice) from
 # the stream ``s`` held beside the state. Decisions: PH_DIE (MT-4.2/4.5: which unused mission
-# die; rows (A_DIE, slot, face)) and PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
-# PASS included). The card step (MT-5), losses, retreats and leaders following are still
-# made inside the engine by the seat's heuristic (see the module docstring).
+# die; rows (A_DIE, slot, face)), PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
+# PASS included), the losses of a roll (PH_LOSS / PH_ALOSS / PH_DLOSS, MT-7.2/7.4: rows
+# (A_LOSE, unit type, ...)) and a retreat step with several destinations (PH_RETREAT, MT-7.5:
+# rows (A_RETREAT, territory, ...)). The card step (MT-5) and leaders following a move are
+# still made inside the engine by the seat's heuristic (see the module docstring of engine.py).
 
 
 @njit(cache=True, _nrt=False)
@@ -194,6 +197,8 @@ def to_move_nb(st):
     """The seat (0 Good, 1 Evil) whose decision it is; -1 once the game is over."""
     if st[S_OVER] != 0:
         return -1
+    if st[S_PHASE] == PH_RETREAT:  # MT-7.5: the retreating side
+        return st[S_RT_SIDE]
     if st[S_PHASE] >= PH_LOSS:   # PH_LOSS, PH_ALOSS, PH_DLOSS: the loser (or the shooter)
         return st[S_LOSS_SEAT]
     return st[S_SIDE]
@@ -217,6 +222,8 @@ def legal_actions_nb(cf, st, act):
                 act[n, 5] = 0
                 n += 1
         return n
+    if st[S_PHASE] == PH_RETREAT:
+        return retreat_options_nb(cf, st, act)
     if st[S_PHASE] >= PH_LOSS:
         return loss_options_nb(cf, st, act)
     return enum_actions_nb(cf, st, st[S_SIDE], act)
@@ -249,6 +256,16 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
                 return
             catapults_check_nb(cf, st, tr)
             check_win_nb(cf, st, tr)
+        elif act[i, 0] == A_RETREAT:
+            # MT-7.5: one step to the chosen territory; then the retreat's other steps (the
+            # next decision, if one has several destinations) and the rest of the assault
+            retreat_step_nb(cf, st, act[i, 1])
+            st[S_PHASE] = PH_ACT
+            if retreat_go_nb(cf, st, tr, s, pol, True):
+                return
+            assault_resume_nb(cf, st, tr, s, pol)
+            catapults_check_nb(cf, st, tr)
+            check_win_nb(cf, st, tr)
         else:
             st[S_MISS] -= 1
             do_action_nb(cf, st, tr, s, pol, side, act, i)
@@ -272,6 +289,10 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
             if act[i, 1] == slot:
                 return i
         return 0
+    if st[S_PHASE] == PH_RETREAT:
+        # MT-7.5: the heuristic retreats to the territory with most own units, the random
+        # player draws once per destination (as the engine did before retreats were decisions)
+        return retreat_choice_nb(cf, st, pol, s, act, n)
     if st[S_PHASE] >= PH_LOSS:
         # every built-in player (random too: it draws nothing here) loses the cheapest
         # units first; under bombard_loss_choice = shooter the shooter takes the dearest
@@ -379,12 +400,17 @@ def step_choice_nb(cf, st, wp, pol, s, act, n):
 def step_scores_nb(cf, st, wp, pol, s, act, n, out):
     """The heuristic score of each legal action for the seat to move (``pol`` row, which
     must be a heuristic's): actions as choose_action_nb scores them (PASS 0); at a mission-die
-    decision the heuristic's pick scores 1, the others 0."""
+    or loss decision the heuristic's pick scores 1, the others 0; at a retreat decision each
+    destination scores the heuristic's value of it (the highest is its pick)."""
     side = st[S_SIDE]
     if st[S_PHASE] == PH_DIE:
         slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
         for i in range(n):
             out[i] = 1.0 if act[i, 1] == slot else 0.0
+        return
+    if st[S_PHASE] == PH_RETREAT:  # the heuristic's value of each destination (MT-7.5)
+        for i in range(n):
+            out[i] = retreat_value_nb(cf, st, s, pol, act[i, 1], act[i, 4])
         return
     if st[S_PHASE] >= PH_LOSS:
         pick = builtin_choice_nb(cf, st, wp, pol, s, act, n)

@@ -1,5 +1,7 @@
 """Hand-made positions for tests and designers: build a state, call single-step kernels
-(assault, bombard, move, retreat, trade, end of turn) and read the decoded events."""
+(assault, bombard, move, retreat, trade, end of turn) and read the decoded events; or start an
+action as the step machine does and take its loss and retreat decisions one by one (``begin``,
+``options``, ``decide``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -154,27 +156,55 @@ class Position:
         return self._events()
 
     def do(self, side, kind, a=0, b=0, c=0, d=0, e=0):
-        self.act[0, :] = (kind, a, b, c, d, e)
-        s = SIDES.index(side)
-        self.st[E.S_SIDE] = s
-        E.do_action_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.act, 0)
+        """Do one mission action (row kind, a, b, c, d, e of the menu) to its end, the losses
+        and retreat steps it leaves as decisions taken by the built-in players."""
+        self.begin(side, kind, a, b, c, d, e)
         self._take_losses()
         return self._events()
 
+    def begin(self, side, kind, a=0, b=0, c=0, d=0, e=0):
+        """Start one mission action as the step machine does (``do_action_nb``) and stop at its
+        first loss or retreat decision, if any (``options``, ``decide``); the events so far
+        stay in the buffer (``_events``)."""
+        self.act[0, :] = (kind, a, b, c, d, e)
+        s = SIDES.index(side)
+        self.st[E.S_SIDE] = s
+        self.st[E.S_PHASE] = E.PH_ACT
+        E.do_action_nb(self.cf, self.st, self.tr, self.s, self.pol, s, self.act, 0)
+
     def _take_losses(self):
-        """Losses an action left as decisions (MT-7.2, MT-7.4), taken in the built-in order,
-        then the checks that follow an action (as apply_nb makes them)."""
+        """Losses and retreat steps an action left as decisions (MT-7.2, MT-7.4, MT-7.5),
+        taken by the built-in players, then the checks that follow an action (as apply_nb
+        makes them)."""
         if self.st[E.S_PHASE] < E.PH_LOSS:
             return
-        while True:
-            n = E.loss_options_nb(self.cf, self.st, self.act)
+        while self.st[E.S_PHASE] >= E.PH_LOSS:
+            n = E.legal_actions_nb(self.cf, self.st, self.act)
             i = E.builtin_choice_nb(self.cf, self.st, self.comp.wp, self.pol, self.s, self.act, n)
-            E.lose_one_nb(self.cf, self.st, self.tr, self.act[i, 2], self.act[i, 1])
-            self.st[E.S_LOSS_N] -= 1
-            if not E.next_loss_nb(self.cf, self.st, self.tr, self.s, self.pol):
-                break
+            self.decide(i)
         E.catapults_check_nb(self.cf, self.st, self.tr)
         E.check_win_nb(self.cf, self.st, self.tr)
+
+    def options(self):
+        """The rows of the loss or retreat decision the position rests at (``legal_actions_nb``)."""
+        n = E.legal_actions_nb(self.cf, self.st, self.act)
+        return self.act[:n].copy()
+
+    def decide(self, i):
+        """Take row i of ``options()`` at a loss (MT-7.2, MT-7.4) or retreat (MT-7.5) decision
+        and go on to the next decision or the end of the action (its final checks are left to
+        the caller, as ``_take_losses`` makes them); returns the events it wrote (not consumed)."""
+        self.options()
+        ph = self.st[E.S_PHASE]
+        if ph == E.PH_RETREAT:
+            E.retreat_step_nb(self.cf, self.st, self.act[i, 1])
+            self.st[E.S_PHASE] = E.PH_ACT
+            if not E.retreat_go_nb(self.cf, self.st, self.tr, self.s, self.pol, True):
+                E.assault_resume_nb(self.cf, self.st, self.tr, self.s, self.pol)
+        else:
+            E.lose_one_nb(self.cf, self.st, self.tr, self.act[i, 2], self.act[i, 1])
+            self.st[E.S_LOSS_N] -= 1
+            E.next_loss_nb(self.cf, self.st, self.tr, self.s, self.pol)
 
     def invariant(self):
         return bool(E.invariant_ok_nb(self.cf, self.st))
