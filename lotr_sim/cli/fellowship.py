@@ -7,12 +7,9 @@ from typing import Optional
 
 import typer
 
+from lotr_sim.reports.fellowship import SHOW_TAIL, plot_fellowship, shown_turns
 from lotr_sim.cli._common import (cli_errors, config_option, parse_count, print_json, seed_option,
                                   sets_option, threads_option)
-
-#: Table rows: every number of turns until the exact upper tail is below this; the rest pooled.
-SHOW_TAIL = 1e-4
-
 
 @cli_errors
 def fellowship(
@@ -44,21 +41,6 @@ def fellowship(
     _print(rep)
 
 
-def _shown(ex: dict) -> tuple[list[int], int | None]:
-    """The turns given a row of their own, and the first turn of the pooled last row."""
-    dist = {int(t): p for t, p in ex["distribution"].items()}
-    ts = sorted(dist)
-    left = 1.0
-    rows = []
-    for t in ts:
-        rows.append(t)
-        left -= dist[t]
-        if left < SHOW_TAIL:
-            break
-    nxt = rows[-1] + 1
-    return rows, (nxt if nxt <= ts[-1] else None)
-
-
 def _print(rep: dict) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -77,7 +59,7 @@ def _print(rep: dict) -> None:
         t.add_column(f"Monte Carlo ({mc['games']:,})", justify="right")
         t.add_column("95% Wilson", justify="right")
         t.add_column("z", justify="right")
-    rows, pooled = _shown(ex)
+    rows, pooled = shown_turns(ex)
     dist = {int(k): v for k, v in ex["distribution"].items()}
     mdist = {int(k): v for k, v in mc["distribution"].items()} if mc else {}
 
@@ -124,36 +106,3 @@ def _print(rep: dict) -> None:
                 f"P = {rd['p_last_round_partial']:.4f}")
     if "plot" in rep:
         con.print(f"plot written to {rep['plot']}")
-
-
-def plot_fellowship(rep: dict, path: Path | None = None):
-    """Bar chart of the exact (and Monte Carlo) law of the number of turns; returns the Figure
-    (saved, headless, when ``path`` is given)."""
-    import numpy as np
-
-    from lotr_sim.reports.plots import new_figure, save_figure
-
-    ex, mc = rep["exact"], rep.get("monte_carlo")
-    rows, _ = _shown(ex)
-    t = np.array(rows)
-    pe = np.array([ex["distribution"][str(k)] for k in rows])
-    fig = new_figure((9, 4))
-    ax = fig.subplots()
-    w = 0.4 if mc else 0.8
-    ax.bar(t - (w / 2 if mc else 0), pe, width=w, label="exact")
-    if mc:
-        pm = np.array([mc["distribution"].get(str(k), {"p": 0.0})["p"] for k in rows])
-        lo = np.array([mc["distribution"].get(str(k), {"ci95": [0, 0]})["ci95"][0] for k in rows])
-        hi = np.array([mc["distribution"].get(str(k), {"ci95": [0, 0]})["ci95"][1] for k in rows])
-        ax.bar(t + w / 2, pm, width=w, label=f"Monte Carlo ({mc['games']:,})",
-               yerr=np.vstack([np.clip(pm - lo, 0, None), np.clip(hi - pm, 0, None)]), capsize=2)
-    ax.set_xlabel("player turns until the Ring leaves the path")
-    ax.set_ylabel("probability")
-    ax.set_xticks(t)
-    ax.legend()
-    tr = rep["track"]
-    fig.suptitle(f"Fellowship (LR-10): {len(tr['names'])} territories, {sum(tr['marked'])} die territories, "
-                 f"roll above {tr['roll_above']}; mean {ex['mean']:.3f} turns")
-    if path is not None:
-        save_figure(fig, path)
-    return fig

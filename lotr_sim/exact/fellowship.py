@@ -318,6 +318,12 @@ class FellowshipResult:
     def players(self) -> int:
         return self.rounds.players
 
+    def plot(self, path: str | None = None):
+        """Bar chart of the exact law beside the Monte Carlo one (a matplotlib ``Figure``,
+        shown inline in a notebook; written as PNG when ``path`` is given)."""
+        from lotr_sim.reports.fellowship import plot_fellowship
+        return plot_fellowship(self.as_dict(), path)
+
     def as_dict(self) -> dict:
         """JSON-able: ``track``, ``players``, ``exact`` (``mean``, ``distribution`` by number
         of turns, ``rounds``) and ``monte_carlo`` (the same, with intervals and tests)."""
