@@ -101,6 +101,7 @@ COMMANDS = [
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),
+    ("tiles", "lotr_sim.cli.tiles:tiles"),
 ]
 
 
