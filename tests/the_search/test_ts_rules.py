@@ -152,7 +152,7 @@ def test_ts_3_4_neutral_tiles_and_mount_doom(game, comp, steps):
     for i in range(6):
         last = {"neutral": -1, "any": -1}
 
-        def check(state, acts, _i):
+        def check(state, acts, _i, last=last):
             if state.st[L.S_DK] == L.DK_NEUTRAL:
                 assert all(a[0] == L.A_NEUTRAL for a in acts)
             if state.st[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL):
@@ -337,7 +337,7 @@ def test_invariants_after_every_step(game, comp, rng, steps):
                                                                                  "gwaihir_flight": "off"}):
         c = game.compile(game.load(overrides=over))
 
-        def check(state, acts, i):
+        def check(state, acts, i, c=c):
             assert invariant_nb(c.cf, state.st) == 1
         for i in range(2):
             st = steps(game, c, R, 16, i, check, rng=rng)

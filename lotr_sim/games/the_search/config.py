@@ -45,10 +45,32 @@ PARAMS: list[Param] = [
     Param("gwaihir_flight", "line", "choice", "TS-7.1 [R]",
           "Gwaihir flies to the next region of the same terrain along a row or column of "
           "sections (line), or has no power (off)", choices=("line", "off")),
+    Param("catalogue_seed", 0, "int", "TS-1.2 [R]",
+          "0: the config's tile catalogue; S > 0: the generator's catalogue for seed S (with the "
+          "config's generator settings) - to measure how much the tile draw matters", lo=0, hi=2**31),
+    Param("gwaihir_tokens", 3, "int", "TS-2.5 [R]", "Gwaihir tokens among the blue ones", lo=0, hi=6),
+    Param("ent_tokens", 3, "int", "TS-2.5 [R]", "Ent tokens among the blue ones", lo=0, hi=6),
+    Param("troll_tokens", 2, "int", "TS-2.5 [R]", "Troll tokens among the brown ones", lo=0, hi=6),
+    Param("orc_leader_tokens", 2, "int", "TS-2.5 [R]", "Orc leader tokens among the brown ones", lo=0, hi=6),
+    Param("orc_tokens", 4, "int", "TS-2.5 [R]", "Orc tokens among the brown ones", lo=0, hi=6),
+    Param("empty_caves", 10, "int", "TS-2.5 [R]", "empty caves among the brown tokens", lo=0, hi=14),
     Param("phase3_cap", 200, "int", "TS-5.4",
           "safety cap: phase-3 turns after which a stuck game ends as a draw", lo=10, hi=10000),
 ]
 PARAM_NAMES = [p.name for p in PARAMS]
+# TS-2.5 [R] counts: the parameter sets the count of the token of this name in [[tokens]]
+COUNT_PARAMS = {"gwaihir_tokens": "Gwaihir", "ent_tokens": "Ent", "troll_tokens": "Troll",
+                "orc_leader_tokens": "Orc leader", "orc_tokens": "Orc", "empty_caves": "Empty cave"}
+
+
+def token_counts(data: dict, params: dict) -> list[int]:
+    """Each [[tokens]] entry's count, with the TS-2.5 [R] count parameters applied by name."""
+    by_name = {v: k for k, v in COUNT_PARAMS.items()}
+    out = []
+    for t in data["tokens"]:
+        k = by_name.get(t.get("name"))
+        out.append(int(params[k]) if k is not None else int(t.get("count", 1)))
+    return out
 
 
 def load(config: str | None = None,
@@ -90,7 +112,6 @@ def validate(data: dict, params: dict) -> None:
     toks = data.get("tokens")
     if not isinstance(toks, list) or not toks:
         raise ConfigError("config: [[tokens]] must be a non-empty list")
-    total = 0
     keys = {"name", "colour", "value", "count", "power", "dots", "fighters"}
     for i, t in enumerate(toks):
         if not isinstance(t, dict):
@@ -114,7 +135,11 @@ def validate(data: dict, params: dict) -> None:
             raise ConfigError(f"config: token '{name}': monsters and caves are brown (TS-6.5)")
         if t["colour"] == "brown" and pw not in ("monster", "cave"):
             raise ConfigError(f"config: token '{name}': a brown token is a monster or a cave (TS-6.5)")
-        total += t.get("count", 1)
+    names = {t.get("name") for t in toks}
+    for k, name in COUNT_PARAMS.items():
+        if name not in names and params.get(k) != next(p.default for p in PARAMS if p.name == k):
+            raise ConfigError(f"config: parameter '{k}' sets the count of token '{name}', which is not in [[tokens]]")
+    total = sum(token_counts(data, params))
     if total > MAXTOK:
         raise ConfigError(f"config: at most {MAXTOK} tokens, got {total}")
 
@@ -132,14 +157,18 @@ def compile_config(cfg: GameConfig) -> Compiled:
     """``cfg`` as the flat ``cf`` array."""
     d, p = cfg.data, cfg.params
     cf = np.zeros(CF_SIZE, dtype=np.int64)
-    pats = [t.upper() for t in d["catalogue"]["tiles"]] + [d["catalogue"]["shire"].upper()]
+    tiles = d["catalogue"]["tiles"]
+    if p["catalogue_seed"] > 0:
+        from .catalogue import generate
+        tiles = generate(dict(d["catalogue"].get("generator", {}), seed=int(p["catalogue_seed"])))
+    pats = [t.upper() for t in tiles] + [d["catalogue"]["shire"].upper()]
     for t, pat in enumerate(pats):
         for k in range(4):
             cf[O_PAT + 4 * t + k] = TERRAIN_LETTERS.index(pat[k])
     names: list[str] = []
     i = 0
-    for tok in d["tokens"]:
-        for _ in range(tok.get("count", 1)):
+    for tok, count in zip(d["tokens"], token_counts(d, p)):
+        for _ in range(count):
             cf[O_TCOL + i] = COLOURS.index(tok["colour"])
             cf[O_TVAL + i] = tok.get("value", 0)
             cf[O_TPOW + i] = POWERS.index(tok.get("power", "none"))

@@ -24,11 +24,10 @@ from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
 from .layout import (
     A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, AT_SHIRE, C_BROWND, C_BROWNV, C_GWAIHIR, C_NTOK, EV_BOAT, EV_FIGHT, EV_LOST,
-    EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, NEUTRAL, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
-    O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_CAVE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
+    EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
+    O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
     P_MONSTER, P_MOVER, P_RING, PH3, S_BOAT, S_BOATS, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_HCELL, S_HOB,
-    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP,
-    T_USED, WATER,
+    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_USED,
 )
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb
 
@@ -334,5 +333,4 @@ def token_worth_nb(cf, st, tok, fight_w):
     return v
 
 
-_unused = (P_CAVE, T_MAP, NEUTRAL, WATER, S_NTOKMAP)
 no_literal_dispatch(globals())

@@ -20,24 +20,22 @@ movers on it, taking only tokens on its way.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.rng import randint_nb
 
 from .layout import (
-    A_BOAT, A_ENT, A_FIGHT, A_GWAIHIR, A_NEUTRAL, A_PLACE, A_STEP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
-    DK_MOVE, DK_NEUTRAL, DK_PLACE, GC, HAND, MAXTOK, O_DIST, O_FIRST, O_HAND, O_RTOK, O_SEEN, O_QUEUE,
-    O_STER, O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
+    A_BOAT, A_GWAIHIR, A_STEP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
+    DK_NEUTRAL, DK_PLACE, GC, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
+    O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
-    S_FTOKS, S_HCELL, S_HOB, S_PHASE, S_POINTS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
+    S_FTOKS, S_HCELL, S_PHASE, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
-from .movement import count_held_nb, score_nb, token_worth_nb
+from .movement import token_worth_nb
 from .placement import site_gain_nb
-from .regions import bfs_nb, find_nb, touches_cell_nb
+from .regions import bfs_nb, touches_cell_nb
 
-_ = (HAND, O_HAND, MAXTOK)
 
 
 @njit(cache=True, _nrt=False)
@@ -215,6 +213,4 @@ def choose_nb(cf, st, s, pol, act, n, buf):
     return best
 
 
-_unused = (A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, A_GWAIHIR, O_SEEN, O_STER, S_POINTS, S_HOB, find_nb, score_nb,
-           count_held_nb, np)
 no_literal_dispatch(globals())
