@@ -26,7 +26,7 @@ from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.rng import randint_nb
 
 from .layout import (
-    A_BOAT, A_GWAIHIR, A_STEP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
+    A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
     DK_NEUTRAL, DK_PLACE, GC, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
     O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
@@ -125,8 +125,9 @@ def scores_nb(cf, st, pol, act, n, out):
     p3 = st[S_PHASE] == PH3
     doomv = _doom_worth_nb(cf, st, seat, pol[PL_RACE]) if p3 else 0.0
     for i in range(n):
-        out[i] = -1e9 if act[i, 0] != 0 else 0.0
+        out[i] = (-1.0 if p3 else 0.0) if act[i, 0] == A_STOP else -1e9   # phase 3: keep moving
     here_doom = -1e9
+    doom_found = False
     for j in range(q):
         r = st[O_QUEUE + j]
         k = st[O_DIST + r]
@@ -137,11 +138,12 @@ def scores_nb(cf, st, pol, act, n, out):
             best = pol[PL_TOKEN] * token_worth_nb(cf, st, tok, fw) - sc * k
         if p3 and touches_cell_nb(st, r, st[S_DOOM]):
             dv = doomv - sc * (k + 1)
+            doom_found = True
             if first < 0:
                 here_doom = max(here_doom, dv)
             elif dv > best:
                 best = dv
-        if first < 0 or best <= -1e8:
+        if first < 0 or best <= 0.0:        # only targets worth going for
             continue
         for i in range(n):
             if act[i, 0] == A_STEP and act[i, 1] == first and best > out[i]:
@@ -169,6 +171,8 @@ def scores_nb(cf, st, pol, act, n, out):
             if water == 0.0:
                 water = _water_worth_nb(cf, st, fw) + 1e-9
             out[i] = pol[PL_BOAT] * water - _two_brown_nb(cf, st, seat) - 1.0
+            if p3 and not doom_found:       # a boat is the only way on to Mount Doom
+                out[i] += doomv
 
 
 @njit(cache=True, _nrt=False)
