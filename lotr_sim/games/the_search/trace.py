@@ -196,6 +196,8 @@ def account(events: list[dict]) -> str:
             out.append(f"\n== turn {e['turn']} (phase {e['phase']}) - {who} ==")
         elif k == "snapshot":
             out.append(draw_map(e, doom))
+        elif k == "place" and not who:
+            out.append(f"the Shire tile {e['pattern']} lies in the middle (TS-2.1)")
         elif k == "place":
             what = "a NEUTRAL tile" if e["neutral"] else f"tile {e['pattern']} turned {e['rotation']} -> {e['sections']}"
             out.append(f"{who} places {what} at row {e['row']} col {e['col']}")
