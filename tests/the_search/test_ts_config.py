@@ -82,3 +82,22 @@ def test_cli_tiles_generate_round_trip(tmp_path, game):
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(app, ["tiles", "shuffle"])
     assert r.exit_code != 0 and "unknown tiles action" in r.output
+
+
+def test_cli_tiles_report(tmp_path):
+    """``lotr-sim tiles --games N --out DIR``: the tile-draw table with intervals, the Mount
+    Doom heat map (6 x 8, one cell per game) and the files."""
+    import json
+    out = tmp_path / "rep"
+    r = CliRunner().invoke(app, ["tiles", "--games", "300", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "unplaceable hand" in r.output and "Mount Doom's cell" in r.output
+    rep = json.loads((out / "report.json").read_text())
+    heat = rep["doom_heat"]
+    assert len(heat) == 6 and all(len(row) == 8 for row in heat)
+    assert sum(map(sum, heat)) <= 300 and sum(map(sum, heat)) >= 290
+    for row in rep["rows"]:
+        assert row["lo"] <= row["value"] <= row["hi"]
+    assert (out / "doom_heat.png").stat().st_size > 0
+    r = CliRunner().invoke(app, ["tiles", "--games", "10", "--out", str(out)])
+    assert r.exit_code != 0

@@ -39,7 +39,9 @@ OUT_COLS = ("winner", "reason", "rounds", "turns", "points_frodo", "points_sam",
             "token_points_sam", "used_tokens_frodo", "used_tokens_sam", "doom_points_frodo",
             "doom_points_sam", "reached_doom", "neutral_tiles", "unplaceable_frodo", "unplaceable_sam",
             "doom_cell", "phase1_turns", "phase2_turns", "phase3_turns", "tokens_taken_frodo",
-            "tokens_taken_sam", "invariant_broken", "token_sites", "boats_left", "tokens_left_on_map")
+            "tokens_taken_sam", "invariant_broken", "token_sites", "boats_left", "tokens_left_on_map",
+            "sites_blue", "sites_brown", "sites_green", "sites_yellow", "tokens_never_placed",
+            "doom_distance")
 
 
 def policy_array(policies: Mapping[str, str]) -> np.ndarray:
@@ -95,7 +97,7 @@ class TheSearch(Game):
             from lotr_sim.players.driver import simulate_with_players
 
             def record(state, row):
-                E.record_nb(state.st, row, out)
+                E.record_nb(compiled.cf, state.st, row, out)
             self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
                                                            resolve_threads(threads), record)
         elif n > 0:
@@ -118,7 +120,7 @@ class TheSearch(Game):
                 break
             size *= 4
         out = np.zeros((1, E.NOUT), dtype=np.int64)
-        E.record_nb(state.st, 0, out)
+        E.record_nb(compiled.cf, state.st, 0, out)
         events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, state.tr, game_index)
         return self._columns(game_index, out), events
 
@@ -165,7 +167,7 @@ class TheSearch(Game):
     def result(self, compiled, state):
         from . import play as E
         out = np.zeros((1, E.NOUT), dtype=np.int64)
-        E.record_nb(state.st, 0, out)
+        E.record_nb(compiled.cf, state.st, 0, out)
         return self._columns(state.index, out)
 
     def invariant_ok(self, compiled, state):

@@ -33,7 +33,7 @@ from .layout import (
     S_NORMAL, S_NPLACED, S_NTAKEN, S_P1TURNS, S_P2TURNS, S_P3TURNS, S_PHASE, S_POINTS, S_REACHED,
     S_REASON, S_RMAX, S_RMIN, S_ROUND, S_SEAT, S_STAGE, S_STEPS, S_STOCKN, S_TN, S_TOKPTS, S_TPOS,
     S_TURN, S_UNPL, S_USEDN, S_WINNER, S_EXTRA, S_SITES, SHIRE_TILE, SC, SR, ST_SIZE, STG_DRAW, STG_ENT,
-    STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE,
+    STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE, S_STAMP, O_QUEUE, O_SEEN, O_DIST, O_TMP,
 )
 from .movement import (
     GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, lose_move_nb,
@@ -41,11 +41,11 @@ from .movement import (
 )
 from .placement import fits_nb, legal_cells_nb, place_nb, ter_nb, CAND
 from .policies import choose_nb
-from .regions import SHIRE_CELL, find_nb
+from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
 STG_STEP = 5
 S_NLEGAL = STATE.field("tmp").offset + 250     # spare scratch slot: legal actions now
-NOUT = 26
+NOUT = 32
 MAX_STEPS = 100000
 
 
@@ -508,7 +508,38 @@ def invariant_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
-def record_nb(st, row, out):
+def doom_distance_nb(cf, st):
+    """Moves from the Shire to Mount Doom over the finished map (any region, boats and
+    hobbits ignored; the last move is onto Mount Doom, TS-5.4); -1 when there is none."""
+    d = st[S_DOOM]
+    if d < 0 or st[S_NPLACED] < NTILE + 1:
+        return -1
+    st[S_STAMP] += 1
+    stamp = st[S_STAMP]
+    q0 = 0
+    q1 = centre_regions_nb(st, SHIRE_CELL, O_QUEUE, 0)
+    for j in range(q1):
+        r = st[O_QUEUE + j]
+        st[O_SEEN + r] = stamp
+        st[O_DIST + r] = 1
+    while q0 < q1:
+        r = st[O_QUEUE + q0]
+        q0 += 1
+        if touches_cell_nb(st, r, d):
+            return st[O_DIST + r] + 1
+        n = region_neighbours_nb(st, r, O_TMP, 0, 128)
+        for j in range(n):
+            x = st[O_TMP + j]
+            if st[O_SEEN + x] != stamp:
+                st[O_SEEN + x] = stamp
+                st[O_DIST + x] = st[O_DIST + r] + 1
+                st[O_QUEUE + q1] = x
+                q1 += 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def record_nb(cf, st, row, out):
     """One game's outcome row (columns in game.py)."""
     out[row, 0] = st[S_WINNER]
     out[row, 1] = st[S_REASON]
@@ -537,6 +568,13 @@ def record_nb(st, row, out):
     out[row, 23] = st[S_SITES] + st[S_SITES + 1] + st[S_SITES + 2] + st[S_SITES + 3]
     out[row, 24] = st[S_BOATS]
     out[row, 25] = st[S_NTOKMAP]
+    for c in range(4):
+        out[row, 26 + c] = st[S_SITES + c]
+    left = 0
+    for c in range(4):
+        left += st[S_TN + c] - st[S_TPOS + c]
+    out[row, 30] = left
+    out[row, 31] = doom_distance_nb(cf, st)
 
 
 @njit(cache=True, _nrt=False)
@@ -566,7 +604,7 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
     for row in range(lo, hi):
         new_game_nb(cf, st, s, tr, act, seed, first + row, debug)
         run_until_nb(cf, pol, st, s, tr, act, buf, 0)
-        record_nb(st, row, out)
+        record_nb(cf, st, row, out)
 
 
 @njit(cache=True)
