@@ -30,7 +30,7 @@ from .layout import (
     DK_NEUTRAL, DK_PLACE, GC, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
     O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
-    S_FTOKS, S_HCELL, S_PHASE, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
+    S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
 from .movement import token_worth_nb
 from .placement import site_gain_nb
@@ -128,6 +128,14 @@ def scores_nb(cf, st, pol, act, n, out):
         out[i] = (-1.0 if p3 else 0.0) if act[i, 0] == A_STOP else -1e9   # phase 3: keep moving
     here_doom = -1e9
     doom_found = False
+    # phase 3 with Mount Doom out of reach and no boat: brown tokens buy one (TS-6.6)
+    need_boat = False
+    if p3 and st[S_BOAT + seat] == 0 and st[S_BOATS] > 0:
+        need_boat = True
+        for j in range(q):
+            if touches_cell_nb(st, st[O_QUEUE + j], st[S_DOOM]):
+                need_boat = False
+                break
     for j in range(q):
         r = st[O_QUEUE + j]
         k = st[O_DIST + r]
@@ -136,6 +144,8 @@ def scores_nb(cf, st, pol, act, n, out):
         tok = st[O_RTOK + r]
         if tok >= 0 and k > 0:
             best = pol[PL_TOKEN] * token_worth_nb(cf, st, tok, fw) - sc * k
+            if need_boat and cf[O_TCOL + tok] == MOUNTAIN:
+                best += 0.5 * doomv
         if p3 and touches_cell_nb(st, r, st[S_DOOM]):
             dv = doomv - sc * (k + 1)
             doom_found = True
