@@ -342,3 +342,109 @@ def test_invariants_after_every_step(game, comp, rng, steps):
         for i in range(2):
             st = steps(game, c, R, 16, i, check, rng=rng)
             assert invariant_nb(c.cf, st.st) == 1 and st.st[L.S_NPLACED] == 48
+
+
+def test_ts_2_setup(game, comp):
+    """TS-2.1 - TS-2.4: the Shire in the middle, 47 tiles in one shuffled stack, each token
+    colour its own shuffled stack, three tiles each, both hobbits on the Shire, Frodo first."""
+    orders = set()
+    for i in range(4):
+        s = game.new_state(comp, R, 20, i).st
+        assert s[L.O_CTILE + SHIRE_CELL] == L.SHIRE_TILE and s[L.S_NPLACED] == 1
+        assert s[L.S_HANDN] == 3 and s[L.S_HANDN + 1] == 3 and s[L.S_DECKPOS] == 6
+        assert s[L.S_HOB] == L.AT_SHIRE == s[L.S_HOB + 1] and s[L.S_SEAT] == 0
+        deck = [int(x) for x in s[L.O_DECK: L.O_DECK + 47]]
+        assert sorted(deck) == list(range(47))
+        orders.add(tuple(deck))
+        for col in range(4):
+            stack = s[L.O_TSTK + col * L.MAXTOK: L.O_TSTK + col * L.MAXTOK + s[L.S_TN + col]]
+            assert all(comp.cf[L.O_TCOL + t] == col for t in stack)
+        assert sum(s[L.S_TN + c] for c in range(4)) == comp.cf[L.C_NTOK] == 44
+    assert len(orders) == 4
+
+
+def test_ts_6_4_entering_a_token_region_takes_it(game, comp):
+    """TS-6.4 / TS-6.5: entering a region with a blue, green or yellow token (or an empty
+    cave) takes it at once; a monster starts a fight."""
+    takes = 0
+    for i in range(6):
+        _, ev = game.play(comp, G, 21, i)
+        onmap = {}
+        for k, e in enumerate(ev):
+            if e["event"] == "token_placed":
+                onmap[e["region"]] = e["token"]
+            elif e["event"] == "move" and e["how"] != "gwaihir" and isinstance(e["to"], list):
+                pass
+            if e["event"] == "token_taken" and ev[k - 1]["event"] == "move":
+                takes += 1
+                assert ev[k - 1]["side"] == e["side"]
+        for k, e in enumerate(ev[:-1]):
+            if e["event"] == "move" and e["to_section"] in onmap:
+                t = onmap.pop(e["to_section"])
+                nxt = ev[k + 1]
+                monster = comp.cf[L.O_TPOW + t["id"]] == L.P_MONSTER
+                assert nxt["event"] == ("fight" if monster else "token_taken")
+    assert takes > 0
+
+
+def test_ts_7_1_gwaihir_flies_to_the_same_terrain(game, comp, steps, rng):
+    """TS-7.1 [R]: Gwaihir's flight (instead of the normal move) ends in another region of the
+    hobbit's terrain, in a straight line of cells."""
+    flights = [0]
+
+    def check(state, acts, i):
+        st = state.st
+        for a in acts:
+            if a[0] == L.A_GWAIHIR:
+                seat = st[L.S_SEAT]
+                h = _root(st, st[L.S_HOB + seat])
+                assert st[L.S_NORMAL] == 0
+                assert st[L.O_STER + a[2]] == st[L.O_STER + h] and _root(st, a[2]) != h
+                d = int(a[1])
+                cells = set()
+                s = h
+                while True:
+                    cells.add(s // 4)
+                    s = st[L.O_NXT + s]
+                    if s == h:
+                        break
+                dr, dc = ((-1, 0), (0, 1), (1, 0), (0, -1))[d]
+                tcells = set()
+                s = a[2]
+                while True:
+                    tcells.add(s // 4)
+                    s = st[L.O_NXT + s]
+                    if s == a[2]:
+                        break
+
+                def ahead(c, tc, dr=dr, dc=dc):
+                    y, x = tc // L.GC - c // L.GC, tc % L.GC - c % L.GC
+                    return y * dc == x * dr and y * dr + x * dc > 0
+                assert any(ahead(c, tc) for c in cells for tc in tcells)
+                flights[0] += 1
+    for i in range(12):
+        steps(game, comp, R, 22, i, check, rng=rng, debug=False)
+    assert flights[0] > 0
+
+
+def test_ts_7_4_movers_add_a_region(game, comp, steps, rng):
+    """TS-7.4: a step beyond the normal move needs an unused mover token, which it uses."""
+    extra = [0]
+
+    def check(state, acts, i):
+        st = state.st
+        seat = st[L.S_SEAT]
+        movers = [t for t in range(comp.cf[L.C_NTOK]) if st[L.O_TWHERE + t] == L.T_HELD
+                  and st[L.O_TOWNER + t] == seat and comp.cf[L.O_TPOW + t] == L.P_MOVER]
+        for a in acts:
+            if a[0] == L.A_STEP:
+                assert a[2] == (1 if st[L.S_NORMAL] else 0)
+                if a[2] == 1:
+                    assert movers
+        a = acts[i]
+        if a[0] == L.A_STEP and a[2] == 1:
+            extra[0] += 1
+            state.meta["movers"] = len(movers)
+    for i in range(8):
+        steps(game, comp, R, 23, i, check, rng=rng, debug=False)
+    assert extra[0] > 0
