@@ -577,7 +577,7 @@ def record_nb(cf, st, row, out):
     out[row, 31] = doom_distance_nb(cf, st)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def run_until_nb(cf, pol, st, s, tr, act, buf, mask):
     """Built-in players (``pol[seat]``) play until a seat in ``mask`` is to move (returned)
     or the game ends (-1)."""
@@ -607,7 +607,7 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
         record_nb(cf, st, row, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def playouts_nb(cf, heur, st, act, cands, m, key, out):
     """For each candidate and j < m: a copy, the unseen tiles and token stacks reshuffled
     from stream (key, j) (the same for every candidate), the candidate applied, then the
