@@ -29,11 +29,11 @@ from . import config as C
 from .layout import NPOL
 
 BUILTIN_POLICIES = ("random", "greedy", "racer")
-# PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL_ENT, PL_FIGHT
+# PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL_ENT, PL_FIGHT, PL_COUNT
 _POL = {
-    "random": (0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-    "greedy": (1.0, 1.0, 0.5, 1.0, 0.6, 1.0, 0.5, 0.5, 2.0, 1.5),
-    "racer": (1.0, 0.6, 0.3, 0.6, 1.2, 2.5, 0.0, 0.3, 2.0, 2.0),
+    "random": (0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+    "greedy": (1.0, 1.0, 0.5, 1.0, 0.6, 1.0, 0.5, 0.5, 2.0, 1.5, 1.0),
+    "racer": (1.0, 0.6, 0.3, 0.6, 1.2, 2.5, 0.0, 0.3, 2.0, 2.0, 0.0),
 }
 OUT_COLS = ("winner", "reason", "rounds", "turns", "points_frodo", "points_sam", "token_points_frodo",
             "token_points_sam", "used_tokens_frodo", "used_tokens_sam", "doom_points_frodo",

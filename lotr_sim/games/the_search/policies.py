@@ -8,15 +8,20 @@ vector (``PL_*``) and take the first best one (no draws):
   (Mount Doom moves onto it);
 * moves (TS-6): a breadth-first search over the regions the hobbit may enter; every token
   is worth its value less ``PL_STEPCOST`` per move to it, Mount Doom in phase 3 is worth
-  ``PL_RACE`` times its points (race when it pays: more when the rival is as near as we
-  are); a step is worth the best target it leads to; a mover (TS-7.4) or Gwaihir (TS-7.1)
+  ``PL_RACE`` times its points plus a win bonus - with ``PL_COUNT`` only when the points
+  would then lead (race when it pays: reaching it ends the game, TS-5.4/TS-8.3; the
+  heuristic counts the tokens both hold); a step is worth the best target it leads to;
+  with Mount Doom out of reach and no boat, brown tokens are worth half of it (a boat,
+  TS-6.6); a mover (TS-7.4) or Gwaihir (TS-7.1)
   costs its point; a boat (TS-6.6) is worth ``PL_BOAT`` times the tokens on water less the
   two brown tokens it costs;
 * fights (TS-7.3): cancel when ``PL_FIGHT`` per lost move beats the fighters' points;
 * Ent (TS-7.2): take the extra turn when ``PL_ENT`` beats its point.
 
-``greedy`` balances tokens and the race; ``racer`` heads for Mount Doom early and spends
-movers on it, taking only tokens on its way.
+``greedy`` balances tokens and the race (and races only when reaching Mount Doom wins);
+``racer`` always races in phase 3, spends movers freely and values tokens less. Measured
+(4000-6000 games, seed 4): greedy v random 99.8% in either seat; greedy counting points v
+greedy always racing +0.9 pp as Frodo, +1.7 pp as Sam; greedy beats racer ~95%.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ from .layout import (
     A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
     DK_NEUTRAL, DK_PLACE, GC, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
     O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
-    PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
+    PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
 from .movement import token_worth_nb
@@ -59,19 +64,34 @@ def _stack_mean_nb(cf, st, col, fight_w):
 
 
 @njit(cache=True, _nrt=False)
-def _doom_worth_nb(cf, st, seat, race):
-    """What reaching Mount Doom is worth (TS-8.2), scaled by the race weight; more when it
-    decides the game (the rival is close or we lead)."""
+def _doom_worth_nb(cf, st, seat, race, count):
+    """What reaching Mount Doom is worth (TS-8.2), scaled by the race weight: the game ends
+    there (TS-5.4), so it is a win when the points then lead or tie (TS-8.3) and worth little
+    while behind (the heuristic counts the tokens both players hold, face down or not)."""
     ring = False
     gollum = False
+    mine = 0
+    theirs = 0
     for t in range(cf[C_NTOK]):
-        if (st[O_TWHERE + t] == T_HELD or st[O_TWHERE + t] == T_USED) and st[O_TOWNER + t] == seat:
-            ring = ring or cf[O_TPOW + t] == P_RING
-            gollum = gollum or cf[O_TPOW + t] == P_GOLLUM
+        w = st[O_TWHERE + t]
+        if w == T_HELD or w == T_USED:
+            v = cf[O_TVAL + t] - (1 if w == T_USED and cf[O_TCOL + t] != MOUNTAIN else 0)
+            if st[O_TOWNER + t] == seat:
+                mine += v
+                ring = ring or cf[O_TPOW + t] == P_RING
+                gollum = gollum or cf[O_TPOW + t] == P_GOLLUM
+            else:
+                theirs += v
+                if cf[O_TPOW + t] == P_GOLLUM:
+                    theirs -= 1
     v = 3.0
     if ring:
         v = 5.0 if gollum else 4.0
-    return race * (v + 6.0)
+    elif gollum:
+        mine -= 1
+    if count == 0.0 or mine + v >= theirs:
+        return race * (v + 6.0)
+    return race * 1.0
 
 
 @njit(cache=True, _nrt=False)
@@ -123,7 +143,7 @@ def scores_nb(cf, st, pol, act, n, out):
     sc = pol[PL_STEPCOST]
     fw = pol[PL_FIGHT]
     p3 = st[S_PHASE] == PH3
-    doomv = _doom_worth_nb(cf, st, seat, pol[PL_RACE]) if p3 else 0.0
+    doomv = _doom_worth_nb(cf, st, seat, pol[PL_RACE], pol[PL_COUNT]) if p3 else 0.0
     for i in range(n):
         out[i] = (-1.0 if p3 else 0.0) if act[i, 0] == A_STOP else -1e9   # phase 3: keep moving
     here_doom = -1e9
