@@ -32,14 +32,14 @@ from lotr_sim.kernels.rng import randint_nb
 
 from .layout import (
     A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
-    DK_NEUTRAL, DK_PLACE, GC, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
+    DK_NEUTRAL, DK_PLACE, GC, O_CTILE, O_NBR, O_PAT, O_STER, S_CMAX, S_CMIN, S_RMAX, S_RMIN, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
     O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
 from .movement import token_worth_nb
 from .placement import site_gain_nb
-from .regions import bfs_nb, touches_cell_nb
+from .regions import bfs_nb, fits_box_nb, touches_cell_nb
 
 
 
@@ -122,9 +122,38 @@ def scores_nb(cf, st, pol, act, n, out):
     if dk == DK_NEUTRAL:
         own = st[S_HCELL + seat]
         riv = st[S_HCELL + 1 - seat]
+        # the tile to give up: the one whose terrains the open sides of the map show least
+        # (a tie-break below one cell of distance)
+        f0 = 0
+        f1 = 0
+        f2 = 0
+        f3 = 0
+        for r in range(st[S_RMIN], st[S_RMAX] + 1):
+            for q in range(st[S_CMIN], st[S_CMAX] + 1):
+                c = r * GC + q
+                if st[O_CTILE + c] < 0:
+                    continue
+                for d in range(4):
+                    nc = cf[O_NBR + 4 * c + d]
+                    if nc >= 0 and st[O_CTILE + nc] < 0 and fits_box_nb(st, nc):
+                        t = st[O_STER + 4 * c + d]
+                        if t == 0:
+                            f0 += 1
+                        elif t == 1:
+                            f1 += 1
+                        elif t == 2:
+                            f2 += 1
+                        elif t == 3:
+                            f3 += 1
+        tot = max(1, f0 + f1 + f2 + f3)
         for i in range(n):
             cell = act[i, 2]
-            out[i] = 0.1 * (_cells_apart_nb(cell, riv) - _cells_apart_nb(cell, own))
+            tile = act[i, 3] >> 8
+            fit = 0
+            for d in range(4):
+                t = cf[O_PAT + 4 * tile + d]
+                fit += f0 if t == 0 else f1 if t == 1 else f2 if t == 2 else f3
+            out[i] = 0.1 * (_cells_apart_nb(cell, riv) - _cells_apart_nb(cell, own)) - 0.02 * fit / tot
         return
     if dk == DK_FIGHT:
         tok = st[S_FTOKS + seat]
