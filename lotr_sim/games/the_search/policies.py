@@ -5,7 +5,8 @@ vector (``PL_*``) and take the first best one (no draws):
 * placement (TS-3): token sites the tile would close (TS-4.3), each worth its colour's mean
   remaining token value, more when nearer the own hobbit than the rival's (cells apart);
 * neutral tile (TS-3.4): the cell nearest the own hobbit and farthest from the rival
-  (Mount Doom moves onto it);
+  (Mount Doom moves onto it); the tile given up is the one whose terrains the open sides
+  of the map show least;
 * moves (TS-6): a breadth-first search over the regions the hobbit may enter; every token
   is worth its value less ``PL_STEPCOST`` per move to it, Mount Doom in phase 3 is worth
   ``PL_RACE`` times its points plus a win bonus - with ``PL_COUNT`` only when the points
