@@ -102,6 +102,7 @@ COMMANDS = [
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),
     ("fellowship", "lotr_sim.cli.fellowship:fellowship"),
+    ("tiles", "lotr_sim.cli.tiles:tiles"),
 ]
 
 

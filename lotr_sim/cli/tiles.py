@@ -1,0 +1,70 @@
+"""``lotr-sim tiles``: The Search's tile catalogue and tile-draw outcomes.
+
+* ``lotr-sim tiles generate --seed S [--out FILE]`` writes a tile catalogue (TS-1.2 [R]) made
+  by the documented, seeded generator (lotr_sim/games/the_search/catalogue.py), as a TOML
+  file a designer can edit and pass back with ``--config``;
+* ``lotr-sim tiles --games N [--out DIR]`` reports what the catalogue and the placing rules
+  do over N games: unplaceable hands, neutral tiles, where Mount Doom ends up and how far it
+  is from the Shire, token sites per colour, tokens never collected, phase lengths
+  (lotr_sim/games/the_search/report.py), with 95% intervals, for any ``--config``/``--set``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lotr_sim.cli._common import (
+    cli_errors, config_option, fail, parse_count, policy_option, seat_policies, sets_option, threads_option,
+)
+
+
+@cli_errors
+def tiles(
+    action: Optional[str] = typer.Argument(None, help="'generate' writes a tile catalogue; omit it for the "
+                                                      "tile-draw report."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="generate: the generator's seed (default "
+                                       "2026, the default catalogue's); report: the master seed (default 1)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="generate: the catalogue file (default: "
+                                       "print it); report: a folder for tables and plots."),
+    same_share: Optional[float] = typer.Option(None, "--same-share",
+                                               help="generate: share of sections copying their neighbour's terrain."),
+    games: int = typer.Option(2000, "--games", "-n", parser=parse_count, help="report: games to play."),
+    config: Optional[str] = config_option(),
+    sets: list[str] = sets_option(),
+    policy: list[str] = policy_option(),
+    threads: Optional[int] = threads_option(),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file or folder's files."),
+) -> None:
+    """The Search tiles: generate a catalogue, or report tile-draw outcomes over N games."""
+    if action is not None and action != "generate":
+        raise fail(f"unknown tiles action '{action}' (actions: generate; none for the tile-draw report)")
+    if action == "generate":
+        from lotr_sim.games.the_search.catalogue import catalogue_toml
+        gen: dict = {"seed": 2026 if seed is None else seed}
+        if same_share is not None:
+            gen["same_share"] = same_share
+        text = catalogue_toml(gen)
+        if out is None:
+            typer.echo(text, nl=False)
+            return
+        if out.exists() and not force:
+            raise fail(f"{out} exists (use --force to replace it)")
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {out} (47 tiles, seed {gen['seed']}); use it with --config {out}")
+        return
+    from lotr_sim.games.registry import get_game
+    from lotr_sim.games.the_search import report as R
+    from lotr_sim.kernels.rng import check_seed
+    g = get_game("the-search")
+    seed = 1 if seed is None else check_seed(seed)
+    pols = g.check_policies(seat_policies(policy))
+    comp = g.compile(g.load(config, sets))
+    if out is not None and out.exists() and any(out.iterdir()) and not force:
+        raise fail(f"{out} is not empty (use --force to replace its files)")
+    rep = R.tile_report(g, comp, pols, seed, games, threads)
+    typer.echo(R.format_text(rep))
+    if out is not None:
+        paths = R.write(rep, out)
+        typer.echo(f"wrote {', '.join(p.name for p in paths)} in {out}")

@@ -1,0 +1,242 @@
+"""``TheSearch``: the Game seam (lotr_sim.games.base) for Lord of the Rings: The Search.
+
+Rules: shared/rules/the-search.md (TS-1 ... TS-9). The engine (numba) is split by role:
+layout.py (codes, the state and config layouts), regions.py (union-find regions, TS-4),
+placement.py (legal cells, rotations, placing, token sites; TS-3, TS-4.3), movement.py
+(moves, tokens, fights, boats, score; TS-6 - TS-8), policies.py (random, greedy, racer),
+play.py (set-up, turns, phases, the step machine, whole games; TS-2, TS-5); trace.py
+decodes, draws and audits traces; catalogue.py generates tile catalogues.
+
+Step-machine actions are rows of 4 ints ``(kind, a, b, c)``:
+place ``(0, hand slot, cell, tile * 256 + rotation)``; neutral ``(1, hand slot, cell,
+tile * 256)``; step ``(2, region root or -2 for Mount Doom, 0 normal / 1 mover, 0)``;
+Gwaihir ``(3, direction, region root, 0)``; boat ``(4, 0, 0, 0)``; stop ``(5, 0, 0, 0)``
+(the pass action, always first in a move decision); fight ``(6, cancel 0/1, 0, 0)``; Ent
+``(7, use 0/1, 0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with
+the Shire at (5, 7); the outcome column ``doom_cell`` is ``row * 8 + column`` in the
+final 6 x 8 map.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.config import GameConfig, Param
+from lotr_sim.games.base import Game
+
+from . import config as C
+from .layout import NPOL
+
+BUILTIN_POLICIES = ("random", "greedy", "racer")
+# PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL_ENT, PL_FIGHT, PL_COUNT
+_POL = {
+    "random": (0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+    "greedy": (1.0, 1.0, 0.5, 1.0, 0.6, 1.0, 0.5, 0.5, 2.0, 1.5, 1.0),
+    "racer": (1.0, 0.6, 0.3, 0.6, 1.2, 2.5, 0.0, 0.3, 2.0, 2.0, 0.0),
+}
+OUT_COLS = ("winner", "reason", "rounds", "turns", "points_frodo", "points_sam", "token_points_frodo",
+            "token_points_sam", "used_tokens_frodo", "used_tokens_sam", "doom_points_frodo",
+            "doom_points_sam", "reached_doom", "neutral_tiles", "unplaceable_frodo", "unplaceable_sam",
+            "doom_cell", "phase1_turns", "phase2_turns", "phase3_turns", "tokens_taken_frodo",
+            "tokens_taken_sam", "invariant_broken", "token_sites", "boats_left", "tokens_left_on_map",
+            "sites_blue", "sites_brown", "sites_green", "sites_yellow", "tokens_never_placed",
+            "doom_distance")
+
+
+def policy_array(policies: Mapping[str, str]) -> np.ndarray:
+    """The engine's policy rows (frodo, sam); a seat held by a player from
+    ``lotr_sim.players`` gets greedy (its playouts and any decision the engine makes)."""
+    pol = np.zeros((2, NPOL), dtype=np.float64)
+    for i, side in enumerate(("frodo", "sam")):
+        name = policies[side]
+        pol[i] = _POL[name if name in _POL else "greedy"]
+    return pol
+
+
+class TheSearch(Game):
+    name = "the-search"
+    title = "Lord of the Rings: The Search (two-player tile game)"
+    sides = ("frodo", "sam")
+    outcomes = ("frodo", "sam", "draw")
+    reasons = ("mount_doom", "cap")
+    builtin_policies = BUILTIN_POLICIES
+    default_policies = {"frodo": "greedy", "sam": "greedy"}
+    notes = (
+        "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
+        "counts and every [R] rule are reconstructions (lotr-sim params -g the-search).",
+    )
+
+    def params(self) -> list[Param]:
+        return list(C.PARAMS)
+
+    def load(self, config: str | None = None,
+             overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
+        return C.load(config, overrides)
+
+    def compile(self, cfg: GameConfig) -> C.Compiled:
+        return C.checked(C.compile_config, cfg)
+
+    # ------------------------------------------------------------------------------------
+    def _columns(self, first: int, out: np.ndarray) -> dict[str, np.ndarray]:
+        n = out.shape[0]
+        cols: dict[str, np.ndarray] = {"game": np.arange(first, first + n, dtype=np.int64)}
+        for j, name in enumerate(OUT_COLS):
+            t = np.int8 if name in ("winner", "reason", "reached_doom", "invariant_broken") else np.int32
+            cols[name] = out[:, j].astype(t)
+        return cols
+
+    def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
+        from lotr_sim.kernels.rng import check_seed
+        from lotr_sim.kernels.runner import resolve_threads
+        from . import play as E
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
+        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+            from lotr_sim.players.driver import simulate_with_players
+
+            def record(state, row):
+                E.record_nb(compiled.cf, state.st, row, out)
+            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
+                                                           resolve_threads(threads), record)
+        elif n > 0:
+            from lotr_sim.kernels.runner import run_range
+            run_range(E.simulate_nb, (compiled.cf, policy_array(pols), np.int64(seed), np.int64(first),
+                                      np.int64(1 if debug else 0)), n, resolve_threads(threads), out)
+        return self._columns(first, out)
+
+    def play(self, compiled, policies, seed, game_index, debug=False):
+        from lotr_sim.kernels.rng import check_seed
+        from lotr_sim.players.driver import play_state
+        from . import play as E
+        from .trace import decode
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        size = 1 << 18
+        while True:
+            state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
+            if state.tr[1] == 0:
+                break
+            size *= 4
+        out = np.zeros((1, E.NOUT), dtype=np.int64)
+        E.record_nb(compiled.cf, state.st, 0, out)
+        events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, state.tr, game_index)
+        return self._columns(game_index, out), events
+
+    # -- the step machine ------------------------------------------------------------------
+    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
+        from lotr_sim.games.step import State
+        from lotr_sim.kernels.rng import STATE_SIZE, check_seed
+        from lotr_sim.kernels.tracebuf import new_trace
+        from . import play as E
+        from .layout import MAXA, ST_SIZE
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 18) if trace else 0
+        arrays = dict(st=np.zeros(ST_SIZE, dtype=np.int64), s=np.zeros(STATE_SIZE, dtype=np.uint64),
+                      tr=new_trace(size), act=np.zeros((MAXA, 4), dtype=np.int64),
+                      buf=np.zeros(MAXA, dtype=np.float64), pol=policy_array(pols),
+                      heur=policy_array({"frodo": "greedy", "sam": "greedy"}))
+        state = State(self.name, int(seed), int(index), pols, arrays)
+        E.new_game_nb(compiled.cf, state.st, state.s, state.tr, state.act, np.int64(seed), np.int64(index),
+                      np.int64(1 if debug else 0))
+        state.n_legal = -1
+        return state
+
+    def legal_actions(self, compiled, state):
+        from . import play as E
+        if state.n_legal < 0:
+            state.n_legal = int(E.legal_nb(compiled.cf, state.st, state.act))
+        return state.act[: state.n_legal]
+
+    def apply(self, compiled, state, i):
+        from lotr_sim.games.step import IllegalAction
+        from . import play as E
+        n = self.legal_actions(compiled, state).shape[0]
+        if isinstance(i, bool) or not 0 <= int(i) < n:
+            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
+                                + (" (the game is over)" if n == 0 else ""))
+        E.apply_nb(compiled.cf, state.st, state.tr, state.act, np.int64(i))
+        state.n_legal = -1
+
+    def to_move(self, state):
+        from .layout import OVER, S_PHASE, S_SEAT
+        return -1 if state.st[S_PHASE] == OVER else int(state.st[S_SEAT])
+
+    def result(self, compiled, state):
+        from . import play as E
+        out = np.zeros((1, E.NOUT), dtype=np.int64)
+        E.record_nb(compiled.cf, state.st, 0, out)
+        return self._columns(state.index, out)
+
+    def invariant_ok(self, compiled, state):
+        from . import play as E
+        from .layout import S_BAD
+        return bool(E.invariant_nb(compiled.cf, state.st)) and state.st[S_BAD] == 0
+
+    def builtin_choice(self, compiled, state):
+        from . import policies as P
+        n = self.legal_actions(compiled, state).shape[0]
+        seat = self.to_move(state)
+        return int(P.choose_nb(compiled.cf, state.st, state.s, state.pol[seat], state.act, np.int64(n), state.buf))
+
+    def action_scores(self, compiled, state):
+        from . import policies as P
+        n = self.legal_actions(compiled, state).shape[0]
+        out = np.zeros(n, dtype=np.float64)
+        P.scores_nb(compiled.cf, state.st, state.heur[self.to_move(state)], state.act, np.int64(n), out)
+        return out
+
+    def heuristic_choice(self, compiled, state):
+        scores = self.action_scores(compiled, state)
+        return int(np.argmax(scores)) if scores.shape[0] else 0
+
+    def decision_kind(self, compiled, state):
+        from .layout import DECISIONS, OVER, S_DK, S_PHASE
+        return "over" if state.st[S_PHASE] == OVER else DECISIONS[int(state.st[S_DK])]
+
+    def pass_action(self, compiled, state):
+        from .layout import DK_ENT, DK_FIGHT, DK_MOVE, S_DK
+        return 0 if int(state.st[S_DK]) in (DK_MOVE, DK_FIGHT, DK_ENT) else -1
+
+    def run_builtin(self, compiled, state, stop_seats):
+        from . import play as E
+        mask = 0
+        for seat in stop_seats:
+            mask |= 1 << int(seat)
+        seat = int(E.run_until_nb(compiled.cf, state.pol, state.st, state.s, state.tr, state.act,
+                                  state.buf, np.int64(mask)))
+        state.n_legal = -1
+        return seat
+
+    def playouts(self, compiled, state, candidates, m, key):
+        from . import play as E
+        n = self.legal_actions(compiled, state).shape[0]
+        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
+        E.playouts_nb(compiled.cf, state.heur, state.st, state.act[:n].copy(),
+                      np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
+        return out
+
+    # -- traces ------------------------------------------------------------------------------
+    def account(self, events):
+        from .trace import account
+        return account(events)
+
+    def replay_check(self, compiled, events):
+        from .trace import replay_check
+        return replay_check(compiled, events)
+
+    def trace_header(self, compiled, policies, seed, game_index) -> dict:
+        """The first event of every trace: game, version, config hash and file, parameters
+        that differ from the defaults, policies, seed, game index."""
+        from lotr_sim import __version__
+        from lotr_sim.players.registry import player_settings
+        meta = getattr(compiled, "meta", {}) or {}
+        return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
+                "trace_version": 1, "game_name": self.name, "lotr_sim_version": __version__,
+                "config_hash": meta.get("config_hash"), "config": meta.get("config"),
+                "params": dict(meta.get("params", {})), "policies": dict(policies),
+                "seed": int(seed), "game_index": int(game_index),
+                "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
+                "rules": "shared/rules/the-search.md"}

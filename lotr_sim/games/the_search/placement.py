@@ -1,0 +1,323 @@
+"""Placing tiles (TS-3) and what a placement does to the regions (TS-4).
+
+* legal cells (TS-3.3): phase 1 the Shire's four neighbours (TS-9.1 ``full``: the arms of
+  the central cross only, out to the 6 x 8 bounds); phase 2 an arm's extension or any empty
+  cell touching two or more placed tiles; never outside the 6 x 8 bounding box (TS-3.1);
+* a tile fits a cell in a rotation when every side it shares with a placed tile shows the
+  same terrain (TS-3.2) or touches a neutral tile (TS-3.4), and no group of its linked
+  sections would join the regions of both hobbits (TS-3.5);
+* ``place_nb`` lays a tile (or a neutral one, TS-3.4: its sections take the terrain of the
+  section across their side, now or when that cell is filled; neutral sections are not
+  linked to each other on their tile, so a neutral tile never joins two regions), updates
+  the regions incrementally (regions.py), closes the sides a full-height or full-width map
+  shuts (TS-4.2: the map edge closes) and puts a token on every region of exactly two
+  sections that this placement closes (TS-4.3, the placer draws it; an empty stack leaves
+  the site empty).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
+
+from .layout import (
+    C_P1FULL, EV_CLOSE, EV_PLACE, EV_TOKEN, GC, GR, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NEUTRAL, O_CNEU, O_CROT,
+    O_CTILE, O_NBR, O_NXT, O_PAR, O_PAT, O_ROPEN, O_RSITE, O_RSIZE, O_RTOK, O_STER, O_TMP, O_TSTK, O_TWHERE,
+    PH1, S_CMAX, S_CMIN, S_DOOM, S_HOB, S_LAST, S_NNEUTRAL, S_NPLACED, S_NTOKMAP, S_PHASE, S_RMAX, S_RMIN,
+    S_SITES, S_TN, S_TPOS, T_MAP,
+)
+from .regions import SHIRE_CELL, find_nb, fits_box_nb, union_nb
+
+CAND = O_TMP + 160      # candidate cells scratch (<= 64)
+ROOTS = O_TMP + 128     # roots touched by a placement (<= 32)
+GRP = O_TMP + 240       # linked groups of a tile's sections (4)
+
+
+@njit(cache=True, _nrt=False)
+def ter_nb(cf, tile, rot, d):
+    """Terrain of the section facing direction ``d`` of ``tile`` turned ``rot`` quarter
+    turns clockwise (TS-3.2)."""
+    return cf[O_PAT + 4 * tile + (d - rot + 4) % 4]
+
+
+@njit(cache=True, _nrt=False)
+def legal_cells_nb(cf, st):
+    """The legal cells of TS-3.3 (written at ``CAND``); returns their count."""
+    n = 0
+    full = cf[C_P1FULL] == 1
+    p1 = st[S_PHASE] == PH1
+    for d in range(4):          # (a) the arms of the central cross
+        c = SHIRE_CELL
+        while c >= 0 and st[O_CTILE + c] >= 0:
+            c = cf[O_NBR + 4 * c + d]
+            if p1 and not full:
+                break
+        if c >= 0 and st[O_CTILE + c] < 0 and fits_box_nb(st, c):
+            st[CAND + n] = c
+            n += 1
+    if p1:
+        return n
+    for r in range(st[S_RMIN], st[S_RMAX] + 1):      # (b) two or more placed neighbours
+        for q in range(st[S_CMIN], st[S_CMAX] + 1):
+            c = r * GC + q
+            if st[O_CTILE + c] >= 0:
+                continue
+            k = 0
+            for d in range(4):
+                nc = cf[O_NBR + 4 * c + d]
+                if nc >= 0 and st[O_CTILE + nc] >= 0:
+                    k += 1
+            if k >= 2:
+                dup = False
+                for j in range(n):
+                    if st[CAND + j] == c:
+                        dup = True
+                if not dup:
+                    st[CAND + n] = c
+                    n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def groups_nb(cf, st, tile, rot):
+    """Label the tile's sections by linked group (TS-1.3) at ``GRP``: equal labels are one
+    group; a label equal to its own index starts a group."""
+    for d in range(4):
+        st[GRP + d] = d
+    for _ in range(3):
+        for d in range(4):
+            e = (d + 1) % 4
+            t = ter_nb(cf, tile, rot, d)
+            if t != MOUNTAIN and t == ter_nb(cf, tile, rot, e):
+                m = min(st[GRP + d], st[GRP + e])
+                st[GRP + d] = m
+                st[GRP + e] = m
+
+
+@njit(cache=True, _nrt=False)
+def fits_nb(cf, st, cell, tile, rot):
+    """TS-3.2 terrain matching and the TS-3.5 ban for ``tile`` at ``cell`` turned ``rot``."""
+    for d in range(4):
+        nc = cf[O_NBR + 4 * cell + d]
+        if nc < 0 or st[O_CTILE + nc] < 0 or st[O_CNEU + nc] == 1:
+            continue
+        if st[O_STER + 4 * nc + (d + 2) % 4] != ter_nb(cf, tile, rot, d):
+            return False
+    h0 = st[S_HOB]
+    h1 = st[S_HOB + 1]
+    if h0 < 0 or h1 < 0:
+        return True
+    r0 = find_nb(st, h0)
+    r1 = find_nb(st, h1)
+    groups_nb(cf, st, tile, rot)
+    for g in range(4):
+        if st[GRP + g] != g:
+            continue
+        has0 = False
+        has1 = False
+        for e in range(4):
+            if st[GRP + e] != g:
+                continue
+            nc = cf[O_NBR + 4 * cell + e]
+            if nc >= 0 and st[O_CTILE + nc] >= 0 and st[O_CNEU + nc] == 0:
+                r = find_nb(st, 4 * nc + (e + 2) % 4)
+                has0 = has0 or r == r0
+                has1 = has1 or r == r1
+        if has0 and has1:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def site_gain_nb(cf, st, cell, tile, rot):
+    """Token sites (closed regions of exactly 2 sections, TS-4.3) the placement would make,
+    counted per colour, packed 8 bits per colour (water in bits 0-7 ...)."""
+    out = 0
+    groups_nb(cf, st, tile, rot)
+    for g in range(4):
+        if st[GRP + g] != g:
+            continue
+        t = ter_nb(cf, tile, rot, g)
+        size = 0
+        opn = 0
+        nroots = 0
+        for e in range(4):
+            if st[GRP + e] != g:
+                continue
+            size += 1
+            nc = cf[O_NBR + 4 * cell + e]
+            if nc < 0:
+                continue
+            if st[O_CTILE + nc] < 0:
+                if _fits_with_nb(st, cell, nc):
+                    opn += 1
+                continue
+            if st[O_CNEU + nc] == 1 and st[O_STER + 4 * nc + (e + 2) % 4] == NEUTRAL:
+                size += 1
+                continue
+            r = find_nb(st, 4 * nc + (e + 2) % 4)
+            dup = False
+            for j in range(nroots):
+                if st[ROOTS + j] == r:
+                    dup = True
+            if dup:
+                opn -= 1
+                continue
+            st[ROOTS + nroots] = r
+            nroots += 1
+            size += st[O_RSIZE + r]
+            opn += st[O_ROPEN + r] - 1
+        if opn == 0 and size == 2:
+            out += 1 << (8 * t)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _fits_with_nb(st, cell, nc):
+    """Would empty cell ``nc`` still fit the 6 x 8 box once ``cell`` is placed too?"""
+    r = cell // GC
+    c = cell - r * GC
+    rn = nc // GC
+    cn = nc - rn * GC
+    r0 = min(st[S_RMIN], r, rn)
+    r1 = max(st[S_RMAX], r, rn)
+    c0 = min(st[S_CMIN], c, cn)
+    c1 = max(st[S_CMAX], c, cn)
+    return r1 - r0 + 1 <= MAP_R and c1 - c0 + 1 <= MAP_C
+
+
+@njit(cache=True, _nrt=False)
+def _new_section_nb(st, sec, ter):
+    st[O_STER + sec] = ter
+    st[O_PAR + sec] = sec
+    st[O_NXT + sec] = sec
+    st[O_RSIZE + sec] = 1
+    st[O_ROPEN + sec] = 0
+    st[O_RTOK + sec] = -1
+    st[O_RSITE + sec] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _add_root_nb(st, n, r):
+    for j in range(n):
+        if st[ROOTS + j] == r:
+            return n
+    st[ROOTS + n] = r
+    return n + 1
+
+
+@njit(cache=True, _nrt=False)
+def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
+    """Lay ``tile`` at ``cell`` turned ``rot`` (face down as a neutral tile when
+    ``neutral``); update regions, bounds and token sites (TS-3, TS-4)."""
+    r = cell // GC
+    q = cell - r * GC
+    h_before = st[S_RMAX] - st[S_RMIN] + 1
+    w_before = st[S_CMAX] - st[S_CMIN] + 1
+    st[S_RMIN] = min(st[S_RMIN], r)
+    st[S_RMAX] = max(st[S_RMAX], r)
+    st[S_CMIN] = min(st[S_CMIN], q)
+    st[S_CMAX] = max(st[S_CMAX], q)
+    nr = 0
+    # TS-4.2: once the map is 6 rows high (8 columns wide) the cells beyond are map edge
+    if h_before < MAP_R and st[S_RMAX] - st[S_RMIN] + 1 == MAP_R:
+        for rr in (st[S_RMIN], st[S_RMAX]):
+            d = 0 if rr == st[S_RMIN] else 2
+            for qq in range(GC):
+                c = rr * GC + qq
+                nc = cf[O_NBR + 4 * c + d]
+                if st[O_CTILE + c] >= 0 and nc >= 0 and st[O_CTILE + nc] < 0:
+                    sec = 4 * c + d
+                    if st[O_STER + sec] < NEUTRAL:
+                        x = find_nb(st, sec)
+                        st[O_ROPEN + x] -= 1
+                        nr = _add_root_nb(st, nr, x)
+    if w_before < MAP_C and st[S_CMAX] - st[S_CMIN] + 1 == MAP_C:
+        for qq in (st[S_CMIN], st[S_CMAX]):
+            d = 3 if qq == st[S_CMIN] else 1
+            for rr in range(GR):
+                c = rr * GC + qq
+                nc = cf[O_NBR + 4 * c + d]
+                if st[O_CTILE + c] >= 0 and nc >= 0 and st[O_CTILE + nc] < 0:
+                    sec = 4 * c + d
+                    if st[O_STER + sec] < NEUTRAL:
+                        x = find_nb(st, sec)
+                        st[O_ROPEN + x] -= 1
+                        nr = _add_root_nb(st, nr, x)
+    st[O_CTILE + cell] = tile
+    st[O_CROT + cell] = rot
+    st[O_CNEU + cell] = 1 if neutral else 0
+    st[S_NPLACED] += 1
+    st[S_LAST] = cell
+    if neutral:
+        st[S_NNEUTRAL] += 1
+        st[S_DOOM] = cell           # TS-3.4: Mount Doom moves onto the neutral tile
+    for d in range(4):
+        _new_section_nb(st, 4 * cell + d, NEUTRAL if neutral else ter_nb(cf, tile, rot, d))
+    if not neutral:
+        for d in range(4):          # TS-1.3: links on the tile, never a mountain
+            t = st[O_STER + 4 * cell + d]
+            if t != MOUNTAIN and t == st[O_STER + 4 * cell + (d + 1) % 4]:
+                union_nb(st, 4 * cell + d, 4 * cell + (d + 1) % 4)
+    for d in range(4):              # TS-4.1: across the sides
+        sec = 4 * cell + d
+        nc = cf[O_NBR + 4 * cell + d]
+        if nc < 0:
+            continue
+        if st[O_CTILE + nc] < 0:
+            if st[O_STER + sec] < NEUTRAL and fits_box_nb(st, nc):
+                st[O_ROPEN + find_nb(st, sec)] += 1
+            continue
+        nsec = 4 * nc + (d + 2) % 4
+        a = st[O_STER + sec]
+        b = st[O_STER + nsec]
+        if a == NEUTRAL and b == NEUTRAL:
+            continue
+        if a == NEUTRAL:
+            st[O_STER + sec] = b
+            st[O_ROPEN + find_nb(st, nsec)] -= 1
+        elif b == NEUTRAL:
+            st[O_STER + nsec] = a
+        else:
+            st[O_ROPEN + find_nb(st, nsec)] -= 1
+        union_nb(st, sec, nsec)
+    for d in range(4):
+        if st[O_STER + 4 * cell + d] < NEUTRAL:
+            nr = _add_root_nb(st, nr, find_nb(st, 4 * cell + d))
+    h = ev_begin_nb(tr, EV_PLACE)
+    ev_put_nb(tr, h, seat)
+    ev_put_nb(tr, h, tile)
+    ev_put_nb(tr, h, cell)
+    ev_put_nb(tr, h, rot)
+    ev_put_nb(tr, h, 1 if neutral else 0)
+    ev_end_nb(tr, h)
+    for j in range(nr):             # TS-4.2 / TS-4.3: closed regions and token sites
+        x = find_nb(st, st[ROOTS + j])
+        if st[O_ROPEN + x] != 0 or st[O_RSITE + x] != 0:
+            continue
+        col = st[O_STER + x]
+        st[O_RSITE + x] = 1
+        h = ev_begin_nb(tr, EV_CLOSE)
+        ev_put_nb(tr, h, x)
+        ev_put_nb(tr, h, st[O_RSIZE + x])
+        ev_put_nb(tr, h, col)
+        ev_end_nb(tr, h)
+        if st[O_RSIZE + x] != 2:
+            continue
+        st[O_RSITE + x] = 2
+        st[S_SITES + col] += 1
+        if st[S_TPOS + col] < st[S_TN + col]:
+            tok = st[O_TSTK + col * MAXTOK + st[S_TPOS + col]]
+            st[S_TPOS + col] += 1
+            st[O_RTOK + x] = tok
+            st[O_TWHERE + tok] = T_MAP
+            st[S_NTOKMAP] += 1
+            h = ev_begin_nb(tr, EV_TOKEN)
+            ev_put_nb(tr, h, seat)
+            ev_put_nb(tr, h, tok)
+            ev_put_nb(tr, h, x)
+            ev_end_nb(tr, h)
+
+
+no_literal_dispatch(globals())

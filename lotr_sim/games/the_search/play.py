@@ -1,0 +1,637 @@
+"""Set-up (TS-2), turns and phases (TS-5), the end and the winner (TS-5.4, TS-8.3), the step
+machine and whole games.
+
+The step machine rests at one of five decisions (``S_DK``): a placement (tile, cell,
+rotation: one action; TS-3), a neutral tile (which tile, which cell; TS-3.4), a move step
+(movement.py), cancelling a fight (TS-7.3) and using an Ent (TS-7.2). ``advance_nb`` runs
+the turn from its current stage to the next decision; a move decision whose only action is
+"stop" is skipped. The number of legal actions of the current decision is kept in
+``S_NLEGAL``; ``legal_nb`` writes them again (the same rows) for a Python caller.
+
+Turn stages: place (phase 1 and 2), move (phase 2 and 3; a fighting player loses it,
+TS-6.5), draw (TS-5.1/5.2), Ent (phase 2), next turn. Phase 1 ends when the cross is laid
+(TS-5.1, TS-9.1); phase 2 ends at once when the last tile is placed (TS-5.3), and phase 3
+starts with that player. A game stops as a draw after ``phase3_cap`` phase-3 turns.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
+from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
+
+from .layout import (
+    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
+    C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
+    EV_SNAP, EV_TURN, EV_UNPLACEABLE, GC, HAND, MAP_C, MAP_R, MAXTOK, NSEC, NTILE, O_CNEU,
+    O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
+    O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
+    S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
+    S_NORMAL, S_NPLACED, S_NTAKEN, S_P1TURNS, S_P2TURNS, S_P3TURNS, S_PHASE, S_POINTS, S_REACHED,
+    S_REASON, S_RMAX, S_RMIN, S_ROUND, S_SEAT, S_STAGE, S_STEPS, S_STOCKN, S_TN, S_TOKPTS, S_TPOS,
+    S_TURN, S_UNPL, S_USEDN, S_WINNER, S_EXTRA, S_SITES, SHIRE_TILE, SC, SR, ST_SIZE, STG_DRAW, STG_ENT,
+    STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE, S_STAMP, O_QUEUE, O_SEEN, O_DIST, O_TMP,
+)
+from .movement import (
+    GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, lose_move_nb,
+    move_options_nb, score_nb, use_nb,
+)
+from .placement import fits_nb, legal_cells_nb, place_nb, ter_nb, CAND
+from .policies import choose_nb
+from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
+
+STG_STEP = 5
+S_NLEGAL = STATE.field("tmp").offset + 250     # spare scratch slot: legal actions now
+NOUT = 32
+MAX_STEPS = 100000
+
+
+@njit(cache=True, _nrt=False)
+def _row_nb(act, n, a, b, c, d):
+    act[n, 0] = a
+    act[n, 1] = b
+    act[n, 2] = c
+    act[n, 3] = d
+    return n + 1
+
+
+@njit(cache=True, _nrt=False)
+def place_options_nb(cf, st, seat, act):
+    """Every legal (hand tile, cell, rotation) of TS-3.2/3.3/3.5 (rotations that give the
+    same pattern are listed once)."""
+    nc = legal_cells_nb(cf, st)
+    n = 0
+    for slot in range(st[S_HANDN + seat]):
+        tile = st[O_HAND + HAND * seat + slot]
+        for j in range(nc):
+            cell = st[CAND + j]
+            for rot in range(4):
+                same = False
+                for r2 in range(rot):
+                    if (ter_nb(cf, tile, rot, 0) == ter_nb(cf, tile, r2, 0) and ter_nb(cf, tile, rot, 1)
+                            == ter_nb(cf, tile, r2, 1) and ter_nb(cf, tile, rot, 2) == ter_nb(cf, tile, r2, 2)
+                            and ter_nb(cf, tile, rot, 3) == ter_nb(cf, tile, r2, 3)):
+                        same = True
+                        break
+                if same or not fits_nb(cf, st, cell, tile, rot):
+                    continue
+                n = _row_nb(act, n, A_PLACE, slot, cell, tile * 256 + rot)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def neutral_options_nb(cf, st, seat, act):
+    """TS-3.4: which hand tile goes face down (``neutral_tile = first``: the first) and on
+    which legal cell."""
+    nc = legal_cells_nb(cf, st)
+    n = 0
+    k = 1 if cf[C_NEUTRAL_FIRST] == 1 else st[S_HANDN + seat]
+    for slot in range(k):
+        tile = st[O_HAND + HAND * seat + slot]
+        for j in range(nc):
+            n = _row_nb(act, n, A_NEUTRAL, slot, st[CAND + j], tile * 256)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def draw_nb(cf, st, seat):
+    """Draw one tile: from the face-down stack, then (TS-9.2) from the open stock."""
+    if st[S_HANDN + seat] >= HAND:
+        return
+    if st[S_DECKPOS] < NTILE:
+        t = st[O_DECK + st[S_DECKPOS]]
+        st[S_DECKPOS] += 1
+    elif st[S_STOCKN] > 0:
+        t = st[O_STOCK]
+        for j in range(st[S_STOCKN] - 1):
+            st[O_STOCK + j] = st[O_STOCK + j + 1]
+        st[S_STOCKN] -= 1
+    else:
+        return
+    st[O_HAND + HAND * seat + st[S_HANDN + seat]] = t
+    st[S_HANDN + seat] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _hand_remove_nb(st, seat, slot):
+    k = st[S_HANDN + seat]
+    for j in range(slot, k - 1):
+        st[O_HAND + HAND * seat + j] = st[O_HAND + HAND * seat + j + 1]
+    st[S_HANDN + seat] = k - 1
+
+
+@njit(cache=True, _nrt=False)
+def redraw_nb(cf, st, tr, seat, act):
+    """TS-9.2 ``redraw``: the hand goes face up into the open stock and three tiles are
+    drawn, until one can be placed or every available tile has been tried. Returns the
+    number of legal placements then."""
+    tried = 0
+    while True:
+        if st[S_DECKPOS] >= NTILE and tried > st[S_STOCKN] + HAND:
+            return 0
+        if st[S_DECKPOS] >= NTILE and st[S_STOCKN] == 0:
+            return 0
+        h = ev_begin_nb(tr, EV_REDRAW)
+        ev_put_nb(tr, h, seat)
+        ev_end_nb(tr, h)
+        from_stock = st[S_DECKPOS] >= NTILE
+        for j in range(st[S_HANDN + seat]):
+            st[O_STOCK + st[S_STOCKN]] = st[O_HAND + HAND * seat + j]
+            st[S_STOCKN] += 1
+        st[S_HANDN + seat] = 0
+        for _ in range(HAND):
+            if st[S_DECKPOS] >= NTILE:
+                from_stock = True
+            draw_nb(cf, st, seat)
+        if from_stock:
+            tried += HAND
+        n = place_options_nb(cf, st, seat, act)
+        if n > 0:
+            return n
+
+
+@njit(cache=True, _nrt=False)
+def snapshot_nb(cf, st, tr):
+    """Trace: the position at a turn's start (placed tiles, hobbits, tokens)."""
+    if tr.shape[0] == 0:
+        return
+    h = ev_begin_nb(tr, EV_SNAP)
+    ev_put_nb(tr, h, st[S_NPLACED])
+    for c in range(NSEC // 4):
+        if st[O_CTILE + c] >= 0:
+            ev_put_nb(tr, h, c)
+            ev_put_nb(tr, h, st[O_CTILE + c])
+            ev_put_nb(tr, h, st[O_CROT + c])
+            ev_put_nb(tr, h, st[O_CNEU + c])
+    ev_put_nb(tr, h, st[S_HOB])
+    ev_put_nb(tr, h, st[S_HOB + 1])
+    for t in range(cf[C_NTOK]):
+        ev_put_nb(tr, h, st[O_TWHERE + t])
+        ev_put_nb(tr, h, st[O_TOWNER + t])
+    ev_end_nb(tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def _phase_ev_nb(st, tr):
+    h = ev_begin_nb(tr, EV_PHASE)
+    ev_put_nb(tr, h, st[S_PHASE])
+    ev_put_nb(tr, h, st[S_SEAT])
+    ev_put_nb(tr, h, st[S_DOOM])
+    ev_end_nb(tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def end_game_nb(cf, st, tr, reason):
+    """TS-8: score; most points wins, a tie goes to the hobbit on Mount Doom (TS-8.3); the
+    safety cap is a draw."""
+    score_nb(cf, st)
+    if reason == R_CAP:
+        st[S_WINNER] = W_DRAW
+    elif st[S_POINTS] > st[S_POINTS + 1]:
+        st[S_WINNER] = 0
+    elif st[S_POINTS + 1] > st[S_POINTS]:
+        st[S_WINNER] = 1
+    else:
+        st[S_WINNER] = st[S_REACHED]
+    st[S_REASON] = reason
+    st[S_PHASE] = OVER
+    st[S_NLEGAL] = 0
+    h = ev_begin_nb(tr, EV_END)
+    ev_put_nb(tr, h, st[S_WINNER])
+    ev_put_nb(tr, h, reason)
+    ev_put_nb(tr, h, st[S_POINTS])
+    ev_put_nb(tr, h, st[S_POINTS + 1])
+    ev_put_nb(tr, h, st[S_REACHED])
+    ev_put_nb(tr, h, st[S_DOOM])
+    ev_end_nb(tr, h)
+
+
+@njit(cache=True, _nrt=False)
+def _after_move_nb(st):
+    st[S_STAGE] = STG_DRAW if st[S_PHASE] == PH2 else STG_NEXT
+
+
+@njit(cache=True, _nrt=False)
+def advance_nb(cf, st, tr, act):
+    """Run the turn on to the next decision (its actions in ``act``); returns their count
+    (0 once the game is over)."""
+    while True:
+        if st[S_PHASE] == OVER:
+            st[S_NLEGAL] = 0
+            return 0
+        seat = st[S_SEAT]
+        stage = st[S_STAGE]
+        if stage == STG_PLACE:
+            if st[S_HANDN + seat] == 0:          # TS-3.6
+                st[S_STAGE] = STG_MOVE
+                continue
+            n = place_options_nb(cf, st, seat, act)
+            if n == 0:
+                st[S_UNPL + seat] += 1
+                h = ev_begin_nb(tr, EV_UNPLACEABLE)
+                ev_put_nb(tr, h, seat)
+                ev_end_nb(tr, h)
+                if cf[C_REDRAW] == 1:
+                    n = redraw_nb(cf, st, tr, seat, act)
+                if n == 0:
+                    n = neutral_options_nb(cf, st, seat, act)
+                    st[S_DK] = DK_NEUTRAL
+                    st[S_NLEGAL] = n
+                    return n
+            st[S_DK] = DK_PLACE
+            st[S_NLEGAL] = n
+            return n
+        if stage == STG_MOVE:
+            if st[S_PHASE] == PH1:
+                st[S_STAGE] = STG_DRAW
+                continue
+            if st[S_FLEFT + seat] > 0:
+                lose_move_nb(cf, st, tr, seat)
+                _after_move_nb(st)
+                continue
+            st[S_NORMAL] = 0
+            st[S_STAGE] = STG_STEP
+            continue
+        if stage == STG_STEP:
+            n = move_options_nb(cf, st, seat, act)
+            if n <= 1:
+                _after_move_nb(st)
+                continue
+            st[S_DK] = DK_MOVE
+            st[S_NLEGAL] = n
+            return n
+        if stage == STG_DRAW:
+            draw_nb(cf, st, seat)
+            st[S_STAGE] = STG_ENT
+            continue
+        if stage == STG_ENT:
+            if st[S_PHASE] == PH2 and count_held_nb(cf, st, seat, P_ENT) > 0:
+                _row_nb(act, 0, A_ENT, 0, 0, 0)
+                _row_nb(act, 1, A_ENT, 1, 0, 0)
+                st[S_DK] = DK_ENT
+                st[S_NLEGAL] = 2
+                return 2
+            st[S_STAGE] = STG_NEXT
+            continue
+        # STG_NEXT: the next turn
+        if st[S_EXTRA] == 1:
+            st[S_EXTRA] = 0
+        else:
+            st[S_SEAT] = 1 - seat
+        if st[S_PHASE] == PH1 and _phase1_done_nb(cf, st):
+            st[S_PHASE] = PH2
+            st[S_SEAT] = 0                     # TS-5.2: Frodo first again
+            _phase_ev_nb(st, tr)
+        st[S_TURN] += 1
+        if st[S_SEAT] == 0:
+            st[S_ROUND] += 1
+        if st[S_PHASE] == PH3:
+            st[S_P3TURNS] += 1
+            if st[S_P3TURNS] > cf[C_CAP]:
+                end_game_nb(cf, st, tr, R_CAP)
+                continue
+        elif st[S_PHASE] == PH2:
+            st[S_P2TURNS] += 1
+        else:
+            st[S_P1TURNS] += 1
+        st[S_STAGE] = STG_MOVE if st[S_PHASE] == PH3 else STG_PLACE
+        h = ev_begin_nb(tr, EV_TURN)
+        ev_put_nb(tr, h, st[S_TURN])
+        ev_put_nb(tr, h, st[S_PHASE])
+        ev_put_nb(tr, h, st[S_SEAT])
+        ev_end_nb(tr, h)
+        snapshot_nb(cf, st, tr)
+
+
+@njit(cache=True, _nrt=False)
+def _phase1_done_nb(cf, st):
+    """TS-5.1: the cross of five; TS-9.1 ``full``: no arm can grow any more."""
+    if cf[C_P1FULL] == 0:
+        return st[S_NPLACED] >= 5
+    return legal_cells_nb(cf, st) == 0
+
+
+@njit(cache=True, _nrt=False)
+def apply_nb(cf, st, tr, act, i):
+    """Apply action ``i`` of the current decision, then advance to the next decision."""
+    seat = st[S_SEAT]
+    kind = act[i, 0]
+    st[S_STEPS] += 1
+    if kind == A_PLACE or kind == A_NEUTRAL:
+        slot = act[i, 1]
+        tile = st[O_HAND + HAND * seat + slot]
+        _hand_remove_nb(st, seat, slot)
+        place_nb(cf, st, tr, seat, act[i, 2], tile, act[i, 3] & 255, kind == A_NEUTRAL)
+        if st[S_NPLACED] == NTILE + 1:      # TS-5.3: the last tile ends phase 2 at once
+            if st[S_DOOM] < 0:
+                st[S_DOOM] = st[S_LAST]
+            st[S_PHASE] = PH3
+            st[S_P3TURNS] = 1
+            _phase_ev_nb(st, tr)
+            st[S_STAGE] = STG_MOVE
+        else:
+            st[S_STAGE] = STG_MOVE
+    elif kind == A_FIGHT:
+        fight_nb(cf, st, tr, seat, act[i, 1])
+        _after_move_nb(st)
+    elif kind == A_ENT:
+        if act[i, 1] == 1:
+            use_nb(cf, st, tr, seat, cheapest_held_nb(cf, st, seat, P_ENT))
+            st[S_EXTRA] = 1
+        st[S_STAGE] = STG_NEXT
+    else:
+        r = do_move_nb(cf, st, tr, seat, kind, act[i, 1], act[i, 2])
+        if r == GO_DOOM:
+            end_game_nb(cf, st, tr, R_DOOM)
+        elif r == GO_FIGHT:
+            _row_nb(act, 0, A_FIGHT, 0, 0, 0)
+            _row_nb(act, 1, A_FIGHT, 1, 0, 0)
+            st[S_DK] = DK_FIGHT
+            st[S_NLEGAL] = 2
+            _debug_nb(cf, st)
+            return 2
+        elif r == GO_END:
+            _after_move_nb(st)
+        else:
+            st[S_STAGE] = STG_STEP
+    n = advance_nb(cf, st, tr, act)
+    _debug_nb(cf, st)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _debug_nb(cf, st):
+    if st[S_DEBUG] != 0 and invariant_nb(cf, st) == 0:
+        st[S_BAD] = 1
+
+
+@njit(cache=True, _nrt=False)
+def legal_nb(cf, st, act):
+    """Write the current decision's actions (the rows ``advance_nb`` found) to ``act``."""
+    if st[S_PHASE] == OVER:
+        return 0
+    seat = st[S_SEAT]
+    dk = st[S_DK]
+    if dk == DK_PLACE:
+        return place_options_nb(cf, st, seat, act)
+    if dk == DK_NEUTRAL:
+        return neutral_options_nb(cf, st, seat, act)
+    if dk == DK_MOVE:
+        return move_options_nb(cf, st, seat, act)
+    k = A_FIGHT if dk == DK_FIGHT else A_ENT
+    _row_nb(act, 0, k, 0, 0, 0)
+    _row_nb(act, 1, k, 1, 0, 0)
+    return 2
+
+
+@njit(cache=True, _nrt=False)
+def new_game_nb(cf, st, s, tr, act, seed, index, debug):
+    """TS-2: the Shire in the middle, the tiles and the token stacks shuffled, three tiles
+    each, both hobbits on the Shire, Frodo to move; then on to the first decision."""
+    stream_init_nb(seed, index, s)
+    for k in range(st.shape[0]):
+        st[k] = 0
+    for k in range(NSEC):
+        st[O_STER + k] = -1
+        st[O_PAR + k] = k
+        st[O_RTOK + k] = -1
+    for c in range(NSEC // 4):
+        st[O_CTILE + c] = -1
+    st[S_GAMEIDX] = index
+    st[S_DEBUG] = debug
+    st[S_RMIN] = SR
+    st[S_RMAX] = SR
+    st[S_CMIN] = SC
+    st[S_CMAX] = SC
+    st[S_DOOM] = -1
+    st[S_REACHED] = -1
+    st[S_WINNER] = -1
+    st[S_BOATS] = 2
+    st[S_HOB] = AT_SHIRE
+    st[S_HOB + 1] = AT_SHIRE
+    st[S_HCELL] = SHIRE_CELL
+    st[S_HCELL + 1] = SHIRE_CELL
+    st[S_FTOKS] = -1
+    st[S_FTOKS + 1] = -1
+    place_nb(cf, st, tr, -1, SHIRE_CELL, SHIRE_TILE, 0, False)
+    st[S_LAST] = -1
+    for t in range(NTILE):
+        st[O_DECK + t] = t
+    shuffle_range_nb(s, st, O_DECK, NTILE)
+    for t in range(cf[C_NTOK]):
+        c = cf[O_TCOL + t]
+        st[O_TSTK + c * MAXTOK + st[S_TN + c]] = t
+        st[S_TN + c] += 1
+        st[O_TWHERE + t] = T_STACK
+        st[O_TOWNER + t] = -1
+    for c in range(4):
+        shuffle_range_nb(s, st, O_TSTK + c * MAXTOK, st[S_TN + c])
+    for _ in range(HAND):
+        draw_nb(cf, st, 0)
+        draw_nb(cf, st, 1)
+    st[S_PHASE] = PH1
+    st[S_SEAT] = 0
+    st[S_TURN] = 1
+    st[S_ROUND] = 1
+    st[S_P1TURNS] = 1
+    st[S_STAGE] = STG_PLACE
+    h = ev_begin_nb(tr, EV_SETUP)
+    for k in range(2 * HAND):
+        ev_put_nb(tr, h, st[O_HAND + k])
+    ev_end_nb(tr, h)
+    h = ev_begin_nb(tr, EV_TURN)
+    ev_put_nb(tr, h, 1)
+    ev_put_nb(tr, h, PH1)
+    ev_put_nb(tr, h, 0)
+    ev_end_nb(tr, h)
+    snapshot_nb(cf, st, tr)
+    advance_nb(cf, st, tr, act)
+    _debug_nb(cf, st)
+
+
+@njit(cache=True, _nrt=False)
+def invariant_nb(cf, st):
+    """Tokens conserved, 48 tiles accounted for, the bounding box within 6 x 8, every placed
+    side matching or touching a neutral section, hobbits in different regions. 1 if all hold."""
+    ntok = cf[C_NTOK]
+    instack = 0
+    for c in range(4):
+        instack += st[S_TN + c] - st[S_TPOS + c]
+    nstack = 0
+    nmap = 0
+    for t in range(ntok):
+        w = st[O_TWHERE + t]
+        if w == T_STACK:
+            nstack += 1
+        elif w == T_MAP:
+            nmap += 1
+    if nstack != instack or nmap != st[S_NTOKMAP]:
+        return 0
+    onmap = 0
+    for k in range(NSEC):
+        if st[O_PAR + k] == k and st[O_RTOK + k] >= 0:
+            onmap += 1
+            if st[O_TWHERE + st[O_RTOK + k]] != T_MAP:
+                return 0
+    if onmap != nmap:
+        return 0
+    tiles = st[S_NPLACED] + st[S_HANDN] + st[S_HANDN + 1] + (NTILE - st[S_DECKPOS]) + st[S_STOCKN]
+    if tiles != NTILE + 1:
+        return 0
+    if st[S_RMAX] - st[S_RMIN] + 1 > MAP_R or st[S_CMAX] - st[S_CMIN] + 1 > MAP_C:
+        return 0
+    placed = 0
+    for c in range(NSEC // 4):
+        if st[O_CTILE + c] < 0:
+            continue
+        placed += 1
+        for d in range(4):
+            nc = cf[O_NBR + 4 * c + d]
+            if nc < 0 or st[O_CTILE + nc] < 0:
+                continue
+            a = st[O_STER + 4 * c + d]
+            b = st[O_STER + 4 * nc + (d + 2) % 4]
+            if st[O_CNEU + c] == 0 and st[O_CNEU + nc] == 0 and a != b:
+                return 0
+            if (st[O_CNEU + c] == 1) != (st[O_CNEU + nc] == 1) and a != b:
+                return 0
+    if placed != st[S_NPLACED]:
+        return 0
+    h0 = st[S_HOB]
+    h1 = st[S_HOB + 1]
+    if h0 >= 0 and h1 >= 0 and find_nb(st, h0) == find_nb(st, h1):
+        return 0
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def doom_distance_nb(cf, st):
+    """Moves from the Shire to Mount Doom over the finished map (any region, boats and
+    hobbits ignored; the last move is onto Mount Doom, TS-5.4); -1 when there is none."""
+    d = st[S_DOOM]
+    if d < 0 or st[S_NPLACED] < NTILE + 1:
+        return -1
+    st[S_STAMP] += 1
+    stamp = st[S_STAMP]
+    q0 = 0
+    q1 = centre_regions_nb(st, SHIRE_CELL, O_QUEUE, 0)
+    for j in range(q1):
+        r = st[O_QUEUE + j]
+        st[O_SEEN + r] = stamp
+        st[O_DIST + r] = 1
+    while q0 < q1:
+        r = st[O_QUEUE + q0]
+        q0 += 1
+        if touches_cell_nb(st, r, d):
+            return st[O_DIST + r] + 1
+        n = region_neighbours_nb(st, r, O_TMP, 0, 128)
+        for j in range(n):
+            x = st[O_TMP + j]
+            if st[O_SEEN + x] != stamp:
+                st[O_SEEN + x] = stamp
+                st[O_DIST + x] = st[O_DIST + r] + 1
+                st[O_QUEUE + q1] = x
+                q1 += 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def record_nb(cf, st, row, out):
+    """One game's outcome row (columns in game.py)."""
+    out[row, 0] = st[S_WINNER]
+    out[row, 1] = st[S_REASON]
+    out[row, 2] = st[S_ROUND]
+    out[row, 3] = st[S_TURN]
+    out[row, 4] = st[S_POINTS]
+    out[row, 5] = st[S_POINTS + 1]
+    out[row, 6] = st[S_TOKPTS]
+    out[row, 7] = st[S_TOKPTS + 1]
+    out[row, 8] = st[S_USEDN]
+    out[row, 9] = st[S_USEDN + 1]
+    out[row, 10] = st[S_DOOMPTS]
+    out[row, 11] = st[S_DOOMPTS + 1]
+    out[row, 12] = st[S_REACHED]
+    out[row, 13] = st[S_NNEUTRAL]
+    out[row, 14] = st[S_UNPL]
+    out[row, 15] = st[S_UNPL + 1]
+    d = st[S_DOOM]
+    out[row, 16] = -1 if d < 0 else (d // GC - st[S_RMIN]) * MAP_C + (d % GC - st[S_CMIN])
+    out[row, 17] = st[S_P1TURNS]
+    out[row, 18] = st[S_P2TURNS]
+    out[row, 19] = st[S_P3TURNS]
+    out[row, 20] = st[S_NTAKEN]
+    out[row, 21] = st[S_NTAKEN + 1]
+    out[row, 22] = st[S_BAD]
+    out[row, 23] = st[S_SITES] + st[S_SITES + 1] + st[S_SITES + 2] + st[S_SITES + 3]
+    out[row, 24] = st[S_BOATS]
+    out[row, 25] = st[S_NTOKMAP]
+    for c in range(4):
+        out[row, 26 + c] = st[S_SITES + c]
+    left = 0
+    for c in range(4):
+        left += st[S_TN + c] - st[S_TPOS + c]
+    out[row, 30] = left
+    out[row, 31] = doom_distance_nb(cf, st)
+
+
+@njit(cache=True, _nrt=False, nogil=True)
+def run_until_nb(cf, pol, st, s, tr, act, buf, mask):
+    """Built-in players (``pol[seat]``) play until a seat in ``mask`` is to move (returned)
+    or the game ends (-1)."""
+    while st[S_PHASE] != OVER:
+        seat = st[S_SEAT]
+        if (mask >> seat) & 1:
+            return seat
+        n = st[S_NLEGAL]
+        i = choose_nb(cf, st, s, pol[seat], act, n, buf)
+        apply_nb(cf, st, tr, act, i)
+        if st[S_STEPS] > MAX_STEPS:
+            end_game_nb(cf, st, tr, R_CAP)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
+    """Games ``first + lo .. first + hi - 1`` into rows ``lo .. hi - 1`` of ``out``."""
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    tr = np.zeros(0, dtype=np.int64)
+    act = np.zeros((600, 4), dtype=np.int64)
+    buf = np.zeros(600, dtype=np.float64)
+    for row in range(lo, hi):
+        new_game_nb(cf, st, s, tr, act, seed, first + row, debug)
+        run_until_nb(cf, pol, st, s, tr, act, buf, 0)
+        record_nb(cf, st, row, out)
+
+
+@njit(cache=True, nogil=True)
+def playouts_nb(cf, heur, st, act, cands, m, key, out):
+    """For each candidate and j < m: a copy, the unseen tiles and token stacks reshuffled
+    from stream (key, j) (the same for every candidate), the candidate applied, then the
+    heuristics to the end; ``out[c, j]`` = winner code."""
+    st2 = np.zeros(ST_SIZE, dtype=np.int64)
+    s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
+    tr = np.zeros(0, dtype=np.int64)
+    act2 = np.zeros((600, 4), dtype=np.int64)
+    buf = np.zeros(600, dtype=np.float64)
+    n = act.shape[0]
+    for j in range(m):
+        for c in range(cands.shape[0]):
+            st2[:] = st
+            for k in range(n):
+                for q in range(4):
+                    act2[k, q] = act[k, q]
+            stream_init_nb(key, j, s2)
+            shuffle_range_nb(s2, st2, O_DECK + st2[S_DECKPOS], NTILE - st2[S_DECKPOS])
+            for col in range(4):
+                shuffle_range_nb(s2, st2, O_TSTK + col * MAXTOK + st2[S_TPOS + col],
+                                 st2[S_TN + col] - st2[S_TPOS + col])
+            apply_nb(cf, st2, tr, act2, cands[c])
+            run_until_nb(cf, heur, st2, s2, tr, act2, buf, 0)
+            out[c, j] = st2[S_WINNER]
+
+
+no_literal_dispatch(globals())

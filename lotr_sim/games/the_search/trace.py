@@ -1,0 +1,234 @@
+"""The Search traces: decoding the engine's event buffer into JSON-able events, drawing the
+map as text turn by turn (``account``), and auditing a trace on its own (``replay_check``).
+
+Events (besides the header): ``setup`` (the hands), ``turn_start``, ``snapshot`` (placed
+tiles with their rotation and section terrains, hobbits, where every token is), ``place``
+(tile, pattern, cell, rotation, neutral), ``region_closed`` (TS-4.2), ``token_placed``
+(TS-4.3), ``move`` (normal, mover or Gwaihir), ``token_taken``, ``token_used``, ``fight``
+(TS-6.5/TS-7.3), ``move_lost``, ``boat`` (TS-6.6), ``unplaceable`` (TS-3.4), ``redraw``
+(TS-9.2), ``phase``, ``game_end``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lotr_sim.kernels.tracebuf import iter_events
+
+from .layout import (
+    AT_DOOM, AT_SHIRE, EV_BOAT, EV_CLOSE, EV_END, EV_FIGHT, EV_LOST, EV_MOVE, EV_PHASE, EV_PLACE,
+    EV_REDRAW, EV_SETUP, EV_SNAP, EV_TAKE, EV_TOKEN, EV_TURN, EV_UNPLACEABLE, EV_USE, GC, HAND, COLOURS, O_TCOL,
+    T_BOX, T_HELD, T_MAP, T_USED, TERRAIN_LETTERS,
+)
+
+SIDES = ("frodo", "sam")
+WHERE = ("stack", "map", "held", "used", "box")
+HOW = ("normal", "mover", "gwaihir")
+OUTCOMES = ("frodo", "sam", "draw")
+REASONS = ("mount_doom", "cap")
+
+
+def _pos(sec: int):
+    """A hobbit position: "shire", "mount_doom" or [row, col, section]."""
+    if sec == AT_SHIRE:
+        return "shire"
+    if sec == AT_DOOM:
+        return "mount_doom"
+    c, d = divmod(int(sec), 4)
+    return [c // GC, c % GC, "NESW"[d]]
+
+
+def _rotated(pat: str, rot: int) -> str:
+    return "".join(pat[(d - rot) % 4] for d in range(4))
+
+
+def decode(compiled, tr: np.ndarray, game_index: int) -> list[dict]:
+    """The engine's event buffer as a list of events."""
+    names = compiled.names["tokens"]
+    pats = compiled.names["tiles"]
+    out: list[dict] = []
+    turn, seat, rnd = 0, 0, 0
+
+    def ev(name, side=None, **kw):
+        out.append(dict(game=int(game_index), round=rnd, turn=turn, side=side, event=name, **kw))
+
+    def tok(t):
+        return {"id": int(t), "name": names[int(t)]}
+
+    for code, v in iter_events(tr):
+        v = [int(x) for x in v]
+        if code == EV_SETUP:
+            ev("setup", hands={"frodo": [pats[t] for t in v[:HAND]], "sam": [pats[t] for t in v[HAND:2 * HAND]]})
+        elif code == EV_TURN:
+            turn, seat = v[0], v[2]
+            rnd = (turn + 1) // 2
+            ev("turn_start", SIDES[seat], phase=v[1])
+        elif code == EV_SNAP:
+            n = v[0]
+            cells = []
+            for k in range(n):
+                c, t, r, neu = v[1 + 4 * k: 5 + 4 * k]
+                cells.append([c, t, r, neu, _rotated(pats[t], r)])
+            p = 1 + 4 * n
+            hob = v[p: p + 2]
+            rest = v[p + 2:]
+            toks = [[rest[2 * i], rest[2 * i + 1]] for i in range(len(rest) // 2)]
+            ev("snapshot", SIDES[seat], cells=cells, hobbits=hob, tokens=toks)
+        elif code == EV_PLACE:
+            s, t, c, r, neu = v
+            ev("place", SIDES[s] if s >= 0 else None, tile=t, pattern=pats[t], cell=c, row=c // GC, col=c % GC,
+               rotation=r, sections=_rotated(pats[t], r), neutral=bool(neu))
+        elif code == EV_CLOSE:
+            ev("region_closed", None, region=v[0], size=v[1], terrain=TERRAIN_LETTERS[v[2]])
+        elif code == EV_TOKEN:
+            ev("token_placed", SIDES[v[0]] if v[0] >= 0 else None, token=tok(v[1]), colour=COLOURS[int(compiled.cf[O_TCOL + v[1]])], region=v[2])
+        elif code == EV_MOVE:
+            ev("move", SIDES[v[0]], frm=_pos(v[1]), to=_pos(v[2]), to_section=v[2], how=HOW[v[3]],
+               token_used=(tok(v[4]) if v[4] >= 0 else None))
+        elif code == EV_TAKE:
+            ev("token_taken", SIDES[v[0]], token=tok(v[1]))
+        elif code == EV_USE:
+            ev("token_used", SIDES[v[0]], token=tok(v[1]))
+        elif code == EV_FIGHT:
+            ev("fight", SIDES[v[0]], token=tok(v[1]), dots=v[2], cancelled=bool(v[3]))
+        elif code == EV_LOST:
+            ev("move_lost", SIDES[v[0]], fight_moves_left=v[1])
+        elif code == EV_BOAT:
+            ev("boat", SIDES[v[0]], discarded=[tok(v[1]), tok(v[2])])
+        elif code == EV_UNPLACEABLE:
+            ev("unplaceable", SIDES[v[0]])
+        elif code == EV_REDRAW:
+            ev("redraw", SIDES[v[0]])
+        elif code == EV_PHASE:
+            ev("phase", SIDES[v[1]], phase=v[0], doom_cell=v[2])
+        elif code == EV_END:
+            ev("game_end", None, winner=OUTCOMES[v[0]], reason=REASONS[v[1]],
+               points={"frodo": v[2], "sam": v[3]}, reached=(SIDES[v[4]] if v[4] >= 0 else None),
+               doom_cell=v[5])
+    return out
+
+
+# -- the audit ---------------------------------------------------------------------------------
+def _state_of(e: dict) -> dict:
+    return {"cells": {c[0]: tuple(c[1:4]) for c in e["cells"]}, "hob": list(e["hobbits"]),
+            "tok": [list(t) for t in e["tokens"]]}
+
+
+def _apply(st: dict, e: dict) -> None:
+    kind = e["event"]
+    seat = SIDES.index(e["side"]) if e.get("side") in SIDES else -1
+    if kind == "place":
+        st["cells"][e["cell"]] = (e["tile"], e["rotation"], int(e["neutral"]))
+    elif kind == "token_placed":
+        st["tok"][e["token"]["id"]][0] = T_MAP
+    elif kind == "token_taken":
+        st["tok"][e["token"]["id"]] = [T_HELD, seat]
+    elif kind == "token_used":
+        st["tok"][e["token"]["id"]][0] = T_USED
+    elif kind == "boat":
+        for t in e["discarded"]:
+            st["tok"][t["id"]][0] = T_BOX
+    elif kind == "move":
+        st["hob"][seat] = e["to_section"]
+
+
+def replay_check(compiled, events: list[dict]) -> int:
+    """From each snapshot, applying the events that follow must give the next snapshot (the
+    map, the hobbits and every token). Returns the number of snapshots checked."""
+    st = None
+    n = 0
+    for e in events:
+        if e["event"] == "snapshot":
+            snap = _state_of(e)
+            if st is not None:
+                if st != snap:
+                    raise AssertionError(f"turn {e['turn']}: replaying the events does not give this snapshot")
+                n += 1
+            st = snap
+        elif st is not None:
+            _apply(st, e)
+    return n
+
+
+# -- the account -------------------------------------------------------------------------------
+def draw_map(e: dict, doom: int | None = None) -> str:
+    """A snapshot's map as text: each tile 3 x 3 characters (section terrains in lower case,
+    ``#`` a neutral section; centre ``H`` the Shire, ``X`` Mount Doom, ``1``/``2`` the cell
+    Frodo/Sam last entered)."""
+    cells = {c[0]: c for c in e["cells"]}
+    if not cells:
+        return ""
+    rows = [c // GC for c in cells]
+    cols = [c % GC for c in cells]
+    hob = {}
+    for i, h in enumerate(e["hobbits"]):
+        if h >= 0:
+            hob[h // 4] = str(i + 1)
+    lines = []
+    for r in range(min(rows), max(rows) + 1):
+        a, b, c = [], [], []
+        for q in range(min(cols), max(cols) + 1):
+            cell = r * GC + q
+            x = cells.get(cell)
+            if x is None:
+                a.append("   ")
+                b.append("   ")
+                c.append("   ")
+                continue
+            secs = "####" if x[3] else x[4].lower()
+            centre = hob.get(cell, "H" if x[1] == 47 else ("X" if doom == cell else "."))
+            a.append(f" {secs[0]} ")
+            b.append(f"{secs[3]}{centre}{secs[1]}")
+            c.append(f" {secs[2]} ")
+        lines += ["".join(a), "".join(b), "".join(c)]
+    return "\n".join(lines)
+
+
+def account(events: list[dict]) -> str:
+    """A readable turn-by-turn account with the map drawn at each turn's start."""
+    out = []
+    doom = None
+    for e in events:
+        k = e["event"]
+        who = e.get("side") or ""
+        if k == "header":
+            out.append(f"The Search - seed {e['seed']} game {e['game_index']} - policies {e['policies']}")
+        elif k == "turn_start":
+            out.append(f"\n== turn {e['turn']} (phase {e['phase']}) - {who} ==")
+        elif k == "snapshot":
+            out.append(draw_map(e, doom))
+        elif k == "place" and not who:
+            out.append(f"the Shire tile {e['pattern']} lies in the middle (TS-2.1)")
+        elif k == "place":
+            what = "a NEUTRAL tile" if e["neutral"] else f"tile {e['pattern']} turned {e['rotation']} -> {e['sections']}"
+            out.append(f"{who} places {what} at row {e['row']} col {e['col']}")
+        elif k == "region_closed":
+            out.append(f"  region of {e['size']} {e['terrain']} section(s) closed")
+        elif k == "token_placed":
+            out.append(f"  token site: {e['token']['name']} ({e['colour']}) placed")
+        elif k == "move":
+            used = f" using {e['token_used']['name']}" if e.get("token_used") else ""
+            out.append(f"{who} moves {e['how']}{used} to {e['to']}")
+        elif k == "token_taken":
+            out.append(f"{who} takes {e['token']['name']}")
+        elif k == "token_used":
+            out.append(f"{who} uses {e['token']['name']}")
+        elif k == "fight":
+            out.append(f"{who} meets {e['token']['name']}: " + ("fight cancelled" if e["cancelled"]
+                                                               else f"loses {e['dots']} move(s)"))
+        elif k == "move_lost":
+            out.append(f"{who} loses a move to a fight ({e['fight_moves_left']} left)")
+        elif k == "boat":
+            out.append(f"{who} buys a boat")
+        elif k == "unplaceable":
+            out.append(f"{who} cannot place any tile of the hand")
+        elif k == "redraw":
+            out.append(f"{who} puts the hand in the open stock and draws again")
+        elif k == "phase":
+            if e["phase"] == 3:
+                doom = e["doom_cell"]
+            out.append(f"-- phase {e['phase']} begins ({who} first)" +
+                       (f"; Mount Doom at row {doom // GC} col {doom % GC}" if e["phase"] == 3 else ""))
+        elif k == "game_end":
+            out.append(f"\nGAME END: winner {e['winner']} ({e['reason']}), points {e['points']}, "
+                       f"reached Mount Doom: {e['reached']}")
+    return "\n".join(out)
