@@ -28,9 +28,10 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.exact.fellowship import FellowshipResult, FellowshipTrack
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
+    from lotr_sim.games.the_search.report import TilesResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "compare", "balance", "load_results",
-           "report", "fellowship", "RunResult", "SweepResult"]
+           "report", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
 
 
 def get_game(game):
@@ -259,6 +260,48 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     return fellowship_result(track, games, seed, players, threads)
 
 
+def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
+          sets: Sequence[str] | Mapping[str, Any] | None = None, policies: Mapping[str, str] | None = None,
+          threads: int | None = None, out: str | Path | None = None, force: bool = False) -> "TilesResult":
+    """The Search's tile-draw outcomes (what ``lotr-sim tiles`` prints): play games
+    ``0..games-1`` (game i on stream (seed, i)) of the tile catalogue and placing rules given
+    by ``config``/``sets`` (TS-1.2, TS-3) with ``policies`` (``{"frodo": ..., "sam": ...}``,
+    default greedy v greedy), and report the share of turns with an unplaceable hand (TS-3.4),
+    neutral tiles per game, where Mount Doom ends up (6 x 8, TS-5.3) and its distance from the
+    Shire, token sites per colour (TS-4.3), tokens never collected and phase lengths (TS-5),
+    each with a 95% interval over games.
+
+    Returns a ``TilesResult``: ``table`` (DataFrame: quantity, value, lo, hi), ``doom_heat``
+    (6 x 8 DataFrame, share of games), ``neutral_tiles``, ``text()`` (the CLI's text),
+    ``heatmap()`` and ``figures()`` (``matplotlib.figure.Figure`` objects, no pyplot state).
+    ``out`` writes ``report.json``, ``summary.csv``, ``doom_heat.csv`` and the plots there,
+    refusing a folder with files in it unless ``force``.
+    """
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.games.the_search import report as R
+    from lotr_sim.kernels.rng import check_seed
+    import operator
+    try:
+        n = -1 if isinstance(games, bool) else operator.index(games)
+    except TypeError:
+        n = -1
+    if n < 1:
+        raise ConfigError(f"games must be a whole number of at least 1, got {games!r}")
+    g = get_game("the-search")
+    seed = check_seed(seed)
+    pols = g.check_policies(policies)
+    comp = g.compile(g.load(config, sets))
+    if out is not None:
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise LotrSimError(f"{out} is not a folder")
+        if out.exists() and any(out.iterdir()) and not force:
+            raise LotrSimError(f"{out} is not empty (use --force to replace its files)")
+    rep = R.tile_report(g, comp, pols, seed, n, threads)
+    paths = R.write(rep, out) if out is not None else []
+    return R.TilesResult(rep, out, paths)
+
+
 def __getattr__(name):  # lazy re-exports of the result classes
     if name == "RunResult":
         from lotr_sim.experiments.run import RunResult
@@ -266,4 +309,7 @@ def __getattr__(name):  # lazy re-exports of the result classes
     if name == "SweepResult":
         from lotr_sim.experiments.sweep import SweepResult
         return SweepResult
+    if name == "TilesResult":
+        from lotr_sim.games.the_search.report import TilesResult
+        return TilesResult
     raise AttributeError(name)

@@ -54,17 +54,9 @@ def tiles(
         out.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {out} (47 tiles, seed {gen['seed']}); use it with --config {out}")
         return
-    from lotr_sim.games.registry import get_game
-    from lotr_sim.games.the_search import report as R
-    from lotr_sim.kernels.rng import check_seed
-    g = get_game("the-search")
-    seed = 1 if seed is None else check_seed(seed)
-    pols = g.check_policies(seat_policies(policy))
-    comp = g.compile(g.load(config, sets))
-    if out is not None and out.exists() and any(out.iterdir()) and not force:
-        raise fail(f"{out} is not empty (use --force to replace its files)")
-    rep = R.tile_report(g, comp, pols, seed, games, threads)
-    typer.echo(R.format_text(rep))
+    from lotr_sim import api
+    res = api.tiles(games=games, seed=1 if seed is None else seed, config=config, sets=sets,
+                    policies=seat_policies(policy), threads=threads, out=out, force=force)
+    typer.echo(res.text())
     if out is not None:
-        paths = R.write(rep, out)
-        typer.echo(f"wrote {', '.join(p.name for p in paths)} in {out}")
+        typer.echo(f"wrote {', '.join(p.name for p in res.paths)} in {out}")

@@ -12,10 +12,14 @@ Every row carries a 95% normal interval over games (mean +- 1.96 sd / sqrt(n)).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 MEAN_ROWS = (
@@ -88,18 +92,94 @@ def write(rep: dict, out: Path) -> list[Path]:
     paths[1].write_text("quantity,value,lo,hi\n" + "".join(
         f"\"{r['quantity']}\",{r['value']:.6g},{r['lo']:.6g},{r['hi']:.6g}\n" for r in rep["rows"]), encoding="utf-8")
     paths[2].write_text("\n".join(",".join(str(v) for v in row) for row in rep["doom_heat"]) + "\n", encoding="utf-8")
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(6, 4))
-    ax = fig.add_subplot()
-    im = ax.imshow(np.array(rep["doom_heat"]) / max(rep["games"], 1), cmap="viridis")
-    fig.colorbar(im, ax=ax, label="share of games")
-    ax.set_title("Where Mount Doom ends up (6 x 8 map)")
-    fig.savefig(out / "doom_heat.png", dpi=100)
-    fig = Figure(figsize=(6, 4))
-    ax = fig.add_subplot()
-    h = rep["neutral_hist"]
-    ax.bar(range(len(h)), np.array(h) / max(rep["games"], 1))
-    ax.set_xlabel("neutral tiles in a game")
-    ax.set_ylabel("share of games")
-    fig.savefig(out / "neutral_tiles.png", dpi=100)
+    from lotr_sim.reports.plots import save_figure
+    save_figure(doom_heat_figure(rep), out / "doom_heat.png")
+    save_figure(neutral_figure(rep), out / "neutral_tiles.png")
     return paths + [out / "doom_heat.png", out / "neutral_tiles.png"]
+
+
+def doom_heat_figure(rep: dict):
+    """Where Mount Doom ends up (TS-5.3): a 6 x 8 heat map of the share of games, each
+    cell's share written in it (a ``matplotlib.figure.Figure``, no pyplot state)."""
+    from lotr_sim.reports.plots import new_figure
+    heat = np.array(rep["doom_heat"], dtype=float) / max(rep["games"], 1)
+    fig = new_figure((7, 4.5))
+    ax = fig.subplots()
+    im = ax.imshow(100 * heat, cmap="viridis")
+    top = 100 * heat.max() if heat.size else 0.0
+    for i in range(heat.shape[0]):
+        for j in range(heat.shape[1]):
+            v = 100 * heat[i, j]
+            ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8,
+                    color="black" if v > 0.6 * top else "white")
+    ax.set_xticks(range(heat.shape[1]))
+    ax.set_yticks(range(heat.shape[0]))
+    ax.set_xlabel("column of the final map")
+    ax.set_ylabel("row of the final map")
+    fig.colorbar(im, ax=ax, label="% of games")
+    ax.set_title(f"Where Mount Doom ends up (6 x 8 map, {rep['games']} games)")
+    return fig
+
+
+def neutral_figure(rep: dict):
+    """Neutral tiles per game (TS-3.4): the share of games with 0, 1, 2 ... neutral tiles."""
+    from lotr_sim.reports.plots import new_figure
+    fig = new_figure((6, 4))
+    ax = fig.subplots()
+    h = np.asarray(rep["neutral_hist"], dtype=float)
+    ax.bar(range(len(h)), 100 * h / max(rep["games"], 1))
+    ax.set_xlabel("neutral tiles in a game")
+    ax.set_ylabel("% of games")
+    ax.set_title("Neutral tiles per game")
+    from matplotlib.ticker import MaxNLocator
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+@dataclass
+class TilesResult:
+    """What ``lotr_sim.api.tiles`` returns: The Search's tile-draw outcomes over ``games``
+    games (``report``: the dict ``report.json`` holds) and, when written, the ``out`` folder
+    and its files (``paths``). Tables are pandas DataFrames, plots ``matplotlib.figure.Figure``
+    objects (no pyplot state: a notebook shows them inline, nothing is saved)."""
+
+    report: dict
+    out: Path | None = None
+    paths: list[Path] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return int(self.report["games"])
+
+    @property
+    def table(self) -> "pd.DataFrame":
+        """One row per quantity: ``quantity``, ``value`` and its 95% interval ``lo``, ``hi``."""
+        import pandas as pd
+        return pd.DataFrame(self.report["rows"], columns=["quantity", "value", "lo", "hi"])
+
+    @property
+    def doom_heat(self) -> "pd.DataFrame":
+        """Share of games with Mount Doom on each cell of the final 6 x 8 map (rows top to
+        bottom; games where it was never placed are in no cell)."""
+        import pandas as pd
+        return pd.DataFrame(np.array(self.report["doom_heat"], dtype=float) / max(self.games, 1))
+
+    @property
+    def neutral_tiles(self) -> "pd.Series":
+        """Share of games by the number of neutral tiles in them."""
+        import pandas as pd
+        h = np.asarray(self.report["neutral_hist"], dtype=float)
+        return pd.Series(h / max(self.games, 1), name="share of games").rename_axis("neutral tiles")
+
+    def text(self) -> str:
+        """The report as ``lotr-sim tiles`` prints it."""
+        return format_text(self.report)
+
+    def heatmap(self):
+        """The Mount Doom heat map (a ``Figure``)."""
+        return doom_heat_figure(self.report)
+
+    def figures(self) -> list[tuple[str, Any, str]]:
+        """Every plot as ``(name, Figure, caption)``, named as the files ``write`` saves."""
+        return [("doom_heat", self.heatmap(), "Where Mount Doom ends up"),
+                ("neutral_tiles", neutral_figure(self.report), "Neutral tiles per game")]
