@@ -3,7 +3,8 @@ the game's stream) and the heuristic players, which score every legal action wit
 vector (``PL_*``) and take the first best one (no draws):
 
 * placement (TS-3): token sites the tile would close (TS-4.3), each worth its colour's mean
-  remaining token value, more when nearer the own hobbit than the rival's (cells apart);
+  remaining token value (brown: the mean over the unseen brown tokens, below), more when
+  nearer the own hobbit than the rival's (cells apart);
 * neutral tile (TS-3.4): the cell nearest the own hobbit and farthest from the rival
   (Mount Doom moves onto it); the tile given up is the one whose terrains the open sides
   of the map show least;
