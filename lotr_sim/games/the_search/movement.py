@@ -23,11 +23,12 @@ from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
 from .layout import (
-    A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, AT_SHIRE, C_BROWND, C_BROWNV, C_GWAIHIR, C_NTOK, EV_BOAT, EV_FIGHT, EV_LOST,
+    A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, AT_SHIRE, C_GWAIHIR, C_NTOK, EV_BOAT, EV_FIGHT, EV_LOST,
     EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
     O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
     P_MONSTER, P_MOVER, P_RING, PH3, S_BOAT, S_BOATS, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_HCELL, S_HOB,
-    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_USED,
+    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
+    T_USED,
 )
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb
 
@@ -320,11 +321,30 @@ def score_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
-def token_worth_nb(cf, st, tok, fight_w):
+def unseen_brown_nb(cf, st, fight_w):
+    """What a face-down brown token is worth to a player who cannot see it (TS-2.2, TS-4.3):
+    the mean value less ``fight_w`` times the mean fight length (dots, TS-6.5) over the brown
+    tokens nobody has seen yet - the face-down stack and the face-down tokens on the map, not
+    a monster being fought (turned up, TS-6.5) nor any token held or in the box. 0 if none."""
+    k = 0
+    tot = 0.0
+    for t in range(cf[C_NTOK]):
+        if cf[O_TCOL + t] != MOUNTAIN:
+            continue
+        w = st[O_TWHERE + t]
+        if w == T_STACK or (w == T_MAP and t != st[S_FTOKS] and t != st[S_FTOKS + 1]):
+            k += 1
+            tot += cf[O_TVAL + t] - fight_w * cf[O_TDOTS + t]
+    return tot / k if k > 0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def token_worth_nb(cf, tok, brown):
     """What a token on the map is worth to a heuristic player: its value when face up; a
-    face-down brown one the mean brown value less its expected fight (TS-2.5, TS-6.5)."""
+    face-down brown one ``brown`` (``unseen_brown_nb``: what the player can know of it, never
+    its identity; TS-2.5, TS-6.5)."""
     if cf[O_TCOL + tok] == MOUNTAIN:           # face down: the player does not see it
-        return 0.001 * cf[C_BROWNV] - fight_w * 0.001 * cf[C_BROWND]
+        return brown
     v = float(cf[O_TVAL + tok])
     if cf[O_TPOW + tok] == P_RING:
         v += 1.0

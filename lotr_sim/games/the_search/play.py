@@ -12,6 +12,15 @@ Turn stages: place (phase 1 and 2), move (phase 2 and 3; a fighting player loses
 TS-6.5), draw (TS-5.1/5.2), Ent (phase 2), next turn. Phase 1 ends when the cross is laid
 (TS-5.1, TS-9.1); phase 2 ends at once when the last tile is placed (TS-5.3), and phase 3
 starts with that player. A game stops as a draw after ``phase3_cap`` phase-3 turns.
+
+The search player's playouts (``playouts_nb``) see only what the searching seat can see:
+before each playout the copy is determinized from that seat's point of view
+(``determinize_nb``) - the rival's hand is dealt again together with the face-down tile
+stack (TS-2.1, TS-2.4), the face-down brown tokens on the map are dealt again together with
+the brown stack (TS-2.2, TS-4.3, TS-6.5), and the other token stacks are reshuffled - from
+the playout's own stream (key, j), the same for every candidate (common random numbers).
+A hand shown under TS-3.4 is not remembered (narrowed: the rival's hand is treated as
+wholly unknown).
 """
 from __future__ import annotations
 
@@ -26,7 +35,7 @@ from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from .layout import (
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
     C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
-    EV_SNAP, EV_TURN, EV_UNPLACEABLE, GC, HAND, MAP_C, MAP_R, MAXTOK, NSEC, NTILE, O_CNEU,
+    EV_SNAP, EV_TURN, EV_UNPLACEABLE, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
     O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
     O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
     S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
@@ -607,17 +616,90 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
         record_nb(cf, st, row, out)
 
 
+@njit(cache=True, _nrt=False)
+def _sort_range_nb(arr, lo, n):
+    """Insertion sort of ``arr[lo : lo + n]`` (short piles): a deal from a sorted pile depends
+    on the pile's contents only, not on the hidden order it had."""
+    for i in range(lo + 1, lo + n):
+        x = arr[i]
+        j = i - 1
+        while j >= lo and arr[j] > x:
+            arr[j + 1] = arr[j]
+            j -= 1
+        arr[j + 1] = x
+
+
+@njit(cache=True, _nrt=False)
+def determinize_nb(cf, st, s, seat, tmp):
+    """Resample what ``seat`` cannot see, from stream ``s`` (the search's playouts): the
+    rival's hand together with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown
+    tokens on the map together with the brown stack (TS-2.2, TS-4.3; a monster being fought
+    is turned up, TS-6.5, and stays), and the order of the other token stacks (whose contents
+    are public). Each pool is sorted before it is shuffled, so the deal depends on what the
+    seat knows (the pool's contents) and the stream, never on the hidden order or identities.
+    ``tmp`` is int64 scratch of at least 2 * (NTILE + MAXTOK)."""
+    riv = 1 - seat
+    # tiles: the rival's hand and the undrawn tiles are one unseen pool
+    nh = st[S_HANDN + riv]
+    k = 0
+    for j in range(nh):
+        tmp[k] = st[O_HAND + HAND * riv + j]
+        k += 1
+    for j in range(st[S_DECKPOS], NTILE):
+        tmp[k] = st[O_DECK + j]
+        k += 1
+    _sort_range_nb(tmp, 0, k)
+    shuffle_range_nb(s, tmp, 0, k)
+    k = 0
+    for j in range(nh):
+        st[O_HAND + HAND * riv + j] = tmp[k]
+        k += 1
+    for j in range(st[S_DECKPOS], NTILE):
+        st[O_DECK + j] = tmp[k]
+        k += 1
+    # brown tokens: face down on the map (at region roots) or in the stack; tmp holds the
+    # tokens from 0 and their places (indices into st) from NTILE + MAXTOK
+    P0 = NTILE + MAXTOK
+    k = 0
+    for r in range(NSEC):
+        t = st[O_RTOK + r]
+        if t >= 0 and st[O_PAR + r] == r and cf[O_TCOL + t] == MOUNTAIN and st[O_TWHERE + t] == T_MAP \
+                and t != st[S_FTOKS] and t != st[S_FTOKS + 1]:
+            tmp[k] = t
+            tmp[P0 + k] = O_RTOK + r
+            k += 1
+    nmap = k
+    for j in range(st[S_TPOS + MOUNTAIN], st[S_TN + MOUNTAIN]):
+        tmp[k] = st[O_TSTK + MOUNTAIN * MAXTOK + j]
+        tmp[P0 + k] = O_TSTK + MOUNTAIN * MAXTOK + j
+        k += 1
+    _sort_range_nb(tmp, 0, k)            # the places keep their order at P0
+    shuffle_range_nb(s, tmp, 0, k)
+    for j in range(k):
+        st[tmp[P0 + j]] = tmp[j]
+        st[O_TWHERE + tmp[j]] = T_MAP if j < nmap else T_STACK
+    for col in range(4):
+        if col != MOUNTAIN:
+            lo = O_TSTK + col * MAXTOK + st[S_TPOS + col]
+            _sort_range_nb(st, lo, st[S_TN + col] - st[S_TPOS + col])
+            shuffle_range_nb(s, st, lo, st[S_TN + col] - st[S_TPOS + col])
+
+
 @njit(cache=True, nogil=True)
 def playouts_nb(cf, heur, st, act, cands, m, key, out):
-    """For each candidate and j < m: a copy, the unseen tiles and token stacks reshuffled
-    from stream (key, j) (the same for every candidate), the candidate applied, then the
-    heuristics to the end; ``out[c, j]`` = winner code."""
+    """For each candidate and j < m: a copy determinized from the searching seat's point of
+    view (``determinize_nb``: the rival's hand and the unseen tiles, the face-down brown
+    tokens and the brown stack, resampled from stream (key, j), the same for every candidate:
+    common random numbers), the candidate applied, then the heuristics to the end;
+    ``out[c, j]`` = winner code."""
     st2 = np.zeros(ST_SIZE, dtype=np.int64)
     s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
     tr = np.zeros(0, dtype=np.int64)
     act2 = np.zeros((600, 4), dtype=np.int64)
     buf = np.zeros(600, dtype=np.float64)
+    tmp = np.zeros(2 * (NTILE + MAXTOK), dtype=np.int64)
     n = act.shape[0]
+    seat = st[S_SEAT]
     for j in range(m):
         for c in range(cands.shape[0]):
             st2[:] = st
@@ -625,10 +707,7 @@ def playouts_nb(cf, heur, st, act, cands, m, key, out):
                 for q in range(4):
                     act2[k, q] = act[k, q]
             stream_init_nb(key, j, s2)
-            shuffle_range_nb(s2, st2, O_DECK + st2[S_DECKPOS], NTILE - st2[S_DECKPOS])
-            for col in range(4):
-                shuffle_range_nb(s2, st2, O_TSTK + col * MAXTOK + st2[S_TPOS + col],
-                                 st2[S_TN + col] - st2[S_TPOS + col])
+            determinize_nb(cf, st2, s2, seat, tmp)
             apply_nb(cf, st2, tr, act2, cands[c])
             run_until_nb(cf, heur, st2, s2, tr, act2, buf, 0)
             out[c, j] = st2[S_WINNER]

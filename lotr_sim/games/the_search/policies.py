@@ -3,7 +3,8 @@ the game's stream) and the heuristic players, which score every legal action wit
 vector (``PL_*``) and take the first best one (no draws):
 
 * placement (TS-3): token sites the tile would close (TS-4.3), each worth its colour's mean
-  remaining token value, more when nearer the own hobbit than the rival's (cells apart);
+  remaining token value (brown: the mean over the unseen brown tokens, below), more when
+  nearer the own hobbit than the rival's (cells apart);
 * neutral tile (TS-3.4): the cell nearest the own hobbit and farthest from the rival
   (Mount Doom moves onto it); the tile given up is the one whose terrains the open sides
   of the map show least;
@@ -18,6 +19,14 @@ vector (``PL_*``) and take the first best one (no draws):
   two brown tokens it costs;
 * fights (TS-7.3): cancel when ``PL_FIGHT`` per lost move beats the fighters' points;
 * Ent (TS-7.2): take the extra turn when ``PL_ENT`` beats its point.
+
+What the heuristics know: only what a player can see or remember. A face-down brown token
+(TS-2.2, TS-4.3) is valued by the mean worth (value less fight length) of the brown tokens
+nobody has seen yet - the face-down stack together with the face-down tokens on the map;
+tokens turned up (a monster being fought, TS-6.5) or held are known. The face-up colours'
+stacks are counted (what is left of them is public). No heuristic looks at the rival's
+hand (TS-2.4) or at the order of the tile or token stacks; the tokens both players hold
+were all seen face up or turned up, so ``_doom_worth_nb`` may count them.
 
 ``greedy`` balances tokens and the race (and races only when reaching Mount Doom wins);
 ``racer`` always races in phase 3, spends movers freely and values tokens less. Measured
@@ -38,7 +47,7 @@ from .layout import (
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
-from .movement import token_worth_nb
+from .movement import token_worth_nb, unseen_brown_nb
 from .placement import site_gain_nb
 from .regions import bfs_nb, fits_box_nb, touches_cell_nb
 
@@ -53,7 +62,9 @@ def _cells_apart_nb(a, b):
 
 @njit(cache=True, _nrt=False)
 def _stack_mean_nb(cf, st, col, fight_w):
-    """Mean worth of the tokens still in colour ``col``'s stack (0 when empty)."""
+    """Mean worth of the tokens still in colour ``col``'s stack (0 when empty). Only for the
+    face-up colours, whose stacks a player can count (every token that left them lay face up
+    on the map, TS-4.3); brown goes through ``unseen_brown_nb`` (TS-2.2, TS-4.3)."""
     k = st[S_TN + col] - st[S_TPOS + col]
     if k <= 0:
         return 0.0
@@ -107,7 +118,7 @@ def scores_nb(cf, st, pol, act, n, out):
         riv = st[S_HCELL + 1 - seat]
         fw = pol[PL_FIGHT] * 0.5
         m0 = _stack_mean_nb(cf, st, 0, fw)
-        m1 = _stack_mean_nb(cf, st, 1, fw)
+        m1 = unseen_brown_nb(cf, st, fw)        # the brown stack is face down (TS-2.2)
         m2 = _stack_mean_nb(cf, st, 2, fw)
         m3 = _stack_mean_nb(cf, st, 3, fw)
         for i in range(n):
@@ -172,6 +183,7 @@ def scores_nb(cf, st, pol, act, n, out):
     stamp, q = bfs_nb(cf, st, seat)
     sc = pol[PL_STEPCOST]
     fw = pol[PL_FIGHT]
+    brown = unseen_brown_nb(cf, st, fw)     # a face-down brown token's worth (TS-4.3)
     p3 = st[S_PHASE] == PH3
     doomv = _doom_worth_nb(cf, st, seat, pol[PL_RACE], pol[PL_COUNT]) if p3 else 0.0
     for i in range(n):
@@ -193,7 +205,7 @@ def scores_nb(cf, st, pol, act, n, out):
         best = -1e9
         tok = st[O_RTOK + r]
         if tok >= 0 and k > 0:
-            best = pol[PL_TOKEN] * token_worth_nb(cf, st, tok, fw) - sc * k
+            best = pol[PL_TOKEN] * token_worth_nb(cf, tok, brown) - sc * k
             if need_boat and cf[O_TCOL + tok] == MOUNTAIN:
                 best += 0.5 * doomv
         if p3 and touches_cell_nb(st, r, st[S_DOOM]):
@@ -223,25 +235,25 @@ def scores_nb(cf, st, pol, act, n, out):
             tok = st[O_RTOK + r]
             v = 0.0
             if tok >= 0:
-                v = pol[PL_TOKEN] * token_worth_nb(cf, st, tok, fw)
+                v = pol[PL_TOKEN] * token_worth_nb(cf, tok, brown)
             if p3 and touches_cell_nb(st, r, st[S_DOOM]):
                 v = max(v, doomv - sc)
             out[i] = v - 1.0 - pol[PL_MOVER]
         elif kind == A_BOAT:
             if water == 0.0:
-                water = _water_worth_nb(cf, st, fw) + 1e-9
+                water = _water_worth_nb(cf, st, brown) + 1e-9
             out[i] = pol[PL_BOAT] * water - _two_brown_nb(cf, st, seat) - 1.0
             if p3 and not doom_found:       # a boat is the only way on to Mount Doom
                 out[i] += doomv
 
 
 @njit(cache=True, _nrt=False)
-def _water_worth_nb(cf, st, fw):
+def _water_worth_nb(cf, st, brown):
     """Worth of the tokens lying on water regions (what a boat opens, TS-6.2)."""
     v = 0.0
     for t in range(cf[C_NTOK]):
         if st[O_TWHERE + t] == 1 and cf[O_TCOL + t] == WATER:
-            v += token_worth_nb(cf, st, t, fw)
+            v += token_worth_nb(cf, t, brown)
     return v
 
 
