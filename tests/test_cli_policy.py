@@ -46,3 +46,19 @@ def test_bad_policy_is_one_line(cmd, bad, words, tmp_path):
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("lotr-sim: error:"), err
     assert words in lines[0]
+
+
+def test_params_lists_every_games_sides_and_players():
+    """`lotr-sim params` ends with the game's sides and every player name a side may take."""
+    from typer.testing import CliRunner
+
+    from lotr_sim.cli.main import app
+    from lotr_sim.games.registry import game_names, get_game
+    for name in game_names():
+        g = get_game(name)
+        r = CliRunner().invoke(app, ["params", "--game", name])
+        assert r.exit_code == 0, r.output
+        last = [ln for ln in r.output.splitlines() if ln.startswith("sides: ")]
+        assert len(last) == 1, r.output[-400:]
+        for word in list(g.sides) + list(g.policies):
+            assert word in last[0], (name, word, last[0])

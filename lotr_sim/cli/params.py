@@ -1,4 +1,5 @@
-"""``lotr-sim params``: every rule parameter of a game (name, default, allowed, rule, help)."""
+"""``lotr-sim params``: every rule parameter of a game (name, default, allowed, rule, help), then
+its sides and the players each side may be given."""
 from __future__ import annotations
 
 import typer
@@ -30,3 +31,6 @@ def params(
         d = r["default"]
         t.add_row(r["name"], str(d).lower() if isinstance(d, bool) else str(d), r["allowed"], r["rule"], r["help"])
     con.print(t)
+    defaults = ", ".join(f"{side} {pol}" for side, pol in g.default_policies.items())
+    con.print(f"sides: {', '.join(g.sides)} (--policy SIDE=NAME); players: {', '.join(g.policies)}; "
+              f"default: {defaults}")
