@@ -12,6 +12,7 @@ from lotr_sim.errors import ConfigError
 # name -> "module:ClassName"
 _GAMES: dict[str, str] = {
     "minas-tirith": "lotr_sim.games.minas_tirith.game:MinasTirith",
+    "lotr-risk": "lotr_sim.games.lotr_risk.game:LotrRisk",
 }
 
 _cache: dict = {}
