@@ -21,7 +21,7 @@ from lotr_sim.games.lotr_risk.config import (
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, EV_LEADER, EV_PLACE, EV_RING, EV_SNAP, HMAX, O_ACOUNT, O_ADECK, O_ADISC, O_AHAND, O_AHN, O_ALIVE,
     O_ASCORE, O_HAND, O_HN, O_LEAD, O_OWNER, O_PTS, O_TDECK, O_TDISC, O_TROOPS, O_UPR, S_ADD, S_ADDED, S_ADN,
-    S_CUR, S_REMOVED, S_RING, S_SETUP, S_TDD, S_TDN, S_TURN,
+    PH_MOVEIN, S_CUR, S_DST, S_PHASE, S_REMOVED, S_RING, S_SETUP, S_TDD, S_TDN, S_TURN,
 )
 
 
@@ -427,6 +427,8 @@ def invariant_ok_nb(cf, st):
         o = st[O_OWNER + t]
         if o < 0 and st[S_SETUP] == 0 and st[O_TROOPS + t] == 0:
             continue        # LR-2.2: not claimed yet
+        if st[O_TROOPS + t] == 0 and st[S_PHASE] == PH_MOVEIN and t == st[S_DST]:
+            continue        # LR-5.6: conquered, the attacker is choosing how many move in
         if o < 0 or o > NEUTRAL or st[O_TROOPS + t] < 1:
             return False
         tot += st[O_TROOPS + t]

@@ -178,8 +178,7 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
             return -float(a)
         return -abs(a - 0.5 * st[O_TROOPS + src])
     if kind == A_FORT:
-        _, es = enemy_adj_nb(cf, st, a)
-        if es > 0:
+        if ctx[a] >= 0.0:          # the source is a front itself
             return -1.0
         pd = ctx[b]
         if pd < 0:
