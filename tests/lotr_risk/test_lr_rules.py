@@ -140,16 +140,15 @@ def test_lr_4_3_set_values(comp):
     """LR-4.3: 3 infantry 4, 3 cavalry 6, 3 creatures 8, one of each 10; a joker is any."""
     cf = comp.cf
     by = {k: [t for t in range(42) if cf[C.O_CSYM + t] == k] for k in range(3)}
-    setv = cf[C.P_SET:C.P_SET + 4]
     inf, cav, cre = by[0], by[1], by[2]
-    assert B.set_value_nb(cf, inf[0], inf[1], inf[2], setv) == 4
-    assert B.set_value_nb(cf, cav[0], cav[1], cav[2], setv) == 6
-    assert B.set_value_nb(cf, cre[0], cre[1], cre[2], setv) == 8
-    assert B.set_value_nb(cf, inf[0], cav[1], cre[2], setv) == 10
-    assert B.set_value_nb(cf, inf[0], inf[1], cav[2], setv) == -1
-    assert B.set_value_nb(cf, cre[0], cre[1], 42, setv) == 8        # joker as the third creature
-    assert B.set_value_nb(cf, inf[0], cav[0], 43, setv) == 10       # joker completes one of each
-    assert B.set_value_nb(cf, inf[0], 42, 43, setv) == 10
+    assert B.set_value_nb(cf, inf[0], inf[1], inf[2]) == 4
+    assert B.set_value_nb(cf, cav[0], cav[1], cav[2]) == 6
+    assert B.set_value_nb(cf, cre[0], cre[1], cre[2]) == 8
+    assert B.set_value_nb(cf, inf[0], cav[1], cre[2]) == 10
+    assert B.set_value_nb(cf, inf[0], inf[1], cav[2]) == -1
+    assert B.set_value_nb(cf, cre[0], cre[1], 42) == 8        # joker as the third creature
+    assert B.set_value_nb(cf, inf[0], cav[0], 43) == 10       # joker completes one of each
+    assert B.set_value_nb(cf, inf[0], 42, 43) == 10
 
 
 def test_lr_4_3_forced_trade_and_card_territory_bonus(comp):

@@ -16,7 +16,7 @@ from lotr_sim.kernels.rng import d6_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from lotr_sim.games.lotr_risk.config import (
     C_NADV, C_NP, C_NPATH, C_NR, C_NT, C_NTC, MAXDEG, NEUTRAL, O_ADJ, O_ADJN, O_BLK, O_BLKN, O_CSYM, O_MARK,
-    O_PATH, O_RBONUS, O_REG, O_RSIZE, O_SSIDE, O_STRONG, P_MINR, P_PSTR, P_PTER, P_ROLL, P_TPB,
+    O_PATH, O_RBONUS, O_REG, O_RSIZE, O_SSIDE, O_STRONG, P_MINR, P_PSTR, P_PTER, P_ROLL, P_SET, P_TPB,
 )
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, EV_LEADER, EV_PLACE, EV_RING, EV_SNAP, HMAX, O_ACOUNT, O_ADECK, O_ADISC, O_AHAND, O_AHN, O_ALIVE,
@@ -26,7 +26,7 @@ from lotr_sim.games.lotr_risk.layout import (
 
 
 # ---- trace --------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ev_nb(tr, code, n, v0, v1, v2, v3, v4, v5, v6, v7):
     """One trace event with its first ``n`` of eight values (no-op without a trace)."""
     h = ev_begin_nb(tr, code)
@@ -51,7 +51,7 @@ def ev_nb(tr, code, n, v0, v1, v2, v3, v4, v5, v6, v7):
     ev_end_nb(tr, h)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def snapshot_nb(cf, st, tr):
     """Turn-start snapshot: turn, seat, Ring, owners, battalions, Leaders (replay_check)."""
     if tr.shape[0] == 0:
@@ -83,7 +83,7 @@ def blk_nb(cf, t, k):
     return cf[O_BLK + t * MAXDEG + k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def side_of_nb(cf, seat):
     """0 Good, 1 Evil, 2 the neutral army."""
     if seat >= NEUTRAL or seat < 0:
@@ -91,7 +91,7 @@ def side_of_nb(cf, seat):
     return cf[O_SSIDE + seat]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_terr_nb(cf, st, seat):
     n = 0
     for t in range(cf[C_NT]):
@@ -100,7 +100,7 @@ def count_terr_nb(cf, st, seat):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def region_held_nb(cf, st, seat, r):
     """The player holds every territory of region ``r`` (LR-4.2, LR-11.2)."""
     for t in range(cf[C_NT]):
@@ -109,7 +109,7 @@ def region_held_nb(cf, st, seat, r):
     return cf[O_RSIZE + r] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def region_missing_nb(cf, st, seat, r):
     """Territories of region ``r`` the player does not hold."""
     n = 0
@@ -119,7 +119,7 @@ def region_missing_nb(cf, st, seat, r):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reinforcements_nb(cf, st, seat):
     """LR-4.1 territories / 3 (down), at least 3; LR-4.2 plus whole regions' bonuses."""
     n = count_terr_nb(cf, st, seat) // cf[P_TPB]
@@ -131,7 +131,7 @@ def reinforcements_nb(cf, st, seat):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enemy_adj_nb(cf, st, t):
     """Enemy (any other owner) battalions and territories next to ``t``."""
     me = st[O_OWNER + t]
@@ -145,7 +145,7 @@ def enemy_adj_nb(cf, st, t):
     return tot, cnt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leader_slot_at_nb(st, seat, t):
     """The player's Leader slot standing on ``t``, or -1."""
     if seat >= NEUTRAL:
@@ -156,7 +156,7 @@ def leader_slot_at_nb(st, seat, t):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def n_leaders_nb(st, seat):
     n = 0
     for k in range(2):
@@ -165,13 +165,13 @@ def n_leaders_nb(st, seat):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leader_ok_at_nb(st, seat, t):
     """LR-7.2: a Leader may stand on ``t`` (own territory, no other own Leader)."""
     return st[O_OWNER + t] == seat and leader_slot_at_nb(st, seat, t) < 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_blocked_pair_nb(cf, a, b):
     for k in range(cf[O_BLKN + a]):
         if blk_nb(cf, a, k) == b:
@@ -180,7 +180,7 @@ def is_blocked_pair_nb(cf, a, b):
 
 
 # ---- battalions and Leaders -----------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_troops_nb(st, tr, t, n, seat, why):
     """Put ``n`` battalions of ``seat`` on ``t`` (the owner becomes ``seat``); traced."""
     st[O_OWNER + t] = seat
@@ -189,7 +189,7 @@ def add_troops_nb(st, tr, t, n, seat, why):
     ev_nb(tr, EV_PLACE, 4, seat, t, n, why, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_troops_nb(st, tr, t, n, why):
     """Take up to ``n`` battalions off ``t``, at least one stays (events, LR-9)."""
     k = n
@@ -203,7 +203,7 @@ def take_troops_nb(st, tr, t, n, why):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def put_leader_nb(st, tr, slot, t):
     """Leader ``slot`` goes from where it is to ``t`` (-1: off the board, LR-5.7); traced."""
     ev_nb(tr, EV_LEADER, 4, slot // 2, slot, st[O_LEAD + slot], t, 0, 0, 0, 0)
@@ -211,7 +211,7 @@ def put_leader_nb(st, tr, slot, t):
 
 
 # ---- decks ------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tdraw_nb(st, s):
     """The top territory card; an empty deck is reshuffled from the discards (LR-4.3). -1: none."""
     if st[S_TDN] == 0:
@@ -227,13 +227,13 @@ def tdraw_nb(st, s):
     return st[O_TDECK + st[S_TDN]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tdiscard_nb(st, c):
     st[O_TDISC + st[S_TDD]] = c
     st[S_TDD] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def adraw_nb(st, s):
     """The top adventure card (reshuffling the discards when empty); -1: none."""
     if st[S_ADN] == 0:
@@ -249,13 +249,13 @@ def adraw_nb(st, s):
     return st[O_ADECK + st[S_ADN]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def adiscard_nb(st, c):
     st[O_ADISC + st[S_ADD]] = c
     st[S_ADD] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ahand_remove_nb(st, seat, i):
     """Remove adventure card ``i`` of the hand (order kept); returns the card."""
     b = O_AHAND + seat * AHMAX
@@ -267,7 +267,7 @@ def ahand_remove_nb(st, seat, i):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_remove_nb(st, seat, i):
     b = O_HAND + seat * HMAX
     c = st[b + i]
@@ -278,30 +278,30 @@ def hand_remove_nb(st, seat, i):
     return c
 
 
-@njit(cache=True)
-def set_value_nb(cf, a, b, c, setv):
+@njit(cache=True, _nrt=False)
+def set_value_nb(cf, a, b, c):
     """LR-4.3: 3 of a symbol 4/6/8, one of each 10, a joker any symbol; -1 no set."""
     sa, sb, sc = cf[O_CSYM + a], cf[O_CSYM + b], cf[O_CSYM + c]
     best = -1
     for x in range(3):
         # three of symbol x
         if (sa == x or sa == 3) and (sb == x or sb == 3) and (sc == x or sc == 3):
-            if setv[x] > best:
-                best = setv[x]
+            if cf[P_SET + x] > best:
+                best = cf[P_SET + x]
     # one of each: the non-jokers are all different
     if not ((sa == sb and sa != 3) or (sa == sc and sa != 3) or (sb == sc and sb != 3)):
-        if setv[3] > best:
-            best = setv[3]
+        if cf[P_SET + 3] > best:
+            best = cf[P_SET + 3]
     return best
 
 
 # ---- the Fellowship (LR-10) ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ring_roll_needed_nb(cf, st):
     return cf[O_MARK + st[S_RING]] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fellowship_move_nb(cf, st, tr, die, mod):
     """LR-10.1/10.2: the Ring moves on unless it stands on a marked territory and the die
     (``die`` > 0 only there, plus ``mod``) does not beat fellowship_roll_above. Returns 1 when
@@ -320,7 +320,7 @@ def fellowship_move_nb(cf, st, tr, die, mod):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ring_advance_nb(cf, st, tr):
     """The Ring moves one territory on whatever the path (Hunt for the Ringbearer, LR-10.4);
     returns 1 when it leaves the last territory."""
@@ -332,13 +332,13 @@ def ring_advance_nb(cf, st, tr):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ring_territory_nb(cf, st):
     return cf[O_PATH + st[S_RING]]
 
 
 # ---- points and the winner (LR-11) ---------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def points_nb(cf, st):
     """LR-11.2 per player into O_PTS: territories, region bonuses, strongholds, adventure, total."""
     nt = cf[C_NT]
@@ -361,7 +361,7 @@ def points_nb(cf, st):
         st[b + 4] = st[b] + st[b + 1] + st[b + 2] + st[b + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _better_nb(cf, st, p, q):
     """LR-11.2/11.3: player p ahead of q on points, then territories, strongholds, adventure."""
     a = O_PTS + 5 * p
@@ -372,7 +372,7 @@ def _better_nb(cf, st, p, q):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winner_nb(cf, st, s):
     """LR-11.2/11.3: most points; ties by territories, strongholds, adventure points, then a
     roll of the three red dice (highest sum; rolled again while tied)."""
@@ -416,7 +416,7 @@ def winner_nb(cf, st, s):
 
 
 # ---- the invariant ----------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def invariant_ok_nb(cf, st):
     """Each territory held by one army with >= 1 battalion; battalions on the board = put on -
     taken off; territory and adventure cards conserved; Leaders of one army on own, distinct

@@ -70,7 +70,7 @@ NOUT = 32   # outcome matrix columns (game.py names them)
 
 
 # ---- small helpers -------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _row(act, n, k, a, b, c):
     if n < MAXA:
         act[n, 0] = k
@@ -80,7 +80,7 @@ def _row(act, n, k, a, b, c):
     return n + 1 if n < MAXA else n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_event(k):
     for e in EVENT_KINDS_ARR:
         if e == k:
@@ -88,7 +88,7 @@ def _is_event(k):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_seat(cf, st, seat):
     np_ = cf[C_NP]
     for k in range(1, np_ + 1):
@@ -98,7 +98,7 @@ def _next_seat(cf, st, seat):
     return seat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find_power(cf, st, seat, kind):
     b = O_AHAND + seat * AHMAX
     for i in range(st[O_AHN + seat]):
@@ -107,7 +107,7 @@ def _find_power(cf, st, seat, kind):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play_power(cf, st, tr, seat, i, a, b):
     """Play power card ``i`` of the hand: it scores its points (LR-9.3)."""
     c = ahand_remove_nb(st, seat, i)
@@ -117,7 +117,7 @@ def _play_power(cf, st, tr, seat, i, a, b):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _may_attack(cf, st, src, dst):
     """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory."""
     return st[O_STORM + src] == 0 and st[O_STORM + dst] == 0
@@ -202,7 +202,7 @@ def new_game_nb(cf, st, s, tr):
     _setup_next_nb(cf, st, s, tr, False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _setup_next_nb(cf, st, s, tr, advance_seat):
     """Next set-up decision: claims while territories are empty (LR-2.2/2.3), then one battalion
     at a time, then Leaders (LR-2.4), then the first turn."""
@@ -256,19 +256,19 @@ def _setup_next_nb(cf, st, s, tr, advance_seat):
 
 
 # ---- turns ------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _has_set(cf, st, seat):
     n = st[O_HN + seat]
     b = O_HAND + seat * HMAX
     for i in range(n):
         for j in range(i + 1, n):
             for k in range(j + 1, n):
-                if set_value_nb(cf, st[b + i], st[b + j], st[b + k], cf[P_SET:P_SET + 4]) >= 0:
+                if set_value_nb(cf, st[b + i], st[b + j], st[b + k]) >= 0:
                     return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def begin_turn_nb(cf, st, s, tr):
     """LR-3: a player's turn starts; Winter Storms of its last turn lift; its Local Uprising
     territory is checked; reinforcements are counted (LR-4.1/4.2)."""
@@ -302,7 +302,7 @@ def begin_turn_nb(cf, st, s, tr):
         st[S_PHASE] = PH_ATTACK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_game_nb(cf, st, s, tr, reason, seat):
     """LR-11: points; a conquest (LR-11.1) wins outright, otherwise most points with ties broken
     (LR-11.3)."""
@@ -319,7 +319,7 @@ def end_game_nb(cf, st, s, tr, reason, seat):
     ev_nb(tr, EV_END, 6, w, reason, st[O_PTS + 4], st[O_PTS + 9], st[O_PTS + 14], st[O_PTS + 19], 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _resolve_event_nb(cf, st, s, tr, seat, c):
     """An event card, at once (LR-9.2). Returns 1 when it needs a decision (a second Leader)."""
     k = cf[O_AKIND + c]
@@ -366,7 +366,7 @@ def _resolve_event_nb(cf, st, s, tr, seat, c):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mission_check_nb(cf, st, tr, seat, slot, t):
     """LR-9.1: a Leader reached site ``t``: a mission card for it is completed."""
     b = O_AHAND + seat * AHMAX
@@ -393,7 +393,7 @@ def _mission_check_nb(cf, st, tr, seat, slot, t):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _leader_arrives_nb(cf, st, tr, seat, slot, t):
     """A Leader conquered or moved into ``t``: LR-8.2 (a site gives an adventure card at the end
     of the turn) and LR-9.1 (missions)."""
@@ -402,7 +402,7 @@ def _leader_arrives_nb(cf, st, tr, seat, slot, t):
         _mission_check_nb(cf, st, tr, seat, slot, t)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _eliminate_nb(cf, st, tr, p):
     """A player without territories is out: its cards are discarded (narrowed, see module)."""
     if p >= NEUTRAL or st[O_ALIVE + p] == 0 or count_terr_nb(cf, st, p) > 0:
@@ -421,7 +421,7 @@ def _eliminate_nb(cf, st, tr, p):
     ev_nb(tr, EV_ELIM, 1, p, 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish_conquest_nb(cf, st, s, tr, n):
     """LR-5.6: ``n`` battalions move in; a Leader of the attacking territory goes with them."""
     seat = st[S_CUR]
@@ -442,7 +442,7 @@ def _finish_conquest_nb(cf, st, s, tr, n):
         end_game_nb(cf, st, s, tr, R_CONQUEST, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
     """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
     seat = st[S_CUR]
@@ -507,7 +507,7 @@ def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
             st[S_PHASE] = PH_MOVEIN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _move_options(st):
     lo = st[S_DICE]
     hi = st[O_TROOPS + st[S_SRC]] - 1
@@ -519,7 +519,7 @@ def _move_options(st):
     return lo, half, hi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn_nb(cf, st, s, tr):
     """End of a player's turn, stage by stage (LR-7.1 Leader, LR-8 draws, LR-10 Fellowship);
     stops at a decision (a Leader to place) and resumes from its stage."""
@@ -582,7 +582,7 @@ def end_turn_nb(cf, st, s, tr):
         _ = nt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fellowship_nb(cf, st, s, tr, seat):
     """LR-10: the Ring moves at the end of every player's turn; on a marked territory the die
     must beat the threshold. Smeagol (+2) and A Balrog is Come (hold it in Moria) are played
@@ -650,7 +650,7 @@ def legal_nb(cf, st, act):
         for i in range(h):
             for j in range(i + 1, h):
                 for k in range(j + 1, h):
-                    v = set_value_nb(cf, st[b + i], st[b + j], st[b + k], cf[P_SET:P_SET + 4])
+                    v = set_value_nb(cf, st[b + i], st[b + j], st[b + k])
                     if v >= 0:
                         held = 0
                         for q in (st[b + i], st[b + j], st[b + k]):
@@ -726,7 +726,7 @@ def legal_nb(cf, st, act):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _power_rows(cf, st, act, n, seat, fortify):
     """Power cards playable now (LR-9.3): in the combat step Grima, Ambush, The Enemy is at
     Hand, The Way is Under the Mountains, Hunt for the Ringbearer; in the fortify step Move
@@ -769,7 +769,7 @@ def _power_rows(cf, st, act, n, seat, fortify):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _do_power_nb(cf, st, s, tr, seat, i, a, b):
     c = st[O_AHAND + seat * AHMAX + i]
     k = cf[O_AKIND + c]
@@ -796,7 +796,7 @@ def _do_power_nb(cf, st, s, tr, seat, i, a, b):
         st[S_FORT] += 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_nb(cf, st, s, tr, wt, act, i):
     """Apply legal action ``i`` (of the rows ``legal_nb`` just wrote) and resolve everything up
     to the next decision."""
@@ -873,7 +873,7 @@ def apply_nb(cf, st, s, tr, wt, act, i):
         st[S_BAD] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_move_nb(cf, st):
     """The side (0 Good, 1 Evil) of the seat to move; -1 once over."""
     if st[S_OVER] != 0:
@@ -895,7 +895,7 @@ def run_until_nb(cf, st, s, tr, wt, pol, act, stop_mask):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def record_nb(cf, st, row, out):
     """One finished game's outcome row (game.py names the columns)."""
     w = st[S_WSEAT]

@@ -32,7 +32,7 @@ from lotr_sim.games.lotr_risk.layout import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_mission_nb(cf, st, seat, t):
     """The player holds the mission card of site ``t`` (LR-9.1)."""
     b = O_AHAND + seat * AHMAX
@@ -43,7 +43,7 @@ def has_mission_nb(cf, st, seat, t):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def odds_nb(cf, st, wt, src, dst, extra_a, extra_d, nostr):
     """Exact P(an attack from ``src`` fought to the end takes ``dst``) with the LR-5.4 bonuses."""
     seat = st[O_OWNER + src]
@@ -72,7 +72,7 @@ def odds_nb(cf, st, wt, src, dst, extra_a, extra_d, nostr):
 NCTX = MAXT + MAXR
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prep_nb(cf, st, ctx):
     """Per-decision cache of the heuristic: ``ctx[MAXT + r]`` territories of region r the
     seat to move lacks, ``ctx[t]`` the pressure on territory t (``pressure_nb``)."""
@@ -87,7 +87,7 @@ def prep_nb(cf, st, ctx):
         ctx[t] = pressure_nb(cf, st, t, ctx) if st[O_OWNER + t] == seat else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pressure_nb(cf, st, t, ctx):
     """How much a front territory needs battalions: enemy battalions around per own one,
     plus enemy neighbours in nearly-held regions and a stronghold; -1 for an interior one."""
@@ -105,7 +105,7 @@ def pressure_nb(cf, st, t, ctx):
     return v + 0.3 * cf[O_STRONG + t]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leading_nb(cf, st, seat):
     """The player has the most points now (ties count as leading)."""
     points_nb(cf, st)
@@ -116,7 +116,7 @@ def leading_nb(cf, st, seat):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_nb(cf, st, wt, pol, act, i, ctx):
     """The heuristic's score of legal action ``i`` (higher is better; pass scores 0)."""
     seat = st[S_CUR]
@@ -233,7 +233,7 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_nb(cf, st, wt, pol, s, act, n, ctx):
     """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
     stream), else the heuristic's best (the first of equal scores)."""
