@@ -52,6 +52,7 @@ S_SETUP = STATE.scalar("setup")       # set-up step: 0 claim, 1 place, 2 leaders
 S_TRADED = STATE.scalar("traded")     # the set traded this turn gave (for the trace)
 S_CONQWIN = STATE.scalar("conqwin")
 S_PICKS = STATE.scalar("picks")       # set-up leaders placed
+S_ADRAWS = STATE.scalar("adraws")     # adventure cards drawn this turn (events draw again, LR-9.2)
 STATE.pad_to(48)
 O_OWNER = STATE.array("owner", MAXT)
 O_TROOPS = STATE.array("troops", MAXT)

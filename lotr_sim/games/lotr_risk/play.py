@@ -61,7 +61,7 @@ from lotr_sim.games.lotr_risk.layout import (
     O_STORM, O_TDECK, O_TROOPS, O_UPR, PH_ATTACK, PH_CLAIM, PH_FORT, PH_LEADER, PH_MOVEIN, PH_OVER, PH_REINF,
     PH_SPLACE, PH_TRADE, R_CAP, R_CONQUEST, R_FELLOWSHIP, ST_SIZE, S_ADD, S_ADN, S_ADVLOCK, S_BAD, S_CONQ,
     S_CONQWIN, S_CUR, S_DEBUG, S_DICE, S_DST, S_FIRST, S_FORT, S_LCTX, S_NOSTR, S_OVER, S_PHASE, S_PICKS,
-    S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
+    S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
     S_WAYA, S_WAYB, S_WSEAT,
 )
 from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, leading_nb, odds_nb
@@ -291,6 +291,7 @@ def begin_turn_nb(cf, st, s, tr):
     st[S_WAYA] = -1
     st[S_WAYB] = -1
     st[S_TRADED] = 0
+    st[S_ADRAWS] = 0
     st[O_LDONE + 2 * seat] = 0
     st[O_LDONE + 2 * seat + 1] = 0
     st[S_REINF] = reinforcements_nb(cf, st, seat)
@@ -546,7 +547,10 @@ def end_turn_nb(cf, st, s, tr):
                     ev_nb(tr, EV_TDRAW, 2, seat, c, 0, 0, 0, 0, 0, 0)
         elif stg == 2:
             if st[S_SITE] != 0:              # LR-8.2: one adventure card; events at once (LR-9.2)
-                c = adraw_nb(st, s)
+                # a deck of nothing but events (the other cards held or kept for points) would
+                # draw forever: at most one pass through the whole deck per turn
+                c = adraw_nb(st, s) if st[S_ADRAWS] < cf[C_NADV] else -1
+                st[S_ADRAWS] += 1
                 if c < 0:
                     st[S_SITE] = 0
                     continue
