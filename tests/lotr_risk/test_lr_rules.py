@@ -451,3 +451,26 @@ def test_config_bad_board(tmp_path):
     p.write_text('[parms]\nplayers = 3\n')
     with pytest.raises(ConfigError, match="unknown table"):
         G.load(str(p))
+
+
+def test_lr_9_2_event_only_deck_ends_the_draw(comp):
+    """LR-9.2: an event is resolved and another card drawn; when every card left is an event
+    (the others held or kept for points), the draw stops after one pass instead of looping."""
+    s = blank(comp)
+    cf, st = comp.cf, s.st
+    put(s, T(comp, "The Shire"), 0, 3)
+    put(s, T(comp, "Buckland"), 1, 3)
+    na = int(cf[C.C_NADV])
+    events = [c for c in range(na) if cf[C.O_AKIND + c] in C.EVENT_KINDS and cf[C.O_AKIND + c] != C.K_SECOND]
+    others = [c for c in range(na) if c not in events]
+    st[L.S_ADN] = len(events)
+    st[L.O_ADECK:L.O_ADECK + len(events)] = events
+    st[L.S_ADD] = 0
+    st[L.O_ACOUNT + 0] = len(others)           # all other cards kept for points
+    st[L.O_LEAD + 0] = T(comp, "The Shire")
+    st[L.S_SITE] = 1
+    st[L.S_PHASE] = L.PH_FORT
+    assert G.invariant_ok(comp, s)
+    s.n_legal = -1
+    G.apply(comp, s, 0)                         # end the turn: draws, Fellowship, next turn
+    assert st[L.S_CUR] == 1 and st[L.S_SITE] == 0 and G.invariant_ok(comp, s)
