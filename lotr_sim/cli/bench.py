@@ -6,7 +6,7 @@ from typing import List, Optional
 import typer
 
 from lotr_sim.cli._common import (cli_errors, evil_option, good_option, parse_count, policy_option, print_json,
-                                  seat_policies, seed_option)
+                                  seat_policies, seed_option, sets_option)
 from lotr_sim.errors import LotrSimError
 
 #: One timed call holds all its games/battles in memory: these bounds keep it under ~150 MB.
@@ -28,6 +28,7 @@ def bench(
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
+    sets: List[str] = sets_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""
@@ -65,12 +66,13 @@ def bench(
         if not 10 <= games <= MAX_BENCH_GAMES:
             raise LotrSimError(f"--games must be from 10 to {MAX_BENCH_GAMES:,} (one timed call "
                                f"holds them all in memory), got {games}")
-        res = b.bench_game(game, games=games, seed=seed, policies=seat_policies(policy, good, evil) or None)
+        res = b.bench_game(game, games=games, seed=seed, policies=seat_policies(policy, good, evil) or None,
+                           overrides=list(sets) or None)
         if json_out:
             print_json(res)
             return
         g = res["games_per_hour"]
-        typer.echo(f"{game}, {res['policies']}:")
+        typer.echo(f"{game}, {res['policies']}" + (f", {' '.join(sets)}" if sets else "") + ":")
         typer.echo(f"  one thread   {g['one_thread'] / 1e6:8.3f} M games/h  ({g['one_thread'] / 3600:,.0f} games/s)")
         typer.echo(f"  all threads  {g['all_threads'] / 1e6:8.3f} M games/h  ({g['all_threads'] / 3600:,.0f} games/s)")
         if "search" in res:

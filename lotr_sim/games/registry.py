@@ -13,6 +13,7 @@ from lotr_sim.errors import ConfigError
 _GAMES: dict[str, str] = {
     "minas-tirith": "lotr_sim.games.minas_tirith.game:MinasTirith",
     "the-search": "lotr_sim.games.the_search.game:TheSearch",
+    "lotr-risk": "lotr_sim.games.lotr_risk.game:LotrRisk",
 }
 
 _cache: dict = {}

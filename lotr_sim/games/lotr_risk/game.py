@@ -1,0 +1,259 @@
+"""``LotrRisk``: the Game seam (lotr_sim.games.base) for Risk: The Lord of the Rings (2002).
+
+Seats and sides (LR-2.1/2.3): 2 players = Good (seat 0) v Evil (seat 1) plus the neutral army
+(which never decides, LR-5.8); 3 players = Evil, Good, Evil; 4 players = Good, Evil, Good,
+Evil. Policies are per side (``--good greedy --evil random``): with 3-4 players every seat of
+a side plays its side's policy (per-seat policies are a later step). ``to_move`` is the
+side of the seat to move. Outcomes are "good" / "evil" (LR-11.3 breaks ties by dice, so no
+draw): the side of the winning player; ``winner_seat`` names the player.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.config import GameConfig, Param
+from lotr_sim.games.base import Game
+from lotr_sim.games.lotr_risk import config as C
+from lotr_sim.kernels.runner import resolve_threads
+
+BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
+
+# policy vector: type (0 random, 1 heuristic), attack threshold (exact P(take it)),
+# concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight
+_POL = {
+    "random": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0),
+    "aggressive": (1.0, 0.4, 1.0, 0.6, 1.0, 1.5),
+    "cautious": (1.0, 0.8, 0.0, 1.3, 1.0, 0.7),
+}
+
+REASONS = ("fellowship", "conquest", "turn_cap")
+
+
+def policy_array(policies: Mapping[str, str]) -> np.ndarray:
+    """Rows (good, evil) of the engine's policy vectors; a seat held by a player from
+    ``lotr_sim.players`` gets greedy's (its playouts and inner decisions use it)."""
+    from lotr_sim.games.lotr_risk.layout import NPOL
+    pol = np.zeros((2, NPOL), dtype=np.float64)
+    for i, side in enumerate(("good", "evil")):
+        pol[i] = _POL.get(policies[side], _POL["greedy"])
+    return pol
+
+
+def _columns(out: np.ndarray, first: int) -> dict[str, np.ndarray]:
+    n = out.shape[0]
+    cols = {
+        "game": np.arange(first, first + n, dtype=np.int64),
+        "winner": out[:, 0].astype(np.int8),
+        "reason": out[:, 1].astype(np.int8),
+        "rounds": out[:, 2].astype(np.int32),
+        "turns": out[:, 3].astype(np.int32),
+        "points_good": out[:, 16].astype(np.int32),
+        "points_evil": out[:, 21].astype(np.int32),
+        "winner_seat": out[:, 4].astype(np.int8),
+    }
+    for p in range(4):
+        cols[f"points_p{p + 1}"] = out[:, 8 + p].astype(np.int32)
+    for sd, side in enumerate(("good", "evil")):
+        for k, what in enumerate(("territories", "regions", "strongholds", "adventure")):
+            cols[f"{what}_pts_{side}"] = out[:, 12 + 5 * sd + k].astype(np.int32)
+    cols["conquest_win"] = out[:, 5].astype(np.int8)
+    cols["fellowship_turns"] = out[:, 6].astype(np.int32)
+    cols["invariant_broken"] = (out[:, 7] > 0).astype(np.int8)
+    return cols
+
+
+class LotrRisk(Game):
+    name = "lotr-risk"
+    title = "Risk: The Lord of the Rings (2002)"
+    sides = ("good", "evil")
+    outcomes = ("good", "evil")
+    reasons = REASONS
+    builtin_policies = BUILTIN_POLICIES
+    default_policies = {"good": "greedy", "evil": "greedy"}
+    notes = (
+        "The board is assembled from public fan implementations and a board photo (not an official "
+        "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "
+        "'You Shall Not Pass!' and 'Strategic Withdrawal' are not implemented and out of the default deck.",
+        "With 3-4 players every seat of a side plays its side's policy.",
+    )
+
+    def params(self) -> list[Param]:
+        return list(C.PARAMS)
+
+    def load(self, config: str | None = None,
+             overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
+        return C.load(config, overrides)
+
+    def compile(self, cfg: GameConfig) -> C.Compiled:
+        return C.compile_checked(cfg)
+
+    # ------------------------------------------------------------------------------
+    def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
+        from lotr_sim.games.lotr_risk import play as E
+        from lotr_sim.kernels.rng import check_seed
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
+        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+            from lotr_sim.players.driver import simulate_with_players
+
+            def record(state, row):
+                E.record_nb(compiled.cf, state.st, row, out)
+            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
+                                                           resolve_threads(threads), record)
+        elif n > 0:
+            from lotr_sim.kernels.runner import run_range
+            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(pols), np.int64(seed),
+                                      np.int64(first), np.int64(1 if debug else 0)),
+                      n, resolve_threads(threads), out)
+        return _columns(out, first)
+
+    def play(self, compiled, policies, seed, game_index, debug=False):
+        from lotr_sim.games.lotr_risk.trace import decode
+        from lotr_sim.kernels.rng import check_seed
+        from lotr_sim.kernels.tracebuf import overflowed
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        size = 1 << 18
+        while True:
+            if any(p not in BUILTIN_POLICIES for p in pols.values()):
+                from lotr_sim.players.driver import play_state
+                state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
+            else:
+                state = self.new_state(compiled, pols, seed, game_index, trace=size, debug=debug)
+                self.run_builtin(compiled, state, ())
+            if not overflowed(state.tr):
+                break
+            size *= 4
+        row = self.result(compiled, state)
+        events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, state.tr, game_index)
+        return row, events
+
+    # -- the step machine ----------------------------------------------------------------------
+    # Actions are rows (kind, a, b, c); see lotr_sim/games/lotr_risk/play.py.
+    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
+        from lotr_sim.games.lotr_risk import layout as L
+        from lotr_sim.games.lotr_risk import play as E
+        from lotr_sim.games.step import State
+        from lotr_sim.kernels.rng import STATE_SIZE, check_seed, stream_init_nb
+        from lotr_sim.kernels.tracebuf import new_trace
+        check_seed(seed)
+        pols = self.check_policies(policies)
+        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 18) if trace else 0
+        arrays = dict(st=np.zeros(L.ST_SIZE, dtype=np.int64),
+                      s=np.zeros(STATE_SIZE, dtype=np.uint64),
+                      tr=new_trace(size),
+                      act=np.zeros((L.MAXA, 4), dtype=np.int64),
+                      pol=policy_array(pols),
+                      heur=policy_array({"good": "greedy", "evil": "greedy"}))
+        state = State(self.name, int(seed), int(index), pols, arrays, meta=dict(cf=compiled.cf))
+        stream_init_nb(np.int64(seed), np.int64(index), state.s)
+        E.new_game_nb(compiled.cf, state.st, state.s, state.tr)
+        state.st[L.S_DEBUG] = 1 if debug else 0
+        return state
+
+    def legal_actions(self, compiled, state):
+        from lotr_sim.games.lotr_risk import play as E
+        if state.n_legal < 0:
+            state.n_legal = int(E.legal_nb(compiled.cf, state.st, state.act))
+        return state.act[: state.n_legal]
+
+    def apply(self, compiled, state, i):
+        from lotr_sim.games.lotr_risk import play as E
+        from lotr_sim.games.step import IllegalAction
+        n = self.legal_actions(compiled, state).shape[0]
+        if isinstance(i, bool) or not 0 <= int(i) < n:
+            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
+                                + (" (the game is over)" if n == 0 else ""))
+        E.apply_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.act, np.int64(i))
+        state.n_legal = -1
+
+    def to_move(self, state):
+        from lotr_sim.games.lotr_risk import layout as L
+        if state.st[L.S_OVER] != 0:
+            return -1
+        # the seat -> side table of the compiled config (new_state keeps it in meta)
+        return int(state.meta["cf"][C.O_SSIDE + state.st[L.S_CUR]])
+
+    def result(self, compiled, state):
+        from lotr_sim.games.lotr_risk import play as E
+        out = np.zeros((1, E.NOUT), dtype=np.int64)
+        E.record_nb(compiled.cf, state.st, 0, out)
+        return _columns(out, state.index)
+
+    def invariant_ok(self, compiled, state):
+        from lotr_sim.games.lotr_risk import board as B
+        return bool(B.invariant_ok_nb(compiled.cf, state.st))
+
+    def builtin_choice(self, compiled, state):
+        from lotr_sim.games.lotr_risk import policies as P
+        n = self.legal_actions(compiled, state).shape[0]
+        return int(P.choose_nb(compiled.cf, state.st, compiled.wt, state.pol, state.s, state.act, np.int64(n),
+                               np.zeros(P.NCTX)))
+
+    def action_scores(self, compiled, state):
+        from lotr_sim.games.lotr_risk import policies as P
+        n = self.legal_actions(compiled, state).shape[0]
+        out = np.zeros(n, dtype=np.float64)
+        P.scores_nb(compiled.cf, state.st, compiled.wt, state.heur, state.act, np.int64(n), out)
+        return out
+
+    def heuristic_choice(self, compiled, state):
+        scores = self.action_scores(compiled, state)
+        return int(np.argmax(scores)) if scores.shape[0] else 0
+
+    def decision_kind(self, compiled, state):
+        from lotr_sim.games.lotr_risk import layout as L
+        return L.PHASE_KIND[int(state.st[L.S_PHASE])]
+
+    def pass_action(self, compiled, state):
+        from lotr_sim.games.lotr_risk import layout as L
+        acts = self.legal_actions(compiled, state)
+        if acts.shape[0] and acts[0, 0] == L.A_PASS and int(state.st[L.S_PHASE]) in (L.PH_ATTACK, L.PH_FORT):
+            return 0
+        return -1
+
+    def run_builtin(self, compiled, state, stop_seats):
+        from lotr_sim.games.lotr_risk import play as E
+        mask = 0
+        for seat in stop_seats:
+            mask |= 1 << int(seat)
+        side = int(E.run_until_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.pol,
+                                  state.act, np.int64(mask)))
+        state.n_legal = -1
+        return side
+
+    def playouts(self, compiled, state, candidates, m, key):
+        from lotr_sim.games.lotr_risk import play as E
+        self.legal_actions(compiled, state)
+        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
+        E.playouts_nb(compiled.cf, compiled.wt, state.heur, state.st, state.s, state.act,
+                      np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
+        return out
+
+    # -- traces ------------------------------------------------------------------------------
+    def account(self, events):
+        from lotr_sim.games.lotr_risk.trace import account
+        return account(events)
+
+    def replay_check(self, compiled, events):
+        from lotr_sim.games.lotr_risk.trace import replay_check
+        return replay_check(events)
+
+    def trace_header(self, compiled, policies, seed, game_index) -> dict:
+        """The first event of every trace: game, version, config hash and source, parameters
+        that differ from the defaults, policies, seed and game index."""
+        from lotr_sim import __version__
+        from lotr_sim.players.registry import player_settings
+        meta = getattr(compiled, "meta", {}) or {}
+        return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
+                "trace_version": 1, "game_name": self.name, "lotr_sim_version": __version__,
+                "config_hash": meta.get("config_hash"), "config": meta.get("config"),
+                "params": dict(meta.get("params", {})), "policies": dict(policies),
+                "players": int(compiled.cf[C.C_NP]), "seat_sides": compiled.names["seat_sides"],
+                "seed": int(seed), "game_index": int(game_index),
+                "search": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
+                "rules": "shared/rules/lotr-risk.md"}

@@ -1,0 +1,98 @@
+"""LOTR Risk state layout and codes: where everything lives in the flat ``st`` int64 array.
+
+Scalars ``S_*`` (turn, seat to move, phase, the Ring's place ...), arrays ``O_*`` (owner and
+battalions per territory, Leaders, hands, decks), the step machine's phases ``PH_*``, action
+kinds ``A_*``, trace event codes ``EV_*``, policy vector slots ``PL_*``. The compiled config
+``cf`` has its own layout in config.py.
+"""
+from __future__ import annotations
+
+from lotr_sim.kernels.layout import Layout
+from lotr_sim.games.lotr_risk.config import MAXADV, MAXP, MAXT
+
+HMAX = 8          # territory cards in a hand (a trade is forced at 5, LR-4.3)
+AHMAX = 8         # adventure cards in a hand (limit 3 by default, LR-8.2)
+NSEAT = MAXP + 1  # players plus the neutral army (owner code 4)
+MAXA = 4096       # legal actions of one decision
+MAX_TURNS = 400   # safety cap: the Fellowship always ends a game well before
+NPOL = 6
+
+STATE = Layout("lotr-risk-state")
+S_PHASE = STATE.scalar("phase")
+S_CUR = STATE.scalar("cur")           # seat to move (or whose turn it is)
+S_TURN = STATE.scalar("turn")         # player turns played (completed)
+S_FIRST = STATE.scalar("first")       # starting seat (LR-2.2: a die decides)
+S_RING = STATE.scalar("ring")         # index on the Fellowship path (LR-10)
+S_RINGT = STATE.scalar("ringt")       # player turns when the Fellowship left (0 if never)
+S_OVER = STATE.scalar("over")
+S_WSEAT = STATE.scalar("wseat")
+S_REASON = STATE.scalar("reason")     # 0 fellowship, 1 conquest, 2 turn cap
+S_CONQ = STATE.scalar("conq")         # conquered a territory this turn (LR-8.1)
+S_SITE = STATE.scalar("site")         # a Leader conquered / moved into a site this turn (LR-8.2)
+S_ADVLOCK = STATE.scalar("advlock")   # an adventure card was drawn this turn (LR-8.2)
+S_REINF = STATE.scalar("reinf")       # reinforcements left to place
+S_STAGE = STATE.scalar("stage")       # end-of-turn stage
+S_SRC = STATE.scalar("src")           # last attack: from
+S_DST = STATE.scalar("dst")           # last attack: to
+S_DICE = STATE.scalar("dice")         # last attack: dice rolled (LR-5.6)
+S_FORT = STATE.scalar("fort")         # battalion moves left in the fortify step (LR-6.1)
+S_NOSTR = STATE.scalar("nostr")       # territory whose stronghold counts for nothing this turn
+S_WAYA = STATE.scalar("waya")         # a blocked contact open this turn (Way under the Mountains)
+S_WAYB = STATE.scalar("wayb")
+S_LCTX = STATE.scalar("lctx")         # why a Leader is placed: 0 set-up, 1 end of turn, 2 event
+S_ADDED = STATE.scalar("added")       # battalions ever put on the board
+S_REMOVED = STATE.scalar("removed")   # battalions ever taken off
+S_TDN = STATE.scalar("tdn")           # territory cards in the deck
+S_TDD = STATE.scalar("tdd")           # territory cards on the discard pile
+S_ADN = STATE.scalar("adn")           # adventure cards in the deck
+S_ADD = STATE.scalar("add")           # adventure cards discarded
+S_DEBUG = STATE.scalar("debug")
+S_BAD = STATE.scalar("bad")
+S_SETUP = STATE.scalar("setup")       # set-up step: 0 claim, 1 place, 2 leaders, 3 done
+S_TRADED = STATE.scalar("traded")     # the set traded this turn gave (for the trace)
+S_CONQWIN = STATE.scalar("conqwin")
+S_PICKS = STATE.scalar("picks")       # set-up leaders placed
+S_ADRAWS = STATE.scalar("adraws")     # adventure cards drawn this turn (events draw again, LR-9.2)
+STATE.pad_to(48)
+O_OWNER = STATE.array("owner", MAXT)
+O_TROOPS = STATE.array("troops", MAXT)
+O_STORM = STATE.array("storm", MAXT)      # seat+1 whose next turn lifts Winter Storms there
+O_LEAD = STATE.array("lead", MAXP * 2)    # Leader territories (-1 off the board), 2 per player
+O_LDONE = STATE.array("ldone", MAXP * 2)  # Leader moved / completed a mission this turn (LR-6.2)
+O_HN = STATE.array("hn", MAXP)
+O_HAND = STATE.array("hand", MAXP * HMAX)
+O_AHN = STATE.array("ahn", MAXP)
+O_AHAND = STATE.array("ahand", MAXP * AHMAX)
+O_ASCORE = STATE.array("ascore", MAXP)    # adventure points (missions, played powers)
+O_ACOUNT = STATE.array("acount", MAXP)    # adventure cards kept for points
+O_LEFT = STATE.array("left", MAXP)        # set-up battalions still to place
+O_ALIVE = STATE.array("alive", MAXP)
+O_UPR = STATE.array("upr", MAXP)          # Local Uprising territory card held aside (-1)
+O_PTS = STATE.array("pts", MAXP * 5)      # final points: territories, regions, strongholds, adventure, total
+O_TDECK = STATE.array("tdeck", MAXT + 2)
+O_TDISC = STATE.array("tdisc", MAXT + 2)
+O_ADECK = STATE.array("adeck", MAXADV)
+O_ADISC = STATE.array("adisc", MAXADV)
+O_MASK = STATE.array("mask", MAXT)        # scratch: reachable territories
+STATE.freeze()
+ST_SIZE = STATE.size
+
+# phases (decisions) of the step machine
+PH_CLAIM, PH_SPLACE, PH_LEADER, PH_TRADE, PH_REINF, PH_ATTACK, PH_MOVEIN, PH_FORT, PH_OVER = range(9)
+PHASE_KIND = ("setup", "setup", "leader", "trade", "reinforce", "attack", "move", "fortify", "over")
+
+# action kinds (rows of 4 ints: kind, a, b, c)
+A_PASS, A_CLAIM, A_PLACE, A_LEADER, A_TRADE, A_ATTACK, A_MOVEIN, A_FORT, A_LMOVE, A_POWER = range(10)
+
+# trace events
+(EV_SNAP, EV_PLACE, EV_LEADER, EV_TRADE, EV_ROLL, EV_CONQ, EV_FORT, EV_TDRAW, EV_ADV,
+ EV_RING, EV_END, EV_TURN, EV_ELIM) = range(13)
+# EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed
+# EV_PLACE "why": 0 claim, 1 set-up, 2 reinforcement, 3 card territory, 4 mission, 5 event, 6 power,
+#                 7 neutral set-up, 8 dealt
+WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "power", "neutral", "dealt")
+
+# policy vector
+PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW = range(NPOL)
+
+R_FELLOWSHIP, R_CONQUEST, R_CAP = 0, 1, 2

@@ -1,0 +1,955 @@
+"""LOTR Risk step machine in numba: set-up (LR-2), turns (LR-3), reinforcement and card sets
+(LR-4), combat and conquest (LR-5), fortify (LR-6), Leaders (LR-7), card draws (LR-8), the
+adventure deck (LR-9), the Fellowship (LR-10) and the end of the game (LR-11); whole games
+(``simulate_nb``: a GIL-free range of games, game i on stream (seed, i)), one traced game and
+the search player's playouts.
+
+Decisions (``legal_nb`` lists them as rows (kind, a, b, c); ``apply_nb`` applies one and
+resolves everything up to the next decision):
+
+* PH_CLAIM   set-up, claim an empty territory with 1 battalion (LR-2.2/2.3);
+* PH_SPLACE  set-up, put 1 battalion on an own territory (LR-2.2/2.3);
+* PH_LEADER  put a Leader on an own territory without one (set-up LR-2.4, no Leader at the
+             end of a turn LR-7.1, the event "Appoint a Second Leader" LR-9.2);
+* PH_TRADE   trade one set of territory cards or not (LR-4.3; no pass with 5 cards);
+* PH_REINF   place reinforcements: (territory, amount) with amount 1, half or all of those
+             left (narrowed from any amount);
+* PH_ATTACK  attack (from, to, dice 1..3), a power card (LR-9.3), or end the combat step;
+             asked again after every roll, so the attacker decides after each roll whether to
+             go on (LR-5.5);
+* PH_MOVEIN  after a conquest, move in the dice of the last roll, half the battalions or all
+             but one (narrowed from any number in between, LR-5.6);
+* PH_FORT    one battalion move (all but one or half, LR-6.1) through own territories, each
+             Leader's move (LR-6.2), "Move by Night", or end the turn.
+
+Narrowed or automatic (documented simplifications): a fourth adventure card drawn is the one
+discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
+attack on it is at even odds or better; "A Balrog is Come" by a holder who is not leading on
+points, "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
+checked at the start of its holder's turns; an eliminated player's cards are discarded;
+Raiders / Winter Storms / Mustering turn up territory cards that go to the discard pile; a
+Leader moves into a conquered territory with the battalions that move in. Attacks may target
+any other player (LR-5.1 "another player"; with 4 players, allies too).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.kernels.combat import _dice5_nb
+from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.graph import reachable_nb
+from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
+from lotr_sim.games.lotr_risk.board import (
+    add_troops_nb, adiscard_nb, adj_nb, adraw_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
+    fellowship_move_nb, hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
+    points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
+    take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
+)
+from lotr_sim.games.lotr_risk.config import (
+    C_FANGORN, C_MORIA, C_NADV, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
+    K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
+    K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
+    O_DEALE, O_DEALG, O_DEALN, O_MARK, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
+    P_LEADB, P_MPTS, P_NEUTRAL, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
+)
+from lotr_sim.games.lotr_risk.layout import (
+    AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
+    EV_CONQ, EV_ELIM, EV_END, EV_FORT, EV_RING, EV_ROLL, EV_TDRAW, EV_TRADE, EV_TURN, HMAX, MAXA, MAX_TURNS, O_ACOUNT,
+    O_ADECK, O_AHAND, O_AHN, O_ALIVE, O_ASCORE, O_HAND, O_HN, O_LDONE, O_LEAD, O_LEFT, O_MASK, O_OWNER, O_PTS,
+    O_STORM, O_TDECK, O_TROOPS, O_UPR, PH_ATTACK, PH_CLAIM, PH_FORT, PH_LEADER, PH_MOVEIN, PH_OVER, PH_REINF,
+    PH_SPLACE, PH_TRADE, R_CAP, R_CONQUEST, R_FELLOWSHIP, ST_SIZE, S_ADD, S_ADN, S_ADVLOCK, S_BAD, S_CONQ,
+    S_CONQWIN, S_CUR, S_DEBUG, S_DICE, S_DST, S_FIRST, S_FORT, S_LCTX, S_NOSTR, S_OVER, S_PHASE, S_PICKS,
+    S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
+    S_WAYA, S_WAYB, S_WSEAT,
+)
+from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, leading_nb, odds_nb
+
+NOUT = 32   # outcome matrix columns (game.py names them)
+
+
+# ---- small helpers -------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _row(act, n, k, a, b, c):
+    if n < MAXA:
+        act[n, 0] = k
+        act[n, 1] = a
+        act[n, 2] = b
+        act[n, 3] = c
+    return n + 1 if n < MAXA else n
+
+
+@njit(cache=True, _nrt=False)
+def _is_event(k):
+    for e in EVENT_KINDS_ARR:
+        if e == k:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _next_seat(cf, st, seat):
+    np_ = cf[C_NP]
+    for k in range(1, np_ + 1):
+        q = (seat + k) % np_
+        if st[O_ALIVE + q] != 0:
+            return q
+    return seat
+
+
+@njit(cache=True, _nrt=False)
+def _find_power(cf, st, seat, kind):
+    b = O_AHAND + seat * AHMAX
+    for i in range(st[O_AHN + seat]):
+        if cf[O_AKIND + st[b + i]] == kind:
+            return i
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _play_power(cf, st, tr, seat, i, a, b):
+    """Play power card ``i`` of the hand: it scores its points (LR-9.3)."""
+    c = ahand_remove_nb(st, seat, i)
+    st[O_ACOUNT + seat] += 1
+    st[O_ASCORE + seat] += cf[P_PPTS]
+    ev_nb(tr, EV_ADV, 5, seat, c, 3, a, b, 0, 0, 0)
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def _may_attack(cf, st, src, dst):
+    """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory."""
+    return st[O_STORM + src] == 0 and st[O_STORM + dst] == 0
+
+
+# ---- set-up (LR-2) ------------------------------------------------------------------------------------
+@njit(cache=True)
+def new_game_nb(cf, st, s, tr):
+    """Deal the territories, put the dealt and neutral battalions, deal adventure cards, and rest
+    at the first claim decision."""
+    nt = cf[C_NT]
+    np_ = cf[C_NP]
+    st[:] = 0
+    for t in range(nt):
+        st[O_OWNER + t] = -1
+    for k in range(8):
+        st[O_LEAD + k] = -1
+    for p in range(4):
+        st[O_UPR + p] = -1
+    st[S_NOSTR] = -1
+    st[S_WAYA] = -1
+    st[S_WAYB] = -1
+    # LR-2.2/2.3: deal the territory cards by side (good, evil, neutral groups, each shuffled)
+    n = 0
+    starts = np.zeros(4, dtype=np.int64)
+    for side in range(3):
+        starts[side] = n
+        for t in range(nt):
+            if cf[O_CSIDE + t] == side:
+                st[O_TDECK + n] = t
+                n += 1
+        shuffle_range_nb(s, st, O_TDECK + starts[side], n - starts[side])
+    starts[3] = n
+    pos = np.zeros(3, dtype=np.int64)
+    for p in range(np_):
+        st[O_ALIVE + p] = 1
+        st[O_LEFT + p] = cf[P_START]
+        for side in range(3):
+            k = cf[O_DEALG + p] if side == 0 else cf[O_DEALE + p] if side == 1 else cf[O_DEALN + p]
+            for _ in range(k):
+                t = st[O_TDECK + starts[side] + pos[side]]
+                pos[side] += 1
+                add_troops_nb(st, tr, t, 1, p, 8)
+                st[O_LEFT + p] -= 1
+    if np_ == 2:
+        # LR-2.2: the neutral army gets 14 of the neutral cards, 2 battalions each
+        for _ in range(14):
+            if pos[2] < starts[3] - starts[2]:
+                t = st[O_TDECK + starts[2] + pos[2]]
+                pos[2] += 1
+                add_troops_nb(st, tr, t, cf[P_NEUTRAL], NEUTRAL, 7)
+    # LR-2.5: every territory card and the 2 jokers, shuffled into one deck
+    for c in range(cf[C_NTC]):
+        st[O_TDECK + c] = c
+    shuffle_range_nb(s, st, O_TDECK, cf[C_NTC])
+    st[S_TDN] = cf[C_NTC]
+    # LR-2.6: events out, 3 adventure cards each, events back, shuffle
+    na = cf[C_NADV]
+    m = 0
+    for c in range(na):
+        if not _is_event(cf[O_AKIND + c]):
+            st[O_ADECK + m] = c
+            m += 1
+    shuffle_range_nb(s, st, O_ADECK, m)
+    for p in range(np_):
+        for _ in range(3):
+            if m > 0 and st[O_AHN + p] < cf[P_AHAND] and st[O_AHN + p] < AHMAX:
+                m -= 1
+                st[O_AHAND + p * AHMAX + st[O_AHN + p]] = st[O_ADECK + m]
+                st[O_AHN + p] += 1
+    for c in range(na):
+        if _is_event(cf[O_AKIND + c]):
+            st[O_ADECK + m] = c
+            m += 1
+    shuffle_range_nb(s, st, O_ADECK, m)
+    st[S_ADN] = m
+    # LR-2.2: a die decides who starts
+    st[S_FIRST] = randint_nb(s, np_)
+    st[S_CUR] = st[S_FIRST]
+    st[S_SETUP] = 0
+    st[S_PHASE] = PH_CLAIM
+    _setup_next_nb(cf, st, s, tr, False)
+
+
+@njit(cache=True, _nrt=False)
+def _setup_next_nb(cf, st, s, tr, advance_seat):
+    """Next set-up decision: claims while territories are empty (LR-2.2/2.3), then one battalion
+    at a time, then Leaders (LR-2.4), then the first turn."""
+    nt = cf[C_NT]
+    np_ = cf[C_NP]
+    if st[S_SETUP] == 0:
+        empty = 0
+        for t in range(nt):
+            if st[O_OWNER + t] < 0:
+                empty += 1
+        if empty > 0:
+            for k in range(np_):
+                q = (st[S_CUR] + (1 if advance_seat else 0) + k) % np_
+                if st[O_LEFT + q] > 0:
+                    st[S_CUR] = q
+                    st[S_PHASE] = PH_CLAIM
+                    return
+            # nobody has battalions left: the rest stay neutral-free; give them to the neutral
+            for t in range(nt):
+                if st[O_OWNER + t] < 0:
+                    add_troops_nb(st, tr, t, 1, NEUTRAL, 7)
+        st[S_SETUP] = 1
+        st[S_CUR] = (st[S_FIRST] + np_ - 1) % np_
+        advance_seat = True
+    if st[S_SETUP] == 1:
+        for k in range(np_):
+            q = (st[S_CUR] + (1 if advance_seat else 0) + k) % np_
+            if st[O_LEFT + q] > 0 and count_terr_nb(cf, st, q) > 0:
+                st[S_CUR] = q
+                st[S_PHASE] = PH_SPLACE
+                return
+        st[S_SETUP] = 2
+        st[S_PICKS] = 0
+    if st[S_SETUP] == 2:
+        while st[S_PICKS] < np_:
+            q = (st[S_FIRST] + st[S_PICKS]) % np_
+            st[S_PICKS] += 1
+            if count_terr_nb(cf, st, q) > 0:
+                st[S_CUR] = q
+                st[S_LCTX] = 0
+                st[S_PHASE] = PH_LEADER
+                return
+        st[S_SETUP] = 3
+        for p in range(np_):
+            if count_terr_nb(cf, st, p) == 0:
+                st[O_ALIVE + p] = 0
+        st[S_CUR] = st[S_FIRST]
+        if st[O_ALIVE + st[S_CUR]] == 0:
+            st[S_CUR] = _next_seat(cf, st, st[S_CUR])
+        begin_turn_nb(cf, st, s, tr)
+
+
+# ---- turns ------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _has_set(cf, st, seat):
+    n = st[O_HN + seat]
+    b = O_HAND + seat * HMAX
+    for i in range(n):
+        for j in range(i + 1, n):
+            for k in range(j + 1, n):
+                if set_value_nb(cf, st[b + i], st[b + j], st[b + k]) >= 0:
+                    return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def begin_turn_nb(cf, st, s, tr):
+    """LR-3: a player's turn starts; Winter Storms of its last turn lift; its Local Uprising
+    territory is checked; reinforcements are counted (LR-4.1/4.2)."""
+    seat = st[S_CUR]
+    nt = cf[C_NT]
+    snapshot_nb(cf, st, tr)
+    ev_nb(tr, EV_TURN, 2, st[S_TURN], seat, 0, 0, 0, 0, 0, 0)
+    for t in range(nt):
+        if st[O_STORM + t] == seat + 1:
+            st[O_STORM + t] = 0
+    u = st[O_UPR + seat]
+    if u >= 0 and st[O_OWNER + u] == seat:
+        add_troops_nb(st, tr, u, 4, seat, 5)
+        tdiscard_nb(st, u)
+        st[O_UPR + seat] = -1
+    st[S_CONQ] = 0
+    st[S_SITE] = 0
+    st[S_ADVLOCK] = 0
+    st[S_NOSTR] = -1
+    st[S_WAYA] = -1
+    st[S_WAYB] = -1
+    st[S_TRADED] = 0
+    st[S_ADRAWS] = 0
+    st[O_LDONE + 2 * seat] = 0
+    st[O_LDONE + 2 * seat + 1] = 0
+    st[S_REINF] = reinforcements_nb(cf, st, seat)
+    if _has_set(cf, st, seat):
+        st[S_PHASE] = PH_TRADE
+    elif st[S_REINF] > 0:
+        st[S_PHASE] = PH_REINF
+    else:
+        st[S_PHASE] = PH_ATTACK
+
+
+@njit(cache=True, _nrt=False)
+def end_game_nb(cf, st, s, tr, reason, seat):
+    """LR-11: points; a conquest (LR-11.1) wins outright, otherwise most points with ties broken
+    (LR-11.3)."""
+    points_nb(cf, st)
+    st[S_REASON] = reason
+    if reason == R_CONQUEST:
+        st[S_WSEAT] = seat
+        st[S_CONQWIN] = 1
+    else:
+        st[S_WSEAT] = winner_nb(cf, st, s)
+    st[S_OVER] = 1
+    st[S_PHASE] = PH_OVER
+    w = st[S_WSEAT]
+    ev_nb(tr, EV_END, 6, w, reason, st[O_PTS + 4], st[O_PTS + 9], st[O_PTS + 14], st[O_PTS + 19], 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _resolve_event_nb(cf, st, s, tr, seat, c):
+    """An event card, at once (LR-9.2). Returns 1 when it needs a decision (a second Leader)."""
+    k = cf[O_AKIND + c]
+    nt = cf[C_NT]
+    ev_nb(tr, EV_ADV, 3, seat, c, 2, 0, 0, 0, 0, 0)
+    if k == K_SECOND:
+        if n_leaders_nb(st, seat) < 2 and count_terr_nb(cf, st, seat) > 1:
+            adiscard_nb(st, c)
+            st[S_LCTX] = 2
+            st[S_PHASE] = PH_LEADER
+            return 1
+    elif k == K_WINTER or k == K_RAIDERS or k == K_MUSTER:
+        for _ in range(3):
+            tc = tdraw_nb(st, s)
+            if tc < 0:
+                break
+            if tc < nt:
+                if k == K_WINTER:
+                    st[O_STORM + tc] = seat + 1
+                elif k == K_RAIDERS:
+                    take_troops_nb(st, tr, tc, st[O_TROOPS + tc] // 2, 5)
+                else:
+                    add_troops_nb(st, tr, tc, 3, st[O_OWNER + tc], 5)
+            tdiscard_nb(st, tc)
+    elif k == K_UPRISING:
+        tc = tdraw_nb(st, s)
+        if tc >= 0:
+            if tc >= nt or st[O_UPR + seat] >= 0:
+                tdiscard_nb(st, tc)
+            elif st[O_OWNER + tc] == seat:
+                add_troops_nb(st, tr, tc, 4, seat, 5)
+                tdiscard_nb(st, tc)
+            else:
+                st[O_UPR + seat] = tc
+    elif k == K_TROLL or k == K_ENTMOOT:
+        t = cf[C_MORIA] if k == K_TROLL else cf[C_FANGORN]
+        want = 1 if k == K_TROLL else 0
+        if t >= 0:
+            if side_of_nb(cf, st[O_OWNER + t]) == want:
+                add_troops_nb(st, tr, t, 2, st[O_OWNER + t], 5)
+            else:
+                take_troops_nb(st, tr, t, 2, 5)
+    adiscard_nb(st, c)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _mission_check_nb(cf, st, tr, seat, slot, t):
+    """LR-9.1: a Leader reached site ``t``: a mission card for it is completed."""
+    b = O_AHAND + seat * AHMAX
+    for i in range(st[O_AHN + seat]):
+        c = st[b + i]
+        if cf[O_AKIND + c] == K_MISSION and cf[O_AARG + c] == t:
+            ahand_remove_nb(st, seat, i)
+            st[O_ACOUNT + seat] += 1
+            st[O_ASCORE + seat] += cf[P_MPTS]
+            ev_nb(tr, EV_ADV, 4, seat, c, 4, t, 0, 0, 0, 0)
+            n = cf[O_REWG + t] if side_of_nb(cf, seat) == 0 else cf[O_REWE + t]
+            dest = t
+            if cf[P_REWREG] != 0:     # mission_reward_to = region: the most exposed own territory there
+                best = -1.0
+                for u in range(cf[C_NT]):
+                    if cf[O_REG + u] == cf[O_REG + t] and st[O_OWNER + u] == seat:
+                        tot, cnt = enemy_adj_nb(cf, st, u)
+                        v = tot / (st[O_TROOPS + u] + 1.0) + 0.001 * cnt
+                        if v > best:
+                            best = v
+                            dest = u
+            add_troops_nb(st, tr, dest, n, seat, 4)
+            st[O_LDONE + slot] = 1    # LR-6.2: it stays this turn
+            return
+
+
+@njit(cache=True, _nrt=False)
+def _leader_arrives_nb(cf, st, tr, seat, slot, t):
+    """A Leader conquered or moved into ``t``: LR-8.2 (a site gives an adventure card at the end
+    of the turn) and LR-9.1 (missions)."""
+    if cf[O_SITE + t] != 0:
+        st[S_SITE] = 1
+        _mission_check_nb(cf, st, tr, seat, slot, t)
+
+
+@njit(cache=True, _nrt=False)
+def _eliminate_nb(cf, st, tr, p):
+    """A player without territories is out: its cards are discarded (narrowed, see module)."""
+    if p >= NEUTRAL or st[O_ALIVE + p] == 0 or count_terr_nb(cf, st, p) > 0:
+        return
+    st[O_ALIVE + p] = 0
+    for k in range(2):
+        if st[O_LEAD + 2 * p + k] >= 0:
+            put_leader_nb(st, tr, 2 * p + k, -1)
+    while st[O_HN + p] > 0:
+        tdiscard_nb(st, hand_remove_nb(st, p, 0))
+    if st[O_UPR + p] >= 0:
+        tdiscard_nb(st, st[O_UPR + p])
+        st[O_UPR + p] = -1
+    while st[O_AHN + p] > 0:
+        adiscard_nb(st, ahand_remove_nb(st, p, 0))
+    ev_nb(tr, EV_ELIM, 1, p, 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _finish_conquest_nb(cf, st, s, tr, n):
+    """LR-5.6: ``n`` battalions move in; a Leader of the attacking territory goes with them."""
+    seat = st[S_CUR]
+    src = st[S_SRC]
+    dst = st[S_DST]
+    prev = st[O_OWNER + dst]
+    st[O_TROOPS + src] -= n
+    st[O_TROOPS + dst] = n
+    st[O_OWNER + dst] = seat
+    ev_nb(tr, EV_CONQ, 5, seat, src, dst, n, prev, 0, 0, 0)
+    slot = leader_slot_at_nb(st, seat, src)
+    if slot >= 0:
+        put_leader_nb(st, tr, slot, dst)
+        _leader_arrives_nb(cf, st, tr, seat, slot, dst)
+    _eliminate_nb(cf, st, tr, prev)
+    st[S_PHASE] = PH_ATTACK
+    if count_terr_nb(cf, st, seat) == cf[C_NT]:
+        end_game_nb(cf, st, s, tr, R_CONQUEST, seat)
+
+
+@njit(cache=True, _nrt=False)
+def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
+    """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
+    seat = st[S_CUR]
+    d = st[O_OWNER + dst]
+    # the defender's Courage (LR-9.3), played for it at even odds or worse for it
+    if d < NEUTRAL:
+        i = _find_power(cf, st, d, K_COURAGE)
+        if i >= 0 and odds_nb(cf, st, wt, src, dst, 0, 0, False) >= 0.5:
+            _play_power(cf, st, tr, d, i, dst, 0)
+            add_troops_nb(st, tr, dst, 4, d, 6)
+    ab = cf[P_LEADB] if leader_slot_at_nb(st, seat, src) >= 0 else 0
+    db = 0
+    if d < NEUTRAL and leader_slot_at_nb(st, d, dst) >= 0:
+        db += cf[P_LEADB]
+    if cf[O_STRONG + dst] != 0 and st[S_NOSTR] != dst:
+        db += cf[P_STRB]
+    dd = st[O_TROOPS + dst]
+    if dd > 2:
+        dd = 2
+    if dd > dice:
+        dd = dice
+    a1, a2, a3, d1, d2 = _dice5_nb(s)
+    if dice < 3:
+        a3 = 0
+    if dice < 2:
+        a2 = 0
+    if dd < 2:
+        d2 = 0
+    hi = max(a1, max(a2, a3))
+    mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))
+    dhi = max(d1, d2)
+    dlo = d1 + d2 - dhi
+    la = 0
+    ld = 0
+    if hi + ab > dhi + db:
+        ld += 1
+    else:
+        la += 1
+    if dice >= 2 and dd >= 2:
+        if mid > dlo:
+            ld += 1
+        else:
+            la += 1
+    st[O_TROOPS + src] -= la
+    st[O_TROOPS + dst] -= ld
+    st[S_REMOVED] += la + ld
+    ev_nb(tr, EV_ROLL, 8, seat, src, dst, dice * 10 + dd, ab * 10 + db,
+          a1 * 10000 + a2 * 1000 + a3 * 100 + d1 * 10 + d2, la, ld)
+    st[S_SRC] = src
+    st[S_DST] = dst
+    st[S_DICE] = dice
+    if st[O_TROOPS + dst] == 0:
+        st[S_CONQ] = 1
+        if d < NEUTRAL:
+            sl = leader_slot_at_nb(st, d, dst)
+            if sl >= 0:
+                put_leader_nb(st, tr, sl, -1)     # LR-5.7
+        mx = st[O_TROOPS + src] - 1
+        if mx <= dice:
+            _finish_conquest_nb(cf, st, s, tr, mx)
+        else:
+            st[S_PHASE] = PH_MOVEIN
+
+
+@njit(cache=True, _nrt=False)
+def _move_options(st):
+    lo = st[S_DICE]
+    hi = st[O_TROOPS + st[S_SRC]] - 1
+    half = st[O_TROOPS + st[S_SRC]] // 2
+    if half < lo:
+        half = lo
+    if half > hi:
+        half = hi
+    return lo, half, hi
+
+
+@njit(cache=True, _nrt=False)
+def end_turn_nb(cf, st, s, tr):
+    """End of a player's turn, stage by stage (LR-7.1 Leader, LR-8 draws, LR-10 Fellowship);
+    stops at a decision (a Leader to place) and resumes from its stage."""
+    seat = st[S_CUR]
+    nt = cf[C_NT]
+    while True:
+        stg = st[S_STAGE]
+        if stg == 0:
+            st[S_STAGE] = 1
+            if n_leaders_nb(st, seat) == 0 and count_terr_nb(cf, st, seat) > 0:
+                st[S_LCTX] = 1
+                st[S_PHASE] = PH_LEADER      # LR-7.1
+                return
+        elif stg == 1:
+            st[S_STAGE] = 2
+            if st[S_CONQ] != 0:              # LR-8.1
+                c = tdraw_nb(st, s)
+                if c >= 0:
+                    if st[O_HN + seat] < HMAX:
+                        st[O_HAND + seat * HMAX + st[O_HN + seat]] = c
+                        st[O_HN + seat] += 1
+                    else:
+                        tdiscard_nb(st, c)
+                    ev_nb(tr, EV_TDRAW, 2, seat, c, 0, 0, 0, 0, 0, 0)
+        elif stg == 2:
+            if st[S_SITE] != 0:              # LR-8.2: one adventure card; events at once (LR-9.2)
+                # a deck of nothing but events (the other cards held or kept for points) would
+                # draw forever: at most one pass through the whole deck per turn
+                c = adraw_nb(st, s) if st[S_ADRAWS] < cf[C_NADV] else -1
+                st[S_ADRAWS] += 1
+                if c < 0:
+                    st[S_SITE] = 0
+                    continue
+                ev_nb(tr, EV_ADV, 3, seat, c, 0, 0, 0, 0, 0, 0)
+                if _is_event(cf[O_AKIND + c]):
+                    if _resolve_event_nb(cf, st, s, tr, seat, c) != 0:
+                        return
+                    continue
+                st[S_SITE] = 0
+                st[S_ADVLOCK] = 1
+                if st[O_AHN + seat] < cf[P_AHAND] and st[O_AHN + seat] < AHMAX:
+                    st[O_AHAND + seat * AHMAX + st[O_AHN + seat]] = c
+                    st[O_AHN + seat] += 1
+                else:
+                    adiscard_nb(st, c)
+                    ev_nb(tr, EV_ADV, 3, seat, c, 1, 0, 0, 0, 0, 0)
+            st[S_STAGE] = 3
+        elif stg == 3:
+            st[S_STAGE] = 4
+            st[S_TURN] += 1
+            if _fellowship_nb(cf, st, s, tr, seat):
+                st[S_RINGT] = st[S_TURN]
+                end_game_nb(cf, st, s, tr, R_FELLOWSHIP, -1)
+                return
+        else:
+            st[S_STAGE] = 0
+            if st[S_TURN] >= MAX_TURNS:
+                end_game_nb(cf, st, s, tr, R_CAP, -1)
+                return
+            st[S_CUR] = _next_seat(cf, st, seat)
+            begin_turn_nb(cf, st, s, tr)
+            return
+        _ = nt
+
+
+@njit(cache=True, _nrt=False)
+def _fellowship_nb(cf, st, s, tr, seat):
+    """LR-10: the Ring moves at the end of every player's turn; on a marked territory the die
+    must beat the threshold. Smeagol (+2) and A Balrog is Come (hold it in Moria) are played
+    for their holders (narrowed, see module). Returns True when it leaves the last territory."""
+    np_ = cf[C_NP]
+    r = st[S_RING]
+    t = cf[O_MARK + r]
+    die = 0
+    mod = 0
+    if t != 0:
+        die = d6_nb(s)
+        if die <= cf[P_ROLL] and die + 2 > cf[P_ROLL]:
+            for p in range(np_):
+                if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
+                    continue
+                i = _find_power(cf, st, p, K_SMEAGOL)
+                if i >= 0 and leading_nb(cf, st, p):
+                    _play_power(cf, st, tr, p, i, 0, 0)
+                    mod = 2
+                    break
+        go = die + mod > cf[P_ROLL]
+    else:
+        go = True
+    if go and ring_territory_nb(cf, st) == cf[C_MORIA]:
+        for p in range(np_):
+            if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
+                continue
+            i = _find_power(cf, st, p, K_BALROG)
+            if i >= 0 and not leading_nb(cf, st, p):
+                _play_power(cf, st, tr, p, i, 0, 0)
+                ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
+                return False
+    if t != 0:
+        return fellowship_move_nb(cf, st, tr, die, mod) != 0
+    return fellowship_move_nb(cf, st, tr, 0, 0) != 0
+
+
+# ---- the step machine ----------------------------------------------------------------------------
+@njit(cache=True)
+def legal_nb(cf, st, act):
+    """Every action of the current decision as rows (kind, a, b, c); 0 once over."""
+    ph = st[S_PHASE]
+    seat = st[S_CUR]
+    nt = cf[C_NT]
+    n = 0
+    if st[S_OVER] != 0:
+        return 0
+    if ph == PH_CLAIM:
+        for t in range(nt):
+            if st[O_OWNER + t] < 0:
+                n = _row(act, n, A_CLAIM, t, 1, 0)
+    elif ph == PH_SPLACE:
+        for t in range(nt):
+            if st[O_OWNER + t] == seat:
+                n = _row(act, n, A_PLACE, t, 1, 0)
+    elif ph == PH_LEADER:
+        for t in range(nt):
+            if leader_ok_at_nb(st, seat, t):
+                n = _row(act, n, A_LEADER, t, 0, 0)
+    elif ph == PH_TRADE:
+        if st[O_HN + seat] < cf[P_FORCED]:
+            n = _row(act, n, A_PASS, 0, 0, 0)
+        b = O_HAND + seat * HMAX
+        h = st[O_HN + seat]
+        for i in range(h):
+            for j in range(i + 1, h):
+                for k in range(j + 1, h):
+                    v = set_value_nb(cf, st[b + i], st[b + j], st[b + k])
+                    if v >= 0:
+                        held = 0
+                        for q in (st[b + i], st[b + j], st[b + k]):
+                            if q < nt and st[O_OWNER + q] == seat:
+                                held += 1
+                        n = _row(act, n, A_TRADE, i * 100 + j * 10 + k, v, held)
+        if n == 0:
+            n = _row(act, n, A_PASS, 0, 0, 0)
+    elif ph == PH_REINF:
+        r = st[S_REINF]
+        for t in range(nt):
+            if st[O_OWNER + t] == seat:
+                n = _row(act, n, A_PLACE, t, 1, 0)
+                if r >= 4:
+                    n = _row(act, n, A_PLACE, t, r // 2, 0)
+                if r >= 2:
+                    n = _row(act, n, A_PLACE, t, r, 0)
+    elif ph == PH_ATTACK:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        for t in range(nt):
+            if st[O_OWNER + t] != seat or st[O_TROOPS + t] < 2:
+                continue
+            md = min(3, st[O_TROOPS + t] - 1)
+            for k in range(cf[O_ADJN + t] + 1):
+                if k < cf[O_ADJN + t]:
+                    u = adj_nb(cf, t, k)
+                elif st[S_WAYA] == t:
+                    u = st[S_WAYB]
+                else:
+                    continue
+                if st[O_OWNER + u] == seat or not _may_attack(cf, st, t, u):
+                    continue
+                for dc in range(1, md + 1):
+                    n = _row(act, n, A_ATTACK, t, u, dc)
+        if st[S_ADVLOCK] == 0:
+            n = _power_rows(cf, st, act, n, seat, False)
+    elif ph == PH_MOVEIN:
+        lo, half, hi = _move_options(st)
+        n = _row(act, n, A_MOVEIN, lo, 0, 0)
+        if half != lo and half != hi:
+            n = _row(act, n, A_MOVEIN, half, 0, 0)
+        if hi != lo:
+            n = _row(act, n, A_MOVEIN, hi, 0, 0)
+    elif ph == PH_FORT:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        mask = st[O_MASK:O_MASK + nt]
+        ip = cf[O_CSR_P:O_CSR_P + nt + 1]
+        ix = cf[O_CSR_I:O_CSR_I + ip[nt]]
+        own = st[O_OWNER:O_OWNER + nt]
+        if st[S_FORT] > 0:
+            for t in range(nt):
+                if own[t] != seat or st[O_TROOPS + t] < 2:
+                    continue
+                reachable_nb(ip, ix, own, seat, t, mask)
+                full = st[O_TROOPS + t] - 1
+                half = st[O_TROOPS + t] // 2
+                for u in range(nt):
+                    if u != t and mask[u] != 0:
+                        n = _row(act, n, A_FORT, t, u, full)
+                        if half >= 1 and half != full:
+                            n = _row(act, n, A_FORT, t, u, half)
+        for k in range(2):
+            sl = 2 * seat + k
+            f = st[O_LEAD + sl]
+            if f < 0 or st[O_LDONE + sl] != 0:
+                continue
+            reachable_nb(ip, ix, own, seat, f, mask)
+            for u in range(nt):
+                if u != f and mask[u] != 0 and leader_slot_at_nb(st, seat, u) < 0:
+                    n = _row(act, n, A_LMOVE, sl, u, 0)
+        if st[S_ADVLOCK] == 0:
+            n = _power_rows(cf, st, act, n, seat, True)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _power_rows(cf, st, act, n, seat, fortify):
+    """Power cards playable now (LR-9.3): in the combat step Grima, Ambush, The Enemy is at
+    Hand, The Way is Under the Mountains, Hunt for the Ringbearer; in the fortify step Move
+    by Night. One row per card kind and target."""
+    nt = cf[C_NT]
+    seen = 0
+    b = O_AHAND + seat * AHMAX
+    for i in range(st[O_AHN + seat]):
+        k = cf[O_AKIND + st[b + i]]
+        if (seen >> k) & 1:
+            continue
+        seen |= 1 << k
+        if fortify:
+            if k == K_NIGHT:
+                n = _row(act, n, A_POWER, i, 0, 0)
+            continue
+        if k == K_HUNT:
+            n = _row(act, n, A_POWER, i, 0, 0)
+        elif k == K_AMBUSH:
+            for t in range(nt):
+                if st[O_OWNER + t] == seat:
+                    _, cnt = enemy_adj_nb(cf, st, t)
+                    if cnt > 0:
+                        n = _row(act, n, A_POWER, i, t, 0)
+        elif k == K_GRIMA or k == K_ENEMY or k == K_WAY:
+            for t in range(nt):
+                if st[O_OWNER + t] != seat or st[O_TROOPS + t] < 2:
+                    continue
+                m = cf[O_BLKN + t] if k == K_WAY else cf[O_ADJN + t]
+                for q in range(m):
+                    u = blk_nb(cf, t, q) if k == K_WAY else adj_nb(cf, t, q)
+                    if st[O_OWNER + u] == seat or not _may_attack(cf, st, t, u):
+                        continue
+                    if k == K_GRIMA and st[O_TROOPS + u] >= 2:
+                        n = _row(act, n, A_POWER, i, t, u)
+                    elif k == K_WAY:
+                        n = _row(act, n, A_POWER, i, t, u)
+                    elif k == K_ENEMY and cf[O_STRONG + u] != 0 and st[S_NOSTR] != u:
+                        n = _row(act, n, A_POWER, i, u, 0)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _do_power_nb(cf, st, s, tr, seat, i, a, b):
+    c = st[O_AHAND + seat * AHMAX + i]
+    k = cf[O_AKIND + c]
+    _play_power(cf, st, tr, seat, i, a, b)
+    if k == K_HUNT:
+        t = ring_territory_nb(cf, st)
+        if st[O_OWNER + t] == seat:
+            add_troops_nb(st, tr, t, 4, seat, 6)
+        elif ring_advance_nb(cf, st, tr) != 0:
+            st[S_RINGT] = st[S_TURN] + 1
+            end_game_nb(cf, st, s, tr, R_FELLOWSHIP, -1)
+    elif k == K_AMBUSH:
+        add_troops_nb(st, tr, a, 3, seat, 6)
+    elif k == K_GRIMA:
+        m = take_troops_nb(st, tr, b, 2, 6)
+        if m > 0:
+            add_troops_nb(st, tr, a, m, seat, 6)
+    elif k == K_ENEMY:
+        st[S_NOSTR] = a
+    elif k == K_WAY:
+        st[S_WAYA] = a
+        st[S_WAYB] = b
+    elif k == K_NIGHT:
+        st[S_FORT] += 3
+
+
+@njit(cache=True, _nrt=False)
+def apply_nb(cf, st, s, tr, wt, act, i):
+    """Apply legal action ``i`` (of the rows ``legal_nb`` just wrote) and resolve everything up
+    to the next decision."""
+    seat = st[S_CUR]
+    kind = act[i, 0]
+    a = act[i, 1]
+    b = act[i, 2]
+    c = act[i, 3]
+    ph = st[S_PHASE]
+    if ph == PH_CLAIM:
+        add_troops_nb(st, tr, a, 1, seat, 0)
+        st[O_LEFT + seat] -= 1
+        _setup_next_nb(cf, st, s, tr, True)
+    elif ph == PH_SPLACE:
+        add_troops_nb(st, tr, a, 1, seat, 1)
+        st[O_LEFT + seat] -= 1
+        _setup_next_nb(cf, st, s, tr, True)
+    elif ph == PH_LEADER:
+        sl = 2 * seat if st[O_LEAD + 2 * seat] < 0 else 2 * seat + 1
+        put_leader_nb(st, tr, sl, a)
+        st[O_LDONE + sl] = 0
+        ctx = st[S_LCTX]
+        if ctx == 0:
+            _setup_next_nb(cf, st, s, tr, True)
+        else:
+            end_turn_nb(cf, st, s, tr)
+    elif ph == PH_TRADE:
+        if kind == A_TRADE:
+            hb = O_HAND + seat * HMAX
+            x, y, z = a // 100, (a // 10) % 10, a % 10
+            cx, cy, cz = st[hb + x], st[hb + y], st[hb + z]
+            hand_remove_nb(st, seat, z)
+            hand_remove_nb(st, seat, y)
+            hand_remove_nb(st, seat, x)
+            st[S_REINF] += b
+            st[S_TRADED] = b
+            ev_nb(tr, EV_TRADE, 5, seat, cx, cy, cz, b, 0, 0, 0)
+            for q in (cx, cy, cz):
+                if q < cf[C_NT] and st[O_OWNER + q] == seat and cf[P_CARDB] > 0:
+                    add_troops_nb(st, tr, q, cf[P_CARDB], seat, 3)   # LR-4.3
+                tdiscard_nb(st, q)
+        st[S_PHASE] = PH_REINF if st[S_REINF] > 0 else PH_ATTACK
+    elif ph == PH_REINF:
+        add_troops_nb(st, tr, a, b, seat, 2)
+        st[S_REINF] -= b
+        if st[S_REINF] <= 0:
+            st[S_PHASE] = PH_ATTACK
+    elif ph == PH_ATTACK:
+        if kind == A_PASS:
+            st[S_PHASE] = PH_FORT
+            st[S_FORT] = 1
+        elif kind == A_ATTACK:
+            _attack_nb(cf, st, s, tr, wt, a, b, c)
+        else:
+            _do_power_nb(cf, st, s, tr, seat, a, b, c)
+    elif ph == PH_MOVEIN:
+        _finish_conquest_nb(cf, st, s, tr, a)
+    elif ph == PH_FORT:
+        if kind == A_PASS:
+            st[S_STAGE] = 0
+            end_turn_nb(cf, st, s, tr)
+        elif kind == A_FORT:
+            st[O_TROOPS + a] -= c
+            st[O_TROOPS + b] += c
+            st[S_FORT] -= 1
+            ev_nb(tr, EV_FORT, 4, seat, a, b, c, 0, 0, 0, 0)
+        elif kind == A_LMOVE:
+            put_leader_nb(st, tr, a, b)
+            st[O_LDONE + a] = 1
+            _leader_arrives_nb(cf, st, tr, seat, a, b)
+        else:
+            _do_power_nb(cf, st, s, tr, seat, a, b, c)
+    if st[S_DEBUG] != 0 and not invariant_ok_nb(cf, st):
+        st[S_BAD] += 1
+
+
+@njit(cache=True, _nrt=False)
+def to_move_nb(cf, st):
+    """The side (0 Good, 1 Evil) of the seat to move; -1 once over."""
+    if st[S_OVER] != 0:
+        return -1
+    return side_of_nb(cf, st[S_CUR])
+
+
+@njit(cache=True)
+def run_until_nb(cf, st, s, tr, wt, pol, act, stop_mask):
+    """Built-in policies play until a side in ``stop_mask`` is to move (returns it) or the end."""
+    ctx = np.zeros(NCTX)
+    while st[S_OVER] == 0:
+        side = side_of_nb(cf, st[S_CUR])
+        if (stop_mask >> side) & 1:
+            return side
+        n = legal_nb(cf, st, act)
+        i = choose_nb(cf, st, wt, pol, s, act, n, ctx)
+        apply_nb(cf, st, s, tr, wt, act, i)
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def record_nb(cf, st, row, out):
+    """One finished game's outcome row (game.py names the columns)."""
+    w = st[S_WSEAT]
+    out[row, 0] = side_of_nb(cf, w) if w >= 0 else 0
+    out[row, 1] = st[S_REASON]
+    out[row, 2] = st[S_TURN] // cf[C_NP]
+    out[row, 3] = st[S_TURN]
+    out[row, 4] = w
+    out[row, 5] = st[S_CONQWIN]
+    out[row, 6] = st[S_RINGT]
+    out[row, 7] = st[S_BAD]
+    for p in range(4):
+        out[row, 8 + p] = st[O_PTS + 5 * p + 4] if p < cf[C_NP] else 0
+    for p in range(cf[C_NP]):
+        sd = side_of_nb(cf, p)
+        for k in range(5):
+            out[row, 12 + 5 * sd + k] += st[O_PTS + 5 * p + k]
+
+
+@njit(cache=True, nogil=True)
+def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
+    """Games ``first+lo .. first+hi-1``, game i on stream (seed, i), built-in policies."""
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    act = np.zeros((MAXA, 4), dtype=np.int64)
+    tr = np.zeros(0, dtype=np.int64)
+    for row in range(lo, hi):
+        stream_init_nb(seed, first + row, s)
+        new_game_nb(cf, st, s, tr)
+        st[S_DEBUG] = debug
+        run_until_nb(cf, st, s, tr, wt, pol, act, 0)
+        record_nb(cf, st, row, out)
+
+
+@njit(cache=True, nogil=True)
+def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
+    """For each candidate and j < m: copy, apply it, heuristics to the end on stream (key, j)."""
+    st = np.empty_like(st0)
+    s = np.empty_like(s0)
+    act = np.zeros((MAXA, 4), dtype=np.int64)
+    tr = np.zeros(0, dtype=np.int64)
+    for j in range(m):
+        for c in range(cands.shape[0]):
+            st[:] = st0
+            stream_init_nb(key, j, s)
+            act[:, :] = act0
+            apply_nb(cf, st, s, tr, wt, act, cands[c])
+            run_until_nb(cf, st, s, tr, wt, heur, act, 0)
+            out[c, j] = side_of_nb(cf, st[S_WSEAT]) if st[S_WSEAT] >= 0 else 0
+
+
+no_literal_dispatch(globals())
+_ = (EV_ADV, O_DEALN, S_ADD, S_TDD, K_MUSTER, P_LEADB, MAXW, A_LEADER, A_PLACE, A_CLAIM, A_MOVEIN, A_ATTACK)

@@ -1,0 +1,266 @@
+"""LOTR Risk built-in players inside numba: ``random`` (uniform over the legal actions, drawing
+from the game's stream) and the heuristic behind ``greedy`` / ``aggressive`` / ``cautious``
+(one scoring rule, a policy vector per side: attack threshold on the exact odds, how much it
+concentrates reinforcements, the weight of missions, of fortifying and of playing powers).
+
+The heuristic scores every legal action (``score_nb``) and takes the best (the first of equal
+scores); the pass action (end the combat / fortify step) scores 0, so it attacks only at a
+positive score: exact P(taking the territory) from ``wt`` (lotr_sim.exact.battle, computed in
+Python at compile time) minus the threshold, plus what the territory brings (a region
+completed, a stronghold, a site where its Leader completes a mission). It reinforces its
+most threatened front (strongholds count extra), completes regions, sends Leaders to the
+sites of its mission cards, and fortifies from the interior to the fronts.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.rng import randint_nb
+from lotr_sim.games.lotr_risk.board import (
+    adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, ring_territory_nb, side_of_nb,
+)
+from lotr_sim.games.lotr_risk.config import (
+    C_NP, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_REG, O_RSIZE, O_SITE, O_STRONG, P_LEADB, P_STRB,
+    C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY,
+)
+from lotr_sim.games.lotr_risk.layout import (
+    AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
+    O_AHAND, O_AHN, O_LEAD, O_OWNER, O_PTS, O_TROOPS, PH_REINF, PL_CONC, PL_FORT, PL_MISS,
+    PL_POW, PL_THR, PL_TYPE, PH_TRADE, S_CUR, S_DST, S_NOSTR, S_PHASE, S_SRC,
+)
+
+
+@njit(cache=True, _nrt=False)
+def has_mission_nb(cf, st, seat, t):
+    """The player holds the mission card of site ``t`` (LR-9.1)."""
+    b = O_AHAND + seat * AHMAX
+    for i in range(st[O_AHN + seat]):
+        c = st[b + i]
+        if cf[O_AKIND + c] == K_MISSION and cf[O_AARG + c] == t:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def odds_nb(cf, st, wt, src, dst, extra_a, extra_d, nostr):
+    """Exact P(an attack from ``src`` fought to the end takes ``dst``) with the LR-5.4 bonuses."""
+    seat = st[O_OWNER + src]
+    ab = cf[P_LEADB] if leader_slot_at_nb(st, seat, src) >= 0 else 0
+    d = st[O_OWNER + dst]
+    db = 0
+    if d < NEUTRAL and leader_slot_at_nb(st, d, dst) >= 0:
+        db += cf[P_LEADB]
+    if cf[O_STRONG + dst] != 0 and not nostr and st[S_NOSTR] != dst:
+        db += cf[P_STRB]
+    a = st[O_TROOPS + src] + extra_a
+    dd = st[O_TROOPS + dst] + extra_d
+    if dd < 1:
+        return 1.0
+    if a > MAXW:
+        a = MAXW
+    if dd > MAXW:
+        dd = MAXW
+    if ab > 3:
+        ab = 3
+    if db > 3:
+        db = 3
+    return wt[ab, db, a, dd]
+
+
+NCTX = MAXT + MAXR
+
+
+@njit(cache=True, _nrt=False)
+def prep_nb(cf, st, ctx):
+    """Per-decision cache of the heuristic: ``ctx[MAXT + r]`` territories of region r the
+    seat to move lacks, ``ctx[t]`` the pressure on territory t (``pressure_nb``)."""
+    seat = st[S_CUR]
+    nt = cf[C_NT]
+    for r in range(MAXR):
+        ctx[MAXT + r] = 0.0
+    for t in range(nt):
+        if st[O_OWNER + t] != seat:
+            ctx[MAXT + cf[O_REG + t]] += 1.0
+    for t in range(nt):
+        ctx[t] = pressure_nb(cf, st, t, ctx) if st[O_OWNER + t] == seat else -1.0
+
+
+@njit(cache=True, _nrt=False)
+def pressure_nb(cf, st, t, ctx):
+    """How much a front territory needs battalions: enemy battalions around per own one,
+    plus enemy neighbours in nearly-held regions and a stronghold; -1 for an interior one."""
+    tot, cnt = enemy_adj_nb(cf, st, t)
+    if cnt == 0:
+        return -1.0
+    v = (tot + 1.0) / (st[O_TROOPS + t] + 1.0)
+    seat = st[O_OWNER + t]
+    for k in range(cf[O_ADJN + t]):
+        u = adj_nb(cf, t, k)
+        if st[O_OWNER + u] != seat:
+            m = ctx[MAXT + cf[O_REG + u]]
+            if 0.0 < m <= 2.0:
+                v += 0.5 / m
+    return v + 0.3 * cf[O_STRONG + t]
+
+
+@njit(cache=True, _nrt=False)
+def leading_nb(cf, st, seat):
+    """The player has the most points now (ties count as leading)."""
+    points_nb(cf, st)
+    me = st[O_PTS + 5 * seat + 4]
+    for p in range(cf[C_NP]):
+        if p != seat and st[O_PTS + 5 * p + 4] > me:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def score_nb(cf, st, wt, pol, act, i, ctx):
+    """The heuristic's score of legal action ``i`` (higher is better; pass scores 0)."""
+    seat = st[S_CUR]
+    side = side_of_nb(cf, seat)
+    kind = act[i, 0]
+    a = act[i, 1]
+    b = act[i, 2]
+    c = act[i, 3]
+    if kind == A_PASS:
+        return 0.0 if st[S_PHASE] != PH_TRADE else -1.0   # the heuristic always trades
+    if kind == A_CLAIM:
+        own = 0
+        for t in range(cf[C_NT]):
+            if cf[O_REG + t] == cf[O_REG + a] and st[O_OWNER + t] == seat:
+                own += 1
+        v = 1.0 + 2.0 * own / cf[O_RSIZE + cf[O_REG + a]]
+        for k in range(cf[O_ADJN + a]):
+            u = adj_nb(cf, a, k)
+            if st[O_OWNER + u] == seat:
+                v += 0.3
+            elif st[O_OWNER + u] >= 0:
+                v -= 0.2
+        return v + 0.3 * cf[O_STRONG + a] + 0.2 * cf[O_SITE + a]
+    if kind == A_PLACE:
+        v = ctx[a]
+        if st[S_PHASE] == PH_REINF:
+            v += 0.001 * b * (1.0 if pol[side, PL_CONC] > 0 else -1.0)
+        return v
+    if kind == A_LEADER:
+        v = 0.1 * st[O_TROOPS + a]
+        if has_mission_nb(cf, st, seat, a):
+            v += 3.0 * pol[side, PL_MISS]
+        tot, cnt = enemy_adj_nb(cf, st, a)
+        if cnt > 0:
+            v += 1.0
+        return v
+    if kind == A_TRADE:
+        return float(b) + 2.0 * c     # row: (A_TRADE, cards, set value, held card territories)
+    if kind == A_ATTACK:
+        if c < 3 and c < st[O_TROOPS + a] - 1:
+            return -0.5
+        p = odds_nb(cf, st, wt, a, b, 0, 0, False)
+        gain = 0.05 + 0.05 * cf[O_STRONG + b]
+        if ctx[MAXT + cf[O_REG + b]] == 1.0:
+            gain += 0.15
+        if leader_slot_at_nb(st, seat, a) >= 0 and cf[O_SITE + b] != 0:
+            gain += 0.05 * pol[side, PL_MISS]
+            if has_mission_nb(cf, st, seat, b):
+                gain += 0.3 * pol[side, PL_MISS]
+        return p - pol[side, PL_THR] + gain
+    if kind == A_MOVEIN:
+        src = st[S_SRC]
+        dst = st[S_DST]
+        _, es = enemy_adj_nb(cf, st, src)
+        _, ed = enemy_adj_nb(cf, st, dst)
+        if es == 0:
+            return float(a)
+        if ed == 0:
+            return -float(a)
+        return -abs(a - 0.5 * st[O_TROOPS + src])
+    if kind == A_FORT:
+        if ctx[a] >= 0.0:          # the source is a front itself
+            return -1.0
+        pd = ctx[b]
+        if pd < 0:
+            return -1.0
+        return pol[side, PL_FORT] * (0.5 + 0.1 * pd) + 0.001 * c
+    if kind == A_LMOVE:
+        frm = st[O_LEAD + a]
+        if has_mission_nb(cf, st, seat, b):
+            return 2.0 * pol[side, PL_MISS]
+        if cf[O_SITE + b] != 0 and st[O_AHN + seat] < 3:
+            return 0.4 * pol[side, PL_MISS]
+        _, ed = enemy_adj_nb(cf, st, b)
+        if ed > 0:
+            return 0.02 * (st[O_TROOPS + b] - st[O_TROOPS + frm])
+        return -1.0
+    if kind == A_POWER:
+        card = st[O_AHAND + seat * AHMAX + a]
+        k = cf[O_AKIND + card]
+        w = pol[side, PL_POW]
+        if k == K_GRIMA:
+            p0 = odds_nb(cf, st, wt, b, c, 0, 0, False)
+            mv = min(2, st[O_TROOPS + c] - 1)
+            p1 = odds_nb(cf, st, wt, b, c, mv, -mv, False)
+            return w * (0.05 + p1 - p0) if p1 >= pol[side, PL_THR] else -1.0
+        if k == K_AMBUSH:
+            best = -1.0
+            for q in range(cf[O_ADJN + b]):
+                u = adj_nb(cf, b, q)
+                if st[O_OWNER + u] != seat:
+                    g = odds_nb(cf, st, wt, b, u, 3, 0, False) - odds_nb(cf, st, wt, b, u, 0, 0, False)
+                    if g > best:
+                        best = g
+            return w * (0.05 + best) if best > 0 else -1.0
+        if k == K_ENEMY:
+            best = -1.0
+            for q in range(cf[O_ADJN + b]):
+                u = adj_nb(cf, b, q)
+                if st[O_OWNER + u] == seat and st[O_TROOPS + u] >= 2:
+                    g = odds_nb(cf, st, wt, u, b, 0, 0, True) - odds_nb(cf, st, wt, u, b, 0, 0, False)
+                    if odds_nb(cf, st, wt, u, b, 0, 0, True) >= pol[side, PL_THR] and g > best:
+                        best = g
+            return w * (0.05 + best) if best > 0 else -1.0
+        if k == K_WAY:
+            return w * (odds_nb(cf, st, wt, b, c, 0, 0, False) - pol[side, PL_THR] + 0.05)
+        if k == K_HUNT:
+            if ring_territory_nb(cf, st) >= 0 and st[O_OWNER + ring_territory_nb(cf, st)] == seat:
+                return 0.3 * w
+            return 0.3 * w if leading_nb(cf, st, seat) else -1.0
+        if k == K_NIGHT:
+            return 0.05 * w
+        return 0.01
+    return 0.0
+
+
+@njit(cache=True, _nrt=False)
+def choose_nb(cf, st, wt, pol, s, act, n, ctx):
+    """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
+    stream), else the heuristic's best (the first of equal scores)."""
+    side = side_of_nb(cf, st[S_CUR])
+    if n <= 1:
+        return 0
+    if pol[side, PL_TYPE] == 0.0:
+        return randint_nb(s, n)
+    prep_nb(cf, st, ctx)
+    best = 0
+    bv = score_nb(cf, st, wt, pol, act, 0, ctx)
+    for i in range(1, n):
+        v = score_nb(cf, st, wt, pol, act, i, ctx)
+        if v > bv:
+            bv = v
+            best = i
+    return best
+
+
+
+@njit(cache=True)
+def scores_nb(cf, st, wt, pol, act, n, out):
+    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores)."""
+    ctx = np.zeros(NCTX)
+    prep_nb(cf, st, ctx)
+    for i in range(n):
+        out[i] = score_nb(cf, st, wt, pol, act, i, ctx)
+
+
+no_literal_dispatch(globals())

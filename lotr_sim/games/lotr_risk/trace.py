@@ -1,0 +1,218 @@
+"""Decode the LOTR Risk engine's flat trace into JSON events, replay them on a snapshot
+(``replay_check``), and tell the game turn by turn (``account``).
+
+Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up
+before the first turn) and ``event``:
+
+* ``turn_start`` snapshot: ``player`` (p1..p4), ``ring`` (territory) and ``ring_step``,
+  ``owners {territory: p1..p4|neutral}``, ``battalions {territory: n}``, ``leaders`` (8 slots,
+  two per player: territory or null);
+* ``place {player, territory, battalions, why}`` (why: claim, setup, reinforce,
+  card_territory, mission, event, power, neutral, dealt; a negative number takes battalions
+  off, e.g. Raiders); ``leader {player, slot, from, to}`` (from null: placed; to null:
+  removed, LR-5.7);
+* ``trade {player, cards, value}`` (LR-4.3); ``attack {player, from, to, defender,
+  att_dice, def_dice, att_faces, def_faces, att_bonus, def_bonus, att_losses, def_losses}``
+  (LR-5.2-5.4: bonuses on the highest die, ties to the defender); ``conquest {player, from,
+  to, moved, from_player}`` (LR-5.6); ``fortify {player, from, to, battalions}`` (LR-6.1);
+* ``card_drawn {player, card}`` (LR-8.1); ``adventure {player, card, what}`` (what: drawn,
+  discarded, event, power, mission; LR-8.2, LR-9); ``eliminated {player}``;
+* ``fellowship {from, to, roll, modifier, moved}`` (LR-10; roll 0: no die needed);
+* ``game_end {winner, winner_player, reason, points {p1..}}`` (LR-11).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lotr_sim.kernels.tracebuf import iter_events
+from lotr_sim.games.lotr_risk import config as C
+from lotr_sim.games.lotr_risk import layout as L
+
+SIDES = ("good", "evil", "neutral")
+WHAT = ("drawn", "discarded", "event", "power", "mission")
+
+
+def _pl(p: int) -> str:
+    return "neutral" if p == C.NEUTRAL else f"p{p + 1}" if p >= 0 else "none"
+
+
+def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
+    """The engine's trace buffer as a list of events (see the module docstring)."""
+    names = comp.names["territories"]
+    nt = len(names)
+    npl = int(comp.cf[C.C_NP])
+    path = comp.names["path"]
+    adv = comp.names["adventure"]
+    sides = comp.names["seat_sides"]
+
+    def card(c: int) -> str:
+        return names[c] if c < nt else "joker"
+
+    def tn(t: int):
+        return names[t] if 0 <= t < nt else None
+
+    out: list[dict] = []
+    turn = 0
+    seat = -1
+    for code, v in iter_events(tr):
+        v = [int(x) for x in v]
+        base = {"game": int(game_index), "round": turn // npl, "turn": turn,
+                "side": sides[seat] if seat >= 0 else None}
+        if code == L.EV_SNAP:
+            turn, seat = v[0], v[1]
+            base = {"game": int(game_index), "round": turn // npl, "turn": turn, "side": sides[seat]}
+            own = v[3: 3 + nt]
+            tro = v[3 + nt: 3 + 2 * nt]
+            lead = v[3 + 2 * nt: 3 + 2 * nt + 8]
+            e = dict(base, event="turn_start", player=_pl(seat), ring=path[v[2]], ring_step=v[2],
+                     owners={names[t]: _pl(own[t]) for t in range(nt)},
+                     battalions={names[t]: tro[t] for t in range(nt)},
+                     leaders=[tn(x) for x in lead])
+        elif code == L.EV_TURN:
+            continue
+        elif code == L.EV_PLACE:
+            e = dict(base, event="place", player=_pl(v[0]), territory=names[v[1]], battalions=v[2],
+                     why=L.WHY[v[3]])
+        elif code == L.EV_LEADER:
+            e = dict(base, event="leader", player=_pl(v[0]), slot=v[1], **{"from": tn(v[2])}, to=tn(v[3]))
+        elif code == L.EV_TRADE:
+            e = dict(base, event="trade", player=_pl(v[0]), cards=[card(c) for c in v[1:4]], value=v[4])
+        elif code == L.EV_ROLL:
+            f = v[5]
+            faces = [f // 10000, (f // 1000) % 10, (f // 100) % 10, (f // 10) % 10, f % 10]
+            ad, dd = v[3] // 10, v[3] % 10
+            e = dict(base, event="attack", player=_pl(v[0]), **{"from": names[v[1]]}, to=names[v[2]],
+                     att_dice=ad, def_dice=dd, att_faces=faces[:ad], def_faces=faces[3:3 + dd],
+                     att_bonus=v[4] // 10, def_bonus=v[4] % 10, att_losses=v[6], def_losses=v[7])
+        elif code == L.EV_CONQ:
+            e = dict(base, event="conquest", player=_pl(v[0]), **{"from": names[v[1]]}, to=names[v[2]],
+                     moved=v[3], from_player=_pl(v[4]))
+        elif code == L.EV_FORT:
+            e = dict(base, event="fortify", player=_pl(v[0]), **{"from": names[v[1]]}, to=names[v[2]],
+                     battalions=v[3])
+        elif code == L.EV_TDRAW:
+            e = dict(base, event="card_drawn", player=_pl(v[0]), card=card(v[1]))
+        elif code == L.EV_ADV:
+            e = dict(base, event="adventure", player=_pl(v[0]), card=adv[v[1]], what=WHAT[v[2]])
+        elif code == L.EV_RING:
+            e = dict(base, event="fellowship", **{"from": path[v[0]]},
+                     to=path[v[1]] if v[1] < len(path) else "left the Dead Marshes" if v[1] > v[0] else path[v[1]],
+                     to_step=v[1], roll=v[2], modifier=v[3], moved=v[1] != v[0])
+        elif code == L.EV_ELIM:
+            e = dict(base, event="eliminated", player=_pl(v[0]))
+        elif code == L.EV_END:
+            w = v[0]
+            e = dict(base, event="game_end", winner=sides[w], winner_player=_pl(w),
+                     reason=("fellowship", "conquest", "turn_cap")[v[1]],
+                     points={f"p{p + 1}": v[2 + p] for p in range(npl)})
+        else:
+            raise ValueError(f"unknown trace event code {code}")
+        out.append(e)
+    return out
+
+
+def _snap(e: dict) -> dict:
+    return {"owners": dict(e["owners"]), "battalions": dict(e["battalions"]),
+            "leaders": list(e["leaders"]), "ring_step": e["ring_step"]}
+
+
+def _apply(st: dict, e: dict) -> None:
+    ev = e["event"]
+    if ev == "place":
+        st["battalions"][e["territory"]] += e["battalions"]
+        if e["battalions"] > 0:
+            st["owners"][e["territory"]] = e["player"]
+    elif ev == "leader":
+        st["leaders"][e["slot"]] = e["to"]
+    elif ev == "attack":
+        st["battalions"][e["from"]] -= e["att_losses"]
+        st["battalions"][e["to"]] -= e["def_losses"]
+    elif ev == "conquest":
+        st["battalions"][e["from"]] -= e["moved"]
+        st["battalions"][e["to"]] = e["moved"]
+        st["owners"][e["to"]] = e["player"]
+    elif ev == "fortify":
+        st["battalions"][e["from"]] -= e["battalions"]
+        st["battalions"][e["to"]] += e["battalions"]
+    elif ev == "fellowship":
+        st["ring_step"] = e["to_step"]
+
+
+def replay_check(events: list[dict]) -> int:
+    """From each ``turn_start`` snapshot, the events that follow must give the next one (owners,
+    battalions, Leaders, the Ring). Returns the number of snapshots checked."""
+    st = None
+    n = 0
+    for e in events:
+        if e["event"] == "turn_start":
+            snap = _snap(e)
+            if st is not None:
+                if st != snap:
+                    diff = [k for k in snap if st[k] != snap[k]]
+                    raise AssertionError(f"turn {e['turn']}: replaying the events does not give this "
+                                         f"snapshot (differs in {', '.join(diff)})")
+                n += 1
+            st = snap
+        elif st is not None:
+            _apply(st, e)
+    return n
+
+
+def format_event(e: dict) -> str | None:
+    """One line of the account (None for events it leaves out)."""
+    ev = e["event"]
+    p = e.get("player")
+    if ev == "turn_start":
+        held: dict[str, int] = {}
+        for t, o in e["owners"].items():
+            held[o] = held.get(o, 0) + 1
+        army = {o: sum(n for t, n in e["battalions"].items() if e["owners"][t] == o) for o in held}
+        parts = ", ".join(f"{o} {held[o]} terr/{army[o]} batt" for o in sorted(held))
+        return f"\n== turn {e['turn'] + 1} (round {e['round'] + 1}): {p} ({e['side']}) — Ring in {e['ring']}; {parts}"
+    if ev == "place":
+        if e["why"] in ("dealt", "neutral", "claim", "setup"):
+            return None
+        return f"  {p} {'+' if e['battalions'] > 0 else ''}{e['battalions']} in {e['territory']} ({e['why']})"
+    if ev == "leader":
+        if e["from"] is None:
+            return f"  {p} places a Leader in {e['to']}"
+        if e["to"] is None:
+            return f"  {p}'s Leader in {e['from']} is removed"
+        return f"  {p}'s Leader moves {e['from']} -> {e['to']}"
+    if ev == "trade":
+        return f"  {p} trades {', '.join(e['cards'])} for {e['value']}"
+    if ev == "attack":
+        bon = f" (+{e['att_bonus']}/+{e['def_bonus']})" if e["att_bonus"] or e["def_bonus"] else ""
+        return (f"  {p} attacks {e['from']} -> {e['to']}: {e['att_faces']} v {e['def_faces']}{bon}, "
+                f"loses {e['att_losses']}, kills {e['def_losses']}")
+    if ev == "conquest":
+        return f"  {p} conquers {e['to']} from {e['from_player']}, moves in {e['moved']}"
+    if ev == "fortify":
+        return f"  {p} fortifies {e['from']} -> {e['to']} with {e['battalions']}"
+    if ev == "card_drawn":
+        return f"  {p} draws a territory card ({e['card']})"
+    if ev == "adventure":
+        return f"  {p} adventure card {e['card']}: {e['what']}"
+    if ev == "eliminated":
+        return f"  {p} is eliminated"
+    if ev == "fellowship":
+        roll = f" (roll {e['roll']}{'+' + str(e['modifier']) if e['modifier'] else ''})" if e["roll"] else ""
+        return f"  the Fellowship {'moves ' + e['from'] + ' -> ' + e['to'] if e['moved'] else 'stays in ' + e['from']}{roll}"
+    if ev == "game_end":
+        pts = ", ".join(f"{k} {v}" for k, v in e["points"].items())
+        return f"\n== game over ({e['reason']}): {e['winner_player']} ({e['winner']}) wins; points {pts}"
+    return None
+
+
+def account(events: list[dict]) -> str:
+    """A readable turn-by-turn account of a trace (``lotr-sim play``)."""
+    lines = []
+    for e in events:
+        if e["event"] == "header":
+            lines.append(f"{e['game_name']} seed {e['seed']} game {e['game_index']}: "
+                         f"{e['players']} players {e['seat_sides']}, policies {e['policies']}")
+            continue
+        s = format_event(e)
+        if s is not None:
+            lines.append(s)
+    return "\n".join(lines)
