@@ -29,17 +29,6 @@ from lotr_sim.kernels.rng import PyStream, make_stream
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def lotr_risk_game():
-    """The real LOTR Risk game when registered, else the stub (tests/fellowship_stub.py)."""
-    stub = "lotr-risk" not in registry.game_names()
-    if stub:
-        registry.register("lotr-risk", "fellowship_stub:StubLotrRisk")
-    yield
-    if stub:
-        registry.unregister("lotr-risk")
-
-
 def track_without(name: str) -> FellowshipTrack:
     d = FellowshipTrack.default()
     keep = [i for i, n in enumerate(d.names) if n != name]

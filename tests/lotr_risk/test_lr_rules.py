@@ -474,3 +474,24 @@ def test_lr_9_2_event_only_deck_ends_the_draw(comp):
     s.n_legal = -1
     G.apply(comp, s, 0)                         # end the turn: draws, Fellowship, next turn
     assert st[L.S_CUR] == 1 and st[L.S_SITE] == 0 and G.invariant_ok(comp, s)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_lr_10_game_length_follows_the_exact_law(players):
+    """LR-10.1/10.3: with the cards that move or hold the Ring out of the deck, the full game's
+    Fellowship turns follow the exact law derived from the config's track
+    (lotr_sim.exact.fellowship), and its length in rounds follows R = ceil(T / players),
+    since the Ring moves after every player's turn and never the neutral army's."""
+    from lotr_sim.exact.fellowship import fellowship_law, rounds_law
+    cfg = G.load(overrides={"players": players, "deck_hunt_ringbearer": 0, "deck_balrog": 0, "deck_smeagol": 0})
+    law = fellowship_law(G.fellowship_track(cfg))
+    rl = rounds_law(law, players)
+    r = G.simulate(G.compile(cfg), RAND, 11, 0, 1200, threads=2)
+    keep = r["conquest_win"] == 0
+    t = r["fellowship_turns"][keep].astype(float)
+    rounds = r["rounds"][keep].astype(float)
+    sd_t = float(law.variance) ** 0.5
+    assert abs(t.mean() - float(law.mean)) / (sd_t / np.sqrt(len(t))) < 4
+    var_r = float(np.dot(rl.rounds ** 2, rl.pmf)) - rl.mean ** 2
+    assert abs(rounds.mean() - rl.mean) / np.sqrt(var_r / len(rounds)) < 4
+    assert rounds.min() >= rl.r_min and t.min() >= law.t_min

@@ -90,6 +90,16 @@ class LotrRisk(Game):
     def compile(self, cfg: GameConfig) -> C.Compiled:
         return C.compile_checked(cfg)
 
+    def fellowship_track(self, cfg: GameConfig):
+        """The Fellowship's path, its die territories and threshold (LR-10.1/10.2) as a
+        ``lotr_sim.exact.fellowship.FellowshipTrack``: what ``lotr-sim fellowship`` and the
+        exact law read, from the same config the engine plays."""
+        from lotr_sim.exact.fellowship import FellowshipTrack
+        fs = cfg.data["fellowship"]
+        marked = set(fs.get("marked", []))
+        return FellowshipTrack(tuple(fs["path"]), tuple(t in marked for t in fs["path"]),
+                               roll_above=int(cfg.params["fellowship_roll_above"]))
+
     # ------------------------------------------------------------------------------
     def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
         from lotr_sim.games.lotr_risk import play as E

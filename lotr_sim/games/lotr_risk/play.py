@@ -905,8 +905,12 @@ def record_nb(cf, st, row, out):
     w = st[S_WSEAT]
     out[row, 0] = side_of_nb(cf, w) if w >= 0 else 0
     out[row, 1] = st[S_REASON]
-    out[row, 2] = st[S_TURN] // cf[C_NP]
-    out[row, 3] = st[S_TURN]
+    # player turns played: S_TURN counts finished turns; a conquest (LR-11.1) ends the game
+    # inside a turn, which counts too. Rounds are the rounds begun, ceil(turns / players), so
+    # a game the Ring ends after 14 turns lasts 7 rounds with 2 players and 5 with 3 (LR-10).
+    played = st[S_TURN] + (1 if st[S_REASON] == R_CONQUEST else 0)
+    out[row, 2] = (played + cf[C_NP] - 1) // cf[C_NP]
+    out[row, 3] = played
     out[row, 4] = w
     out[row, 5] = st[S_CONQWIN]
     out[row, 6] = st[S_RINGT]
