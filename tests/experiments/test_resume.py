@@ -68,13 +68,20 @@ def test_precision_sweep_resume_replays_batches(tmp_path, fake):
     assert not list((out / "chunks").glob(".tmp-*"))
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
     """Ctrl-C (SIGINT) ends a sweep with one line naming the resume command, exit 130,
     the finished chunks kept and the manifest marked interrupted."""
     import json
 
     out = tmp_path / "int"
-    p = subprocess.Popen(CLI + ARGS + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # a Ctrl-C reaches the run as it would from a terminal even when this test runs in a
+    # background job (which starts with SIGINT ignored, and then Python never installs its handler)
+    p = subprocess.Popen(CLI + ARGS + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=_default_sigint)
     chunks = out / "chunks"
     deadline = time.time() + 60
     while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 3):

@@ -107,7 +107,10 @@ def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
     out = tmp_path / "run"
     p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", "delay_ms=1000", "-o", str(out)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         # SIGINT as from a terminal, even when the suite runs in a background job
+                         # (started with SIGINT ignored: Python then installs no handler)
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # games.parquet is written into a temp file that appears when the games start (after
     # start-up and the engine's warm-up, whose length depends on the machine's load): from
     # then on a 1000-game chunk ends every second
