@@ -132,7 +132,7 @@ def test_search_beats_random(gc):
     """The search player in one seat against random, paired with random in that seat: it
     must win more often (|z| > 3 on the paired difference)."""
     g, comp = gc
-    n = 3000 if g.name == "fake" else 40
+    n = 3000 if g.name == "fake" else 24
     seat = g.sides[0]
     rand = _pols(g, "random")
     srch = dict(rand, **{seat: "search-fast"})
