@@ -57,6 +57,23 @@ class IllegalAction(ValueError):
     """An action index outside the current legal list (or a state that is already over)."""
 
 
+def check_action(i, n: int) -> int:
+    """``i`` as an index into a legal list of ``n`` actions; IllegalAction otherwise (every
+    game's ``apply`` checks its argument with this before its kernel sees it)."""
+    if isinstance(i, bool) or not 0 <= int(i) < n:
+        raise IllegalAction(f"action {i} is not one of the {n} legal actions"
+                            + (" (the game is over)" if n == 0 else ""))
+    return int(i)
+
+
+def trace_size(trace, default: int) -> int:
+    """Words of a trace buffer for ``new_state(trace=...)``: 0 without a trace, ``default``
+    for ``trace=True``, the given size for an int."""
+    if not trace:
+        return 0
+    return trace if isinstance(trace, int) and not isinstance(trace, bool) else default
+
+
 def winner_scores(game, winners: np.ndarray, seat: int) -> np.ndarray:
     """Score of each winner code for ``seat``: 1 win, 0.5 draw, 0 loss."""
     side = game.sides[seat]

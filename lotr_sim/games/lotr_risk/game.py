@@ -147,12 +147,12 @@ class LotrRisk(Game):
     def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
         from lotr_sim.games.lotr_risk import layout as L
         from lotr_sim.games.lotr_risk import play as E
-        from lotr_sim.games.step import State
+        from lotr_sim.games.step import State, trace_size
         from lotr_sim.kernels.rng import STATE_SIZE, check_seed, stream_init_nb
         from lotr_sim.kernels.tracebuf import new_trace
         check_seed(seed)
         pols = self.check_policies(policies)
-        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 18) if trace else 0
+        size = trace_size(trace, 1 << 18)
         arrays = dict(st=np.zeros(L.ST_SIZE, dtype=np.int64),
                       s=np.zeros(STATE_SIZE, dtype=np.uint64),
                       tr=new_trace(size),
@@ -173,11 +173,9 @@ class LotrRisk(Game):
 
     def apply(self, compiled, state, i):
         from lotr_sim.games.lotr_risk import play as E
-        from lotr_sim.games.step import IllegalAction
+        from lotr_sim.games.step import check_action
         n = self.legal_actions(compiled, state).shape[0]
-        if isinstance(i, bool) or not 0 <= int(i) < n:
-            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
-                                + (" (the game is over)" if n == 0 else ""))
+        check_action(i, n)
         E.apply_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.act, np.int64(i))
         state.n_legal = -1
 

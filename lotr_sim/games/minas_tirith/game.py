@@ -137,11 +137,11 @@ class MinasTirith(Game):
     # (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
     def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
         from lotr_sim.games.minas_tirith import engine as E
-        from lotr_sim.games.step import State
+        from lotr_sim.games.step import State, trace_size
         from lotr_sim.kernels.rng import STATE_SIZE, check_seed
         check_seed(seed)
         pols = self.check_policies(policies)
-        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 20) if trace else 0
+        size = trace_size(trace, 1 << 20)
         arrays = dict(st=np.zeros(E.ST_SIZE, dtype=np.int64),
                       s=np.zeros(E.STREAM_SIZE if trace else STATE_SIZE, dtype=np.uint64),
                       tr=np.zeros(size, dtype=np.int64),
@@ -162,11 +162,9 @@ class MinasTirith(Game):
 
     def apply(self, compiled, state, i):
         from lotr_sim.games.minas_tirith import engine as E
-        from lotr_sim.games.step import IllegalAction
+        from lotr_sim.games.step import check_action
         n = self.legal_actions(compiled, state).shape[0]
-        if not 0 <= int(i) < n:
-            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
-                                + (" (the game is over)" if n == 0 else ""))
+        check_action(i, n)
         E.step_apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act,
                         np.int64(i), state.scr)
         state.n_legal = -1

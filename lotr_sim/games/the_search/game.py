@@ -126,14 +126,14 @@ class TheSearch(Game):
 
     # -- the step machine ------------------------------------------------------------------
     def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
-        from lotr_sim.games.step import State
+        from lotr_sim.games.step import State, trace_size
         from lotr_sim.kernels.rng import STATE_SIZE, check_seed
         from lotr_sim.kernels.tracebuf import new_trace
         from . import play as E
         from .layout import MAXA, ST_SIZE
         check_seed(seed)
         pols = self.check_policies(policies)
-        size = (trace if isinstance(trace, int) and not isinstance(trace, bool) else 1 << 18) if trace else 0
+        size = trace_size(trace, 1 << 18)
         arrays = dict(st=np.zeros(ST_SIZE, dtype=np.int64), s=np.zeros(STATE_SIZE, dtype=np.uint64),
                       tr=new_trace(size), act=np.zeros((MAXA, 4), dtype=np.int64),
                       buf=np.zeros(MAXA, dtype=np.float64), pol=policy_array(pols),
@@ -151,12 +151,10 @@ class TheSearch(Game):
         return state.act[: state.n_legal]
 
     def apply(self, compiled, state, i):
-        from lotr_sim.games.step import IllegalAction
+        from lotr_sim.games.step import check_action
         from . import play as E
         n = self.legal_actions(compiled, state).shape[0]
-        if isinstance(i, bool) or not 0 <= int(i) < n:
-            raise IllegalAction(f"action {i} is not one of the {n} legal actions"
-                                + (" (the game is over)" if n == 0 else ""))
+        check_action(i, n)
         E.apply_nb(compiled.cf, state.st, state.tr, state.act, np.int64(i))
         state.n_legal = -1
 
