@@ -212,19 +212,26 @@ def put_leader_nb(st, tr, slot, t):
 
 # ---- decks ------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def tdraw_nb(st, s):
-    """The top territory card; an empty deck is reshuffled from the discards (LR-4.3). -1: none."""
-    if st[S_TDN] == 0:
-        nd = st[S_TDD]
+def _pile_draw_nb(st, s, deck, n_slot, disc, nd_slot):
+    """The top card of the pile at ``deck`` (``st[n_slot]`` cards); an empty pile is refilled
+    from its discards at ``disc`` (``st[nd_slot]`` cards) and shuffled. -1: none left."""
+    if st[n_slot] == 0:
+        nd = st[nd_slot]
         if nd == 0:
             return -1
         for i in range(nd):
-            st[O_TDECK + i] = st[O_TDISC + i]
-        st[S_TDD] = 0
-        st[S_TDN] = nd
-        shuffle_range_nb(s, st, O_TDECK, nd)
-    st[S_TDN] -= 1
-    return st[O_TDECK + st[S_TDN]]
+            st[deck + i] = st[disc + i]
+        st[nd_slot] = 0
+        st[n_slot] = nd
+        shuffle_range_nb(s, st, deck, nd)
+    st[n_slot] -= 1
+    return st[deck + st[n_slot]]
+
+
+@njit(cache=True, _nrt=False)
+def tdraw_nb(st, s):
+    """The top territory card; an empty deck is reshuffled from the discards (LR-4.3). -1: none."""
+    return _pile_draw_nb(st, s, O_TDECK, S_TDN, O_TDISC, S_TDD)
 
 
 @njit(cache=True, _nrt=False)
@@ -236,17 +243,7 @@ def tdiscard_nb(st, c):
 @njit(cache=True, _nrt=False)
 def adraw_nb(st, s):
     """The top adventure card (reshuffling the discards when empty); -1: none."""
-    if st[S_ADN] == 0:
-        nd = st[S_ADD]
-        if nd == 0:
-            return -1
-        for i in range(nd):
-            st[O_ADECK + i] = st[O_ADISC + i]
-        st[S_ADD] = 0
-        st[S_ADN] = nd
-        shuffle_range_nb(s, st, O_ADECK, nd)
-    st[S_ADN] -= 1
-    return st[O_ADECK + st[S_ADN]]
+    return _pile_draw_nb(st, s, O_ADECK, S_ADN, O_ADISC, S_ADD)
 
 
 @njit(cache=True, _nrt=False)
