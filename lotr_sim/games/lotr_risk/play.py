@@ -38,12 +38,13 @@ from numba import njit
 
 from lotr_sim.kernels.combat import _dice5_nb
 from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
 from lotr_sim.kernels.piles import shuffle_range_nb
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
+from lotr_sim.kernels.rng import STATE_SIZE, randint_nb, stream_init_nb
 from lotr_sim.games.lotr_risk.board import (
     add_troops_nb, adiscard_nb, adj_nb, adraw_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
-    fellowship_move_nb, hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
+    hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
     points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
     take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
 )
@@ -51,7 +52,7 @@ from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
-    O_DEALE, O_DEALG, O_DEALN, O_MARK, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
+    O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
     P_LEADB, P_MPTS, P_NEUTRAL, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
@@ -589,27 +590,26 @@ def end_turn_nb(cf, st, s, tr):
 @njit(cache=True, _nrt=False)
 def _fellowship_nb(cf, st, s, tr, seat):
     """LR-10: the Ring moves at the end of every player's turn; on a marked territory the die
-    must beat the threshold. Smeagol (+2) and A Balrog is Come (hold it in Moria) are played
-    for their holders (narrowed, see module). Returns True when it leaves the last territory."""
+    must beat the threshold (the shared kernels.fellowship roll and move). Smeagol (+2) and A
+    Balrog is Come (hold it in Moria) are played for their holders (narrowed, see module).
+    Returns True when it leaves the last territory (LR-10.3)."""
     np_ = cf[C_NP]
     r = st[S_RING]
-    t = cf[O_MARK + r]
-    die = 0
+    marked = cf[O_MARK:O_MARK + cf[C_NPATH]]
+    roll = cf[P_ROLL]
+    die = fellowship_die_nb(r, marked, 6, s)
     mod = 0
-    if t != 0:
-        die = d6_nb(s)
-        if die <= cf[P_ROLL] and die + 2 > cf[P_ROLL]:
-            for p in range(np_):
-                if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
-                    continue
-                i = _find_power(cf, st, p, K_SMEAGOL)
-                if i >= 0 and leading_nb(cf, st, p):
-                    _play_power(cf, st, tr, p, i, 0, 0)
-                    mod = 2
-                    break
-        go = die + mod > cf[P_ROLL]
-    else:
-        go = True
+    if die != 0 and not fellowship_moves_nb(r, marked, roll, die, 0) \
+            and fellowship_moves_nb(r, marked, roll, die, 2):
+        for p in range(np_):
+            if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
+                continue
+            i = _find_power(cf, st, p, K_SMEAGOL)
+            if i >= 0 and leading_nb(cf, st, p):
+                _play_power(cf, st, tr, p, i, 0, 0)
+                mod = 2
+                break
+    go = fellowship_moves_nb(r, marked, roll, die, mod)
     if go and ring_territory_nb(cf, st) == cf[C_MORIA]:
         for p in range(np_):
             if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
@@ -619,9 +619,14 @@ def _fellowship_nb(cf, st, s, tr, seat):
                 _play_power(cf, st, tr, p, i, 0, 0)
                 ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
                 return False
-    if t != 0:
-        return fellowship_move_nb(cf, st, tr, die, mod) != 0
-    return fellowship_move_nb(cf, st, tr, 0, 0) != 0
+    nxt = r + 1 if go else r
+    ev_nb(tr, EV_RING, 4, r, nxt, die, mod, 0, 0, 0, 0)
+    if not go:
+        return False
+    if nxt >= cf[C_NPATH]:
+        return True
+    st[S_RING] = nxt
+    return False
 
 
 # ---- the step machine ----------------------------------------------------------------------------
