@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim.kernels.combat import _dice5_nb
+from lotr_sim.kernels.combat import assault_faces_nb, assault_losses_nb
 from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
@@ -466,28 +466,9 @@ def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
         dd = 2
     if dd > dice:
         dd = dice
-    a1, a2, a3, d1, d2 = _dice5_nb(s)
-    if dice < 3:
-        a3 = 0
-    if dice < 2:
-        a2 = 0
-    if dd < 2:
-        d2 = 0
-    hi = max(a1, max(a2, a3))
-    mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))
-    dhi = max(d1, d2)
-    dlo = d1 + d2 - dhi
-    la = 0
-    ld = 0
-    if hi + ab > dhi + db:
-        ld += 1
-    else:
-        la += 1
-    if dice >= 2 and dd >= 2:
-        if mid > dlo:
-            ld += 1
-        else:
-            la += 1
+    # LR-5.2-5.4: the shared roll (kernels.combat, rule set lotr-risk): faces, then losses
+    a1, a2, a3, d1, d2 = assault_faces_nb(s, dice, dd)
+    la, ld = assault_losses_nb(a1, a2, a3, d1, d2, dice, dd, ab, db)
     st[O_TROOPS + src] -= la
     st[O_TROOPS + dst] -= ld
     st[S_REMOVED] += la + ld
