@@ -49,13 +49,14 @@ from lotr_sim.games.lotr_risk.board import (
     take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
-    C_FANGORN, C_MORIA, C_NADV, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
+    C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
     O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
     P_LEADB, P_MPTS, P_NEUTRAL, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
+    EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
     EV_CONQ, EV_ELIM, EV_END, EV_FORT, EV_RING, EV_ROLL, EV_TDRAW, EV_TRADE, EV_TURN, HMAX, MAXA, MAX_TURNS, O_ACOUNT,
     O_ADECK, O_AHAND, O_AHN, O_ALIVE, O_ASCORE, O_HAND, O_HN, O_LDONE, O_LEAD, O_LEFT, O_MASK, O_OWNER, O_PTS,
@@ -119,9 +120,36 @@ def _play_power(cf, st, tr, seat, i, a, b):
 
 
 @njit(cache=True, _nrt=False)
+def _closed_nb(cf, st, a, b):
+    """You Shall Not Pass! (LR-9.3): the border a-b is a bridge a player closed."""
+    if st[S_NBLOCK] == 0:
+        return False
+    for p in range(MAXP):
+        k = st[O_BLOCK + p]
+        if k >= 0:
+            x = cf[O_BRG + 2 * k]
+            y = cf[O_BRG + 2 * k + 1]
+            if (x == a and y == b) or (x == b and y == a):
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _may_attack(cf, st, src, dst):
-    """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory."""
-    return st[O_STORM + src] == 0 and st[O_STORM + dst] == 0
+    """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory; You Shall
+    Not Pass! (LR-9.3): none across a closed bridge unless a Leader attacks with the force."""
+    if st[O_STORM + src] != 0 or st[O_STORM + dst] != 0:
+        return False
+    return not _closed_nb(cf, st, src, dst) or leader_slot_at_nb(st, st[O_OWNER + src], src) >= 0
+
+
+@njit(cache=True, _nrt=False)
+def _reopen_nb(st, tr, p):
+    """The bridge player ``p`` closed opens again (its next turn, or it is out)."""
+    if st[O_BLOCK + p] >= 0:
+        ev_nb(tr, EV_BLOCK, 3, p, st[O_BLOCK + p], 0, 0, 0, 0, 0, 0)
+        st[O_BLOCK + p] = -1
+        st[S_NBLOCK] -= 1
 
 
 # ---- set-up (LR-2) ------------------------------------------------------------------------------------
@@ -138,6 +166,7 @@ def new_game_nb(cf, st, s, tr):
         st[O_LEAD + k] = -1
     for p in range(4):
         st[O_UPR + p] = -1
+        st[O_BLOCK + p] = -1
     st[S_NOSTR] = -1
     st[S_WAYA] = -1
     st[S_WAYB] = -1
@@ -280,6 +309,7 @@ def begin_turn_nb(cf, st, s, tr):
     for t in range(nt):
         if st[O_STORM + t] == seat + 1:
             st[O_STORM + t] = 0
+    _reopen_nb(st, tr, seat)                 # LR-9.3: closed until the holder's next turn
     u = st[O_UPR + seat]
     if u >= 0 and st[O_OWNER + u] == seat:
         add_troops_nb(st, tr, u, 4, seat, 5)
@@ -296,6 +326,16 @@ def begin_turn_nb(cf, st, s, tr):
     st[O_LDONE + 2 * seat] = 0
     st[O_LDONE + 2 * seat + 1] = 0
     st[S_REINF] = reinforcements_nb(cf, st, seat)
+    if cf[C_NBRG] > 0 and _find_power(cf, st, seat, K_YSNP) >= 0:
+        st[S_PHASE] = PH_BLOCK               # LR-9.3: You Shall Not Pass! at the start of the turn
+    else:
+        _turn_phase_nb(cf, st, seat)
+
+
+@njit(cache=True, _nrt=False)
+def _turn_phase_nb(cf, st, seat):
+    """The turn's first step after its start: a card trade (LR-4.3), reinforcements (LR-4.1) or
+    combat."""
     if _has_set(cf, st, seat):
         st[S_PHASE] = PH_TRADE
     elif st[S_REINF] > 0:
@@ -420,6 +460,7 @@ def _eliminate_nb(cf, st, tr, p):
         st[O_UPR + p] = -1
     while st[O_AHN + p] > 0:
         adiscard_nb(st, ahand_remove_nb(st, p, 0))
+    _reopen_nb(st, tr, p)
     ev_nb(tr, EV_ELIM, 1, p, 0, 0, 0, 0, 0, 0, 0)
 
 
@@ -445,12 +486,41 @@ def _finish_conquest_nb(cf, st, s, tr, n):
 
 
 @njit(cache=True, _nrt=False)
+def _withdraw_ok_nb(cf, st, d, dst, u):
+    """Strategic Withdrawal (LR-9.3) may go from ``dst`` to ``u``: a border (not a closed
+    bridge: the battalions go without a Leader) to a territory the defender ``d`` holds."""
+    return st[O_OWNER + u] == d and not _closed_nb(cf, st, dst, u)
+
+
+@njit(cache=True, _nrt=False)
 def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
+    """An attack is declared (LR-5.1): a defender holding Strategic Withdrawal (LR-9.3) with
+    battalions to move and a territory to move them to decides first (PH_WITHDRAW: the seat to
+    move becomes the defender's until it decides); then the roll."""
+    d = st[O_OWNER + dst]
+    if d < NEUTRAL and st[O_TROOPS + dst] >= 2 and _find_power(cf, st, d, K_WITHDRAW) >= 0:
+        for k in range(cf[O_ADJN + dst]):
+            if _withdraw_ok_nb(cf, st, d, dst, adj_nb(cf, dst, k)):
+                st[S_SRC] = src
+                st[S_DST] = dst
+                st[S_DICE] = dice
+                st[S_TSEAT] = st[S_CUR]
+                st[S_CUR] = d
+                st[S_PHASE] = PH_WITHDRAW
+                return
+    _roll_nb(cf, st, s, tr, wt, src, dst, dice)
+
+
+@njit(cache=True, _nrt=False)
+def _roll_nb(cf, st, s, tr, wt, src, dst, dice):
     """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
     seat = st[S_CUR]
     d = st[O_OWNER + dst]
-    # the defender's Courage (LR-9.3), played for it at even odds or worse for it
-    if d < NEUTRAL:
+    wd = st[S_WDONE]
+    st[S_WDONE] = 0
+    # the defender's Courage (LR-9.3), played for it at even odds or worse for it (not when it
+    # has just withdrawn against this attack: one "when attacked" card per declaration)
+    if d < NEUTRAL and wd == 0:
         i = _find_power(cf, st, d, K_COURAGE)
         if i >= 0 and odds_nb(cf, st, wt, src, dst, 0, 0, False) >= 0.5:
             _play_power(cf, st, tr, d, i, dst, 0)
@@ -677,6 +747,19 @@ def legal_nb(cf, st, act):
                     n = _row(act, n, A_ATTACK, t, u, dc)
         if st[S_ADVLOCK] == 0:
             n = _power_rows(cf, st, act, n, seat, False)
+    elif ph == PH_BLOCK:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        i = _find_power(cf, st, seat, K_YSNP)
+        for k in range(cf[C_NBRG]):
+            n = _row(act, n, A_POWER, i, k, 0)
+    elif ph == PH_WITHDRAW:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        i = _find_power(cf, st, seat, K_WITHDRAW)
+        dst = st[S_DST]
+        for k in range(cf[O_ADJN + dst]):
+            u = adj_nb(cf, dst, k)
+            if _withdraw_ok_nb(cf, st, seat, dst, u):
+                n = _row(act, n, A_POWER, i, u, 0)
     elif ph == PH_MOVEIN:
         lo, half, hi = _move_options(st)
         n = _row(act, n, A_MOVEIN, lo, 0, 0)
@@ -690,11 +773,18 @@ def legal_nb(cf, st, act):
         ip = cf[O_CSR_P:O_CSR_P + nt + 1]
         ix = cf[O_CSR_I:O_CSR_I + ip[nt]]
         own = st[O_OWNER:O_OWNER + nt]
+        closed = st[S_NBLOCK] > 0
         if st[S_FORT] > 0:
+            if closed:
+                _fort_comp_nb(cf, st, seat)
             for t in range(nt):
                 if own[t] != seat or st[O_TROOPS + t] < 2:
                     continue
-                reachable_nb(ip, ix, own, seat, t, mask)
+                if closed:          # LR-9.3: battalions do not cross a closed bridge
+                    for u in range(nt):
+                        mask[u] = 1 if st[O_COMP + u] >= 0 and st[O_COMP + u] == st[O_COMP + t] else 0
+                else:
+                    reachable_nb(ip, ix, own, seat, t, mask)
                 full = st[O_TROOPS + t] - 1
                 half = st[O_TROOPS + t] // 2
                 for u in range(nt):
@@ -714,6 +804,26 @@ def legal_nb(cf, st, act):
         if st[S_ADVLOCK] == 0:
             n = _power_rows(cf, st, act, n, seat, True)
     return n
+
+
+@njit(cache=True, _nrt=False)
+def _fort_comp_nb(cf, st, seat):
+    """Label each own territory (O_COMP; -1 for the rest) with the least territory it is
+    connected to through own territories without crossing a closed bridge (LR-6.1, LR-9.3)."""
+    nt = cf[C_NT]
+    for t in range(nt):
+        st[O_COMP + t] = t if st[O_OWNER + t] == seat else -1
+    changed = True
+    while changed:
+        changed = False
+        for t in range(nt):
+            if st[O_COMP + t] < 0:
+                continue
+            for k in range(cf[O_ADJN + t]):
+                u = adj_nb(cf, t, k)
+                if 0 <= st[O_COMP + u] < st[O_COMP + t] and not _closed_nb(cf, st, t, u):
+                    st[O_COMP + t] = st[O_COMP + u]
+                    changed = True
 
 
 @njit(cache=True, _nrt=False)
@@ -842,6 +952,25 @@ def apply_nb(cf, st, s, tr, wt, act, i):
             _attack_nb(cf, st, s, tr, wt, a, b, c)
         else:
             _do_power_nb(cf, st, s, tr, seat, a, b, c)
+    elif ph == PH_BLOCK:
+        if kind == A_POWER:                  # LR-9.3 You Shall Not Pass!: bridge b closes
+            _play_power(cf, st, tr, seat, a, cf[O_BRG + 2 * b], cf[O_BRG + 2 * b + 1])
+            st[O_BLOCK + seat] = b
+            st[S_NBLOCK] += 1
+            ev_nb(tr, EV_BLOCK, 3, seat, b, 1, 0, 0, 0, 0, 0)
+        _turn_phase_nb(cf, st, seat)
+    elif ph == PH_WITHDRAW:
+        dst = st[S_DST]
+        if kind == A_POWER:                  # LR-9.3 Strategic Withdrawal: all but 1 go to b
+            _play_power(cf, st, tr, seat, a, dst, b)
+            m = st[O_TROOPS + dst] - 1
+            st[O_TROOPS + dst] -= m
+            st[O_TROOPS + b] += m
+            st[S_WDONE] = 1
+            ev_nb(tr, EV_WITHDRAW, 4, seat, dst, b, m, 0, 0, 0, 0)
+        st[S_CUR] = st[S_TSEAT]
+        st[S_PHASE] = PH_ATTACK
+        _roll_nb(cf, st, s, tr, wt, st[S_SRC], dst, st[S_DICE])
     elif ph == PH_MOVEIN:
         _finish_conquest_nb(cf, st, s, tr, a)
     elif ph == PH_FORT:
