@@ -20,10 +20,22 @@ resolves everything up to the next decision):
 * PH_MOVEIN  after a conquest, move in the dice of the last roll, half the battalions or all
              but one (narrowed from any number in between, LR-5.6);
 * PH_FORT    one battalion move (all but one or half, LR-6.1) through own territories, each
-             Leader's move (LR-6.2), "Move by Night", or end the turn.
+             Leader's move (LR-6.2), "Move by Night", or end the turn;
+* PH_BLOCK   start of a turn, the holder of "You Shall Not Pass!" (LR-9.3): close one bridge
+             (a row per bridge of the board) or not. Until the holder's next turn starts no
+             attack crosses it unless the attacking territory holds the attacker's Leader,
+             and no fortify battalion move crosses it (Leaders move on their own, LR-6.2, and
+             may cross; a Strategic Withdrawal does not cross it either). It closes the bridge
+             for every army, the holder's too (the card names no exception);
+* PH_WITHDRAW an attack is declared on a player holding "Strategic Withdrawal" (LR-9.3) whose
+             territory has 2+ battalions and an adjacent own territory: the DEFENDER decides
+             (S_CUR is the defender's seat until it does; S_TSEAT keeps the turn's): move all
+             but 1 battalion to one adjacent own territory, or not; then the roll.
 
-Narrowed or automatic (documented simplifications): a fourth adventure card drawn is the one
-discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
+Narrowed or automatic (documented simplifications): one "You Shall Not Pass!" per turn (a
+second copy waits for the next turn); the Leader of a withdrawing territory stays (LR-7.2
+would forbid some destinations); a defender that withdrew against an attack does not also play
+Courage against it; a fourth adventure card drawn is the one discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
 attack on it is at even odds or better; "A Balrog is Come" by a holder who is not leading on
 points, "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
 checked at the start of its holder's turns; an eliminated player's cards are discarded;
