@@ -23,7 +23,9 @@ from lotr_sim.errors import ConfigError
 from lotr_sim.exact.fellowship import (DEFAULT_PATH, FellowshipTrack, fellowship_law, fellowship_result,
                                        rounds_law)
 from lotr_sim.games import registry
-from lotr_sim.kernels.fellowship import fellowship_step_nb, fellowship_turns_nb, simulate_fellowship
+from lotr_sim.kernels.fellowship import (
+    fellowship_die_nb, fellowship_moves_nb, fellowship_step_nb, fellowship_turns_nb, simulate_fellowship,
+)
 from lotr_sim.kernels.rng import PyStream, make_stream
 
 runner = CliRunner()
@@ -176,6 +178,32 @@ def test_lr_10_2_step_rolls_the_streams_die_only_on_marked_territories():
     s8 = make_stream(2, 0)
     dice = {fellowship_step_nb(moria, marked, 3, 8, s8)[1] for _ in range(400)}
     assert dice == set(range(1, 9))
+
+
+def test_lr_10_2_lr_9_3_step_modifier_is_added_to_the_die():
+    """A card's modifier (Smeagol's +2, LR-9.3) is added to the die: with mod the Ring moves
+    iff die + mod beats roll_above; the die drawn is the same stream draw as without; the
+    halves (fellowship_die_nb, fellowship_moves_nb) compose to the step."""
+    marked = FellowshipTrack.default().marked_array()
+    moria = list(DEFAULT_PATH).index("Moria")
+    s = make_stream(4, 2)
+    ref = PyStream(4, 2)
+    moved = held = 0
+    for _ in range(200):
+        pos, die = fellowship_step_nb(moria, marked, 3, 6, s, 2)
+        want = ref.d6()
+        assert die == want
+        assert pos == (moria + 1 if want + 2 > 3 else moria)
+        moved += pos > moria
+        held += pos == moria
+    assert moved > 0 and held > 0            # a 1 still holds it
+    s2 = make_stream(4, 2)
+    for _ in range(50):
+        die = fellowship_die_nb(moria, marked, 6, s2)
+        assert fellowship_moves_nb(moria, marked, 3, die, -1) == (die - 1 > 3)
+    assert fellowship_die_nb(0, marked, 6, s2) == 0                  # unmarked: no draw
+    assert fellowship_moves_nb(0, marked, 3, 0, -5)                   # unmarked: moves anyway
+    assert not fellowship_moves_nb(len(marked), marked, 3, 6, 2)     # off the path (LR-10.3)
 
 
 def test_journeys_use_stream_seed_first_plus_i():

@@ -44,13 +44,10 @@ def _dice5_nb(s):
 
 
 @njit(cache=True, inline="always")
-def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
-    """One assault roll (MT-7.4, LR-5.3): ``a_dice`` in 1..3, ``d_dice`` in 1..2.
-
-    All five dice come from one exact uniform draw on [0, 6**5) (the unused ones are
-    dropped). The bonuses add to each side's highest die only; ties go to the defender.
-    Returns (attacker losses, defender losses, attacker natural 6s, defender natural 6s).
-    """
+def assault_faces_nb(s, a_dice, d_dice):
+    """The faces of one assault roll (LR-5.2, MT-7.4): all five dice from one exact uniform
+    draw on [0, 6**5) (``_dice5_nb``), the unused ones (beyond ``a_dice`` in 1..3 and
+    ``d_dice`` in 1..2) set to 0. Returns (a1, a2, a3, d1, d2)."""
     a1, a2, a3, d1, d2 = _dice5_nb(s)
     if a_dice < 3:
         a3 = 0
@@ -58,8 +55,15 @@ def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
         a2 = 0
     if d_dice < 2:
         d2 = 0
-    a6 = (a1 == 6) + (a2 == 6) + (a3 == 6)
-    d6 = (d1 == 6) + (d2 == 6)
+    return a1, a2, a3, d1, d2
+
+
+@njit(cache=True, inline="always")
+def assault_losses_nb(a1, a2, a3, d1, d2, a_dice, d_dice, a_bonus, d_bonus):
+    """Compare the faces of ``assault_faces_nb`` (LR-5.3/5.4, MT-7.4/8.2): highest with
+    highest (the bonuses on each side's highest die only), then second with second when
+    both sides roll two or more; ties go to the defender. Returns (attacker losses,
+    defender losses)."""
     hi = max(a1, max(a2, a3))
     mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))  # missing dice are 0 placeholders
     dhi = max(d1, d2)
@@ -68,8 +72,22 @@ def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
     first = np.int64((hi + a_bonus) > (dhi + d_bonus))
     second = np.int64(mid > dlo)
     two = np.int64(a_dice >= 2 and d_dice >= 2)
-    la = (1 - first) + two * (1 - second)
-    ld = first + two * second
+    return (1 - first) + two * (1 - second), first + two * second
+
+
+@njit(cache=True, inline="always")
+def assault_roll_nb(s, a_dice, d_dice, a_bonus, d_bonus):
+    """One assault roll (MT-7.4, LR-5.3): ``a_dice`` in 1..3, ``d_dice`` in 1..2.
+
+    All five dice come from one exact uniform draw on [0, 6**5) (the unused ones are
+    dropped; ``assault_faces_nb``). The bonuses add to each side's highest die only; ties
+    go to the defender (``assault_losses_nb``). Returns (attacker losses, defender losses,
+    attacker natural 6s, defender natural 6s).
+    """
+    a1, a2, a3, d1, d2 = assault_faces_nb(s, a_dice, d_dice)
+    a6 = (a1 == 6) + (a2 == 6) + (a3 == 6)
+    d6 = (d1 == 6) + (d2 == 6)
+    la, ld = assault_losses_nb(a1, a2, a3, d1, d2, a_dice, d_dice, a_bonus, d_bonus)
     return la, ld, np.int64(a6), np.int64(d6)
 
 

@@ -1,13 +1,16 @@
 """The Fellowship's move at the end of a player turn (LR-10), jitted, and a batch of journeys.
 
-* ``fellowship_step_nb(pos, marked, roll_above, die_sides, s)`` is the one end-of-turn move
-  the LOTR Risk engine calls after every player's turn (never the neutral army's, LR-10.1):
-  from an unmarked territory the Ring moves on; from a marked one a die is rolled from the
-  game's stream ``s`` and the Ring moves only if it shows more than ``roll_above`` (LR-10.2).
-  It returns ``(new_pos, die)`` with ``die = 0`` when no die was rolled, so a trace can
-  carry the roll. ``pos == len(marked)`` means the Ring has left the last territory: the
-  game is over (LR-10.3) and the step changes nothing. Cards that hold or push the Ring
-  (LR-10.4, LR-9.4) are the engine's business, around this step.
+* ``fellowship_step_nb(pos, marked, roll_above, die_sides, s, mod=0)`` is the one end-of-turn
+  move (LR-10.1): from an unmarked territory the Ring moves on; from a marked one a die is
+  rolled from the game's stream ``s`` and the Ring moves only if it plus ``mod`` shows more
+  than ``roll_above`` (LR-10.2). It returns ``(new_pos, die)`` with ``die = 0`` when no die
+  was rolled, so a trace can carry the roll. ``pos == len(marked)`` means the Ring has left
+  the last territory: the game is over (LR-10.3) and the step changes nothing.
+* The step is its two halves, ``fellowship_die_nb`` (the roll) and ``fellowship_moves_nb``
+  (does it move, given die and modifier). The LOTR Risk engine calls the halves after every
+  player's turn (never the neutral army's) because its cards come in between: Smeagol's +2 is
+  chosen once the die is seen, A Balrog is Come holds a Ring that would leave Moria (LR-9.3,
+  LR-10.4); the rule itself lives only here.
 * ``fellowship_turns_nb(seed, first, n, marked, roll_above, die_sides, out)`` plays ``n``
   independent journeys with no cards, journey ``i`` on stream ``(seed, first + i)``, and
   writes the player turns each took (``lotr_sim.exact.fellowship`` has the exact law).
@@ -26,18 +29,34 @@ from numba import njit
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 
 
-@njit(cache=True)
-def fellowship_step_nb(pos, marked, roll_above, die_sides, s):
-    """One end-of-turn move of the Ring (LR-10.1/10.2): ``(new_pos, die)``, die 0 if none."""
-    if pos >= marked.shape[0]:          # already off the path: the game is over (LR-10.3)
-        return pos, 0
-    if marked[pos] == 0:
-        return pos + 1, 0
+@njit(cache=True, _nrt=False)
+def fellowship_die_nb(pos, marked, die_sides, s):
+    """The die of the end-of-turn move from ``pos`` (LR-10.2): rolled from ``s`` only on a
+    marked territory of the path, else 0 (no draw)."""
+    if pos >= marked.shape[0] or marked[pos] == 0:
+        return 0
     if die_sides == 6:
-        die = d6_nb(s)
-    else:
-        die = randint_nb(s, die_sides) + 1
-    if die > roll_above:
+        return d6_nb(s)
+    return randint_nb(s, die_sides) + 1
+
+
+@njit(cache=True, _nrt=False)
+def fellowship_moves_nb(pos, marked, roll_above, die, mod):
+    """Whether the Ring moves on from ``pos`` (LR-10.1/10.2): always from an unmarked territory;
+    from a marked one when ``die + mod`` beats ``roll_above``; never once off the path."""
+    if pos >= marked.shape[0]:
+        return False
+    if marked[pos] == 0:
+        return True
+    return die + mod > roll_above
+
+
+@njit(cache=True, _nrt=False)
+def fellowship_step_nb(pos, marked, roll_above, die_sides, s, mod=0):
+    """One end-of-turn move of the Ring (LR-10.1/10.2), ``mod`` added to the die (a card such
+    as Smeagol, LR-9.3): ``(new_pos, die)``, die 0 if none was rolled."""
+    die = fellowship_die_nb(pos, marked, die_sides, s)
+    if fellowship_moves_nb(pos, marked, roll_above, die, mod):
         return pos + 1, die
     return pos, die
 

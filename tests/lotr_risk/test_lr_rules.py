@@ -437,8 +437,8 @@ def test_config_errors():
         G.load(overrides={"fellowship_roll_abve": 3})
     with pytest.raises(ConfigError, match="outside"):
         G.load(overrides={"players": 5})
-    with pytest.raises(ConfigError, match="not implemented"):
-        G.load(overrides={"deck_you_shall_not_pass": 2})
+    with pytest.raises(ConfigError, match="outside"):
+        G.load(overrides={"deck_strategic_withdrawal": 9})
     with pytest.raises(ConfigError, match="deck_missions"):
         G.load(overrides={"deck_missions": 17})
 
@@ -495,3 +495,215 @@ def test_lr_10_game_length_follows_the_exact_law(players):
     var_r = float(np.dot(rl.rounds ** 2, rl.pmf)) - rl.mean ** 2
     assert abs(rounds.mean() - rl.mean) / np.sqrt(var_r / len(rounds)) < 4
     assert rounds.min() >= rl.r_min and t.min() >= law.t_min
+
+
+# ---- LR-9.3 You Shall Not Pass! and Strategic Withdrawal -----------------------------------------------
+def give(comp, s, seat, kind):
+    """Move one adventure card of ``kind`` from the discard pile (blank() puts them all there)
+    into ``seat``'s hand; returns its index in the hand."""
+    st = s.st
+    pile = [int(c) for c in st[L.O_ADISC:L.O_ADISC + st[L.S_ADD]]]
+    c = next(c for c in pile if comp.cf[C.O_AKIND + c] == kind)
+    pile.remove(c)
+    st[L.S_ADD] = len(pile)
+    st[L.O_ADISC:L.O_ADISC + len(pile)] = pile
+    i = int(st[L.O_AHN + seat])
+    st[L.O_AHAND + seat * L.AHMAX + i] = c
+    st[L.O_AHN + seat] = i + 1
+    s.n_legal = -1
+    return i
+
+
+def bridge(comp, a, b):
+    names = comp.names["bridges"]
+    return names.index(f"{a} - {b}") if f"{a} - {b}" in names else names.index(f"{b} - {a}")
+
+
+def close(comp, s, seat, a, b):
+    s.st[L.O_BLOCK + seat] = bridge(comp, a, b)
+    s.st[L.S_NBLOCK] += 1
+    s.n_legal = -1
+
+
+def test_lr_9_4_default_deck_is_40_cards_with_both_cards_as_params():
+    """LR-1.3 / LR-9.4: the default deck has 40 cards, two You Shall Not Pass! and one Strategic
+    Withdrawal (the data's counts); a designer can take them out with their parameters."""
+    comp = G.compile(G.load())
+    kinds = [int(comp.cf[C.O_AKIND + c]) for c in range(int(comp.cf[C.C_NADV]))]
+    assert len(kinds) == 40
+    assert kinds.count(C.K_YSNP) == 2 and kinds.count(C.K_WITHDRAW) == 1
+    out = G.compile(G.load(overrides={"deck_you_shall_not_pass": 0, "deck_strategic_withdrawal": 0}))
+    assert int(out.cf[C.C_NADV]) == 37
+    assert "The Shire - Buckland" in comp.names["bridges"] or "Buckland - The Shire" in comp.names["bridges"]
+
+
+def test_lr_9_3_you_shall_not_pass_closes_a_bridge_to_attacks_unless_a_leader_goes(comp):
+    """LR-9.3 You Shall Not Pass!: no attack across the closed bridge (The Shire - Buckland);
+    the land border (The Shire - Tower Hills) stays open; a force with a Leader crosses."""
+    s = blank(comp)
+    sh, bk, th = T(comp, "The Shire"), T(comp, "Buckland"), T(comp, "Tower Hills")
+    put(s, sh, 0, 5)
+    put(s, bk, 1, 1)
+    put(s, th, 1, 1)
+    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    assert att == {(sh, bk), (sh, th)}
+    close(comp, s, 1, "The Shire", "Buckland")
+    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    assert att == {(sh, th)}
+    s.st[L.O_LEAD + 0] = sh                      # player 0's Leader in The Shire
+    s.n_legal = -1
+    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    assert att == {(sh, bk), (sh, th)}
+
+
+def test_lr_9_3_you_shall_not_pass_closes_a_bridge_to_fortify_moves_not_to_a_leader(comp):
+    """LR-6.1 + LR-9.3: battalions do not fortify across the closed bridge (Leaders move
+    apart from them, LR-6.2, and a Leader may cross); another own path still connects."""
+    s = blank(comp)
+    sh, bk, th = T(comp, "The Shire"), T(comp, "Buckland"), T(comp, "Tower Hills")
+    put(s, sh, 0, 5)
+    put(s, bk, 0, 1)
+    s.st[L.O_LEAD + 0] = sh
+    s.st[L.S_PHASE] = L.PH_FORT
+    s.st[L.S_FORT] = 1
+    close(comp, s, 1, "The Shire", "Buckland")
+    acts = G.legal_actions(comp, s)
+    fort = {tuple(r[1:3]) for r in acts if r[0] == L.A_FORT}
+    assert (sh, bk) not in fort and (bk, sh) not in fort
+    assert (L.A_LMOVE, 0, bk) in {tuple(r[:3]) for r in acts}
+    s.st[L.O_BLOCK + 1] = -1
+    s.st[L.S_NBLOCK] = 0
+    s.n_legal = -1
+    assert (sh, bk) in {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    # a closed bridge does not cut a region joined another way: Fornost - Buckland by land
+    fo = T(comp, "Fornost")
+    close(comp, s, 1, "The Shire", "Buckland")
+    put(s, fo, 0, 3)
+    fort = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    assert (fo, bk) in fort and (sh, fo) not in fort and (sh, th) not in fort
+
+
+def test_lr_9_3_you_shall_not_pass_is_a_start_of_turn_decision_until_the_next_turn(comp):
+    """LR-9.3: at the start of its turn the holder decides (pass, or one row per bridge); the
+    card scores its point; the bridge stays closed through the others' turns and opens at the
+    holder's next turn start (traced: closed, then opened)."""
+    s = blank(comp, trace=True)
+    for t in range(int(comp.cf[C.C_NT])):
+        put(s, t, t % 2, 2)
+    i = give(comp, s, 0, C.K_YSNP)
+    s.st[L.S_CUR] = 0
+    E.begin_turn_nb(comp.cf, s.st, s.s, s.tr)
+    s.n_legal = -1
+    assert s.st[L.S_PHASE] == L.PH_BLOCK and G.decision_kind(comp, s) == "power"
+    acts = G.legal_actions(comp, s)
+    nb = len(comp.names["bridges"])
+    assert acts[0, 0] == L.A_PASS and len(acts) == nb + 1
+    assert {tuple(r) for r in acts[1:]} == {(L.A_POWER, i, k, 0) for k in range(nb)}
+    k = bridge(comp, "The Shire", "Buckland")
+    G.apply(comp, s, 1 + k)
+    assert s.st[L.O_BLOCK + 0] == k and s.st[L.S_NBLOCK] == 1
+    assert s.st[L.S_PHASE] in (L.PH_TRADE, L.PH_REINF, L.PH_ATTACK)
+    assert s.st[L.O_AHN + 0] == 0 and s.st[L.O_ASCORE + 0] == comp.cf[C.P_PPTS]
+    assert G.invariant_ok(comp, s)
+    s.st[L.S_CUR] = 1                                  # the other player's turn: still closed
+    E.begin_turn_nb(comp.cf, s.st, s.s, s.tr)
+    assert s.st[L.O_BLOCK + 0] == k and s.st[L.S_PHASE] != L.PH_BLOCK
+    s.st[L.S_CUR] = 0                                  # the holder's next turn: open again
+    E.begin_turn_nb(comp.cf, s.st, s.s, s.tr)
+    assert s.st[L.O_BLOCK + 0] == -1 and s.st[L.S_NBLOCK] == 0
+    assert s.st[L.S_PHASE] != L.PH_BLOCK               # no card left
+    ev = [e for e in decode(comp, s.tr, 0) if e["event"] == "bridge"]
+    assert [(e["player"], e["closed"]) for e in ev] == [("p1", True), ("p1", False)]
+    assert ev[0]["bridge"] == comp.names["bridges"][k]
+
+
+def _withdraw_setup(comp, att, dfn, seed=0):
+    from lotr_sim.kernels.rng import stream_init_nb
+    s = blank(comp, trace=True)
+    stream_init_nb(5, seed, s.s)
+    sh, bk, of = T(comp, "The Shire"), T(comp, "Buckland"), T(comp, "Old Forest")
+    fo = T(comp, "Fornost")
+    put(s, sh, 0, att)
+    put(s, bk, 1, dfn)
+    put(s, of, 1, 2)
+    put(s, fo, 0, 2)
+    i = give(comp, s, 1, C.K_WITHDRAW)
+    return s, sh, bk, of, i
+
+
+def test_lr_9_3_strategic_withdrawal_is_the_defenders_decision_and_leaves_one(comp):
+    """LR-9.3 Strategic Withdrawal: when an attack is declared the defender decides (the seat
+    to move becomes its own): pass, or move all but 1 battalion to an adjacent own territory
+    (Old Forest, not the enemy's Fornost); battalions are conserved, the roll is then fought
+    against the 1 left, and the attacker moves on."""
+    for seed in range(5):
+        s, sh, bk, of, i = _withdraw_setup(comp, 10, 6, seed)
+        _attack(comp, s, sh, bk, 3)
+        assert s.st[L.S_PHASE] == L.PH_WITHDRAW and s.st[L.S_CUR] == 1
+        assert G.to_move(s) == C.SIDES.index("evil") and G.decision_kind(comp, s) == "defend"
+        acts = G.legal_actions(comp, s)
+        assert [tuple(r) for r in acts] == [(L.A_PASS, 0, 0, 0), (L.A_POWER, i, of, 0)]
+        G.apply(comp, s, 1)
+        assert s.st[L.S_CUR] == 0 and s.st[L.O_AHN + 1] == 0
+        assert s.st[L.O_TROOPS + of] == 2 + 5                       # all but one moved
+        assert G.invariant_ok(comp, s)                               # battalions conserved
+        ev = decode(comp, s.tr, 0)
+        w = [e for e in ev if e["event"] == "withdrawal"]
+        assert [(w[0]["from"], w[0]["to"], w[0]["battalions"])] == [("Buckland", "Old Forest", 5)]
+        roll = [e for e in ev if e["event"] == "attack"][-1]
+        assert roll["def_dice"] == 1 and roll["def_losses"] + roll["att_losses"] == 1
+
+
+def test_lr_9_3_strategic_withdrawal_pass_keeps_the_battalions(comp):
+    """LR-9.3: passing leaves the territory as it was and the card in hand (asked again at the
+    next roll while it can withdraw); no Withdrawal decision for a territory of 1."""
+    s, sh, bk, of, i = _withdraw_setup(comp, 10, 6)
+    _attack(comp, s, sh, bk, 3)
+    G.apply(comp, s, 0)
+    assert s.st[L.O_TROOPS + of] == 2 and s.st[L.O_AHN + 1] == 1
+    assert s.st[L.O_TROOPS + bk] + s.st[L.O_TROOPS + sh] == 16 - 2 and s.st[L.S_CUR] == 0
+    s2, sh, bk, of, i = _withdraw_setup(comp, 10, 1)
+    _attack(comp, s2, sh, bk, 1)
+    assert s2.st[L.S_PHASE] != L.PH_WITHDRAW
+
+
+def test_lr_9_3_greedy_withdraws_only_from_a_hopeless_defence(comp):
+    """The greedy heuristic withdraws when the attack takes the territory with P >= 0.8 and
+    holds otherwise."""
+    s, sh, bk, of, i = _withdraw_setup(comp, 20, 3)
+    _attack(comp, s, sh, bk, 3)
+    assert G.legal_actions(comp, s)[G.heuristic_choice(comp, s), 0] == L.A_POWER
+    s, sh, bk, of, i = _withdraw_setup(comp, 4, 8)
+    _attack(comp, s, sh, bk, 3)
+    assert G.legal_actions(comp, s)[G.heuristic_choice(comp, s), 0] == L.A_PASS
+
+
+def test_lr_9_3_greedy_closes_the_bridge_a_strong_enemy_faces(comp):
+    """The greedy heuristic closes the bridge where an enemy army without a Leader is likeliest
+    to take an own territory (Buckland's 12 against The Shire's 1)."""
+    s = blank(comp)
+    for t in range(int(comp.cf[C.C_NT])):
+        put(s, t, 0, 3)
+    sh, bk = T(comp, "The Shire"), T(comp, "Buckland")
+    put(s, sh, 0, 1)
+    put(s, bk, 1, 12)
+    give(comp, s, 0, C.K_YSNP)
+    s.st[L.S_PHASE] = L.PH_BLOCK
+    acts = G.legal_actions(comp, s)
+    pick = acts[G.heuristic_choice(comp, s)]
+    assert pick[0] == L.A_POWER and pick[2] == bridge(comp, "The Shire", "Buckland")
+
+
+def test_lr_9_3_traces_with_both_cards_replay(comp):
+    """Greedy games play both cards; their traces replay (the withdrawal moves battalions,
+    a bridge event changes nothing on the board) and read as an account."""
+    seen = set()
+    for k in range(12):
+        row, ev = G.play(comp, GREEDY, 7, k)
+        assert G.replay_check(comp, ev) > 0
+        seen |= {e["event"] for e in ev}
+        if {"bridge", "withdrawal"} <= seen:
+            break
+    assert {"bridge", "withdrawal"} <= seen
+    text = G.account(ev)
+    assert "game over" in text

@@ -1,6 +1,6 @@
 """LOTR Risk board kernels: queries (borders, regions, Leaders), battalions on and off the board,
-the territory and adventure decks (LR-4.3, LR-8), reinforcements (LR-4.1/4.2), the Fellowship
-(LR-10), points and the winner (LR-11), the trace writer and the invariant.
+the territory and adventure decks (LR-4.3, LR-8), reinforcements (LR-4.1/4.2), the Ring's push
+(LR-10.4; its move is kernels.fellowship), points and the winner (LR-11), the trace writer and the invariant.
 
 Every kernel is ``@njit(cache=True)``, never allocates, and reads the compiled config ``cf``
 (config.py) and the state ``st`` (layout.py); chance only from the stream ``s`` in the state.
@@ -15,8 +15,8 @@ from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import d6_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from lotr_sim.games.lotr_risk.config import (
-    C_NADV, C_NP, C_NPATH, C_NR, C_NT, C_NTC, MAXDEG, NEUTRAL, O_ADJ, O_ADJN, O_BLK, O_BLKN, O_CSYM, O_MARK,
-    O_PATH, O_RBONUS, O_REG, O_RSIZE, O_SSIDE, O_STRONG, P_MINR, P_PSTR, P_PTER, P_ROLL, P_SET, P_TPB,
+    C_NADV, C_NP, C_NPATH, C_NR, C_NT, C_NTC, MAXDEG, NEUTRAL, O_ADJ, O_ADJN, O_BLK, O_BLKN, O_CSYM,
+    O_PATH, O_RBONUS, O_REG, O_RSIZE, O_SSIDE, O_STRONG, P_MINR, P_PSTR, P_PTER, P_SET, P_TPB,
 )
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, EV_LEADER, EV_PLACE, EV_RING, EV_SNAP, HMAX, O_ACOUNT, O_ADECK, O_ADISC, O_AHAND, O_AHN, O_ALIVE,
@@ -293,30 +293,6 @@ def set_value_nb(cf, a, b, c):
 
 
 # ---- the Fellowship (LR-10) ---------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def ring_roll_needed_nb(cf, st):
-    return cf[O_MARK + st[S_RING]] != 0
-
-
-@njit(cache=True, _nrt=False)
-def fellowship_move_nb(cf, st, tr, die, mod):
-    """LR-10.1/10.2: the Ring moves on unless it stands on a marked territory and the die
-    (``die`` > 0 only there, plus ``mod``) does not beat fellowship_roll_above. Returns 1 when
-    it leaves the last territory (LR-10.3)."""
-    r = st[S_RING]
-    go = True
-    if cf[O_MARK + r] != 0:
-        go = die + mod > cf[P_ROLL]
-    nxt = r + 1 if go else r
-    ev_nb(tr, EV_RING, 4, r, nxt, die, mod, 0, 0, 0, 0)
-    if not go:
-        return 0
-    if nxt >= cf[C_NPATH]:
-        return 1
-    st[S_RING] = nxt
-    return 0
-
-
 @njit(cache=True, _nrt=False)
 def ring_advance_nb(cf, st, tr):
     """The Ring moves one territory on whatever the path (Hunt for the Ringbearer, LR-10.4);

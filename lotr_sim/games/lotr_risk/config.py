@@ -29,6 +29,7 @@ MAXP = 4           # players
 NEUTRAL = 4        # owner code of the neutral army (LR-2.2)
 MAXPATH = 24       # Fellowship path
 MAXADV = 64        # adventure cards
+MAXBRG = 32        # bridges (You Shall Not Pass!, LR-9.3)
 MAXW = 60          # exact odds table: battalions 0..MAXW
 
 SIDES = ("good", "evil", "neutral")
@@ -56,11 +57,9 @@ CARD_KINDS = [
     (14, "hunt_ringbearer", "Hunt for the Ringbearer", "power", 1),
     (15, "balrog", "A Balrog is Come", "power", 1),
     (16, "smeagol", "Smeagol", "power", 1),
-    # known default-deck cards the engine does not implement (count 0 by default, LR-9.4)
-    (17, "you_shall_not_pass", "You Shall Not Pass!", "power", 0),
-    (18, "strategic_withdrawal", "Strategic Withdrawal", "power", 0),
+    (17, "you_shall_not_pass", "You Shall Not Pass!", "power", 2),     # start of the holder's turn
+    (18, "strategic_withdrawal", "Strategic Withdrawal", "power", 1),  # when attacked
 ]
-NOT_IMPLEMENTED = {"you_shall_not_pass", "strategic_withdrawal"}
 (K_SECOND, K_WINTER, K_RAIDERS, K_MUSTER, K_UPRISING, K_TROLL, K_ENTMOOT, K_GRIMA, K_COURAGE,
  K_AMBUSH, K_ENEMY, K_NIGHT, K_WAY, K_HUNT, K_BALROG, K_SMEAGOL, K_YSNP, K_WITHDRAW) = range(1, 19)
 KIND_NAMES = {0: "mission"} | {c: n for c, _, n, _, _ in CARD_KINDS}
@@ -104,9 +103,7 @@ PARAMS: list[Param] = [
     Param("deck_missions", 16, "int", "LR-9.1 / LR-9.4",
           "[R] mission cards (one per site of power, in board order; 0..number of sites)", lo=0, hi=16),
     *[Param(f"deck_{slug}", cnt, "int", "LR-9.2 / LR-9.4" if kind == "event" else "LR-9.3 / LR-9.4",
-            f"[R] copies of '{name}' in the adventure deck"
-            + (" (NOT IMPLEMENTED: must stay 0; taken out of the default deck)" if slug in NOT_IMPLEMENTED else ""),
-            lo=0, hi=8) for _, slug, name, kind, cnt in CARD_KINDS],
+            f"[R] copies of '{name}' in the adventure deck", lo=0, hi=8) for _, slug, name, kind, cnt in CARD_KINDS],
     Param("fellowship_roll_above", 3, "int", "LR-10.2", "on a marked territory the die must show more than this",
           lo=0, hi=6),
     Param("points_stronghold", 2, "int", "LR-11.2", "points per stronghold held", lo=0, hi=10),
@@ -163,6 +160,8 @@ O_DEALE = CF.array("deale", MAXP)
 O_DEALN = CF.array("dealn", MAXP)
 O_CSR_P = CF.array("csrp", MAXT + 1)     # CSR of the borders (kernels.graph.reachable_nb)
 O_CSR_I = CF.array("csri", MAXT * MAXDEG)
+C_NBRG = CF.scalar("nbrg")               # bridges: borders of kind "bridge" (LR-5.1, LR-9.3)
+O_BRG = CF.array("brg", 2 * MAXBRG)      # bridge k joins O_BRG[2k] and O_BRG[2k+1]
 CF.freeze()
 CF_SIZE = CF.size
 
@@ -187,10 +186,6 @@ def _err(msg: str) -> None:
 
 def validate(data: dict, params: dict) -> None:
     """Check the board and the parameters; one ConfigError line on the first problem."""
-    for slug in NOT_IMPLEMENTED:
-        if params[f"deck_{slug}"] > 0:
-            _err(f"deck_{slug} = {params[f'deck_{slug}']}: that adventure card is not implemented "
-                 "(LR-9.4: taken out of the default deck); keep it 0")
     regions = data.get("regions")
     terrs = data.get("territories")
     if not isinstance(regions, dict) or not regions:
@@ -337,10 +332,18 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[C_MORIA] = ix.get("Moria", -1)
     cf[C_FANGORN] = ix.get("Fangorn", -1)
     adj: list[list[int]] = [[] for _ in range(nt)]
-    for a, b, _k in data["board"]["edges"]:
+    bridges: list[tuple[int, int]] = []
+    for a, b, k in data["board"]["edges"]:
         if ix[b] not in adj[ix[a]]:
             adj[ix[a]].append(ix[b])
             adj[ix[b]].append(ix[a])
+            if k == "bridge":
+                bridges.append((ix[a], ix[b]))
+    if len(bridges) > MAXBRG:
+        _err(f"at most {MAXBRG} bridges, got {len(bridges)}")
+    cf[C_NBRG] = len(bridges)
+    for k, (a, b) in enumerate(bridges):
+        cf[O_BRG + 2 * k], cf[O_BRG + 2 * k + 1] = a, b
     blk: list[list[int]] = [[] for _ in range(nt)]
     for e in data["board"].get("blocked", []):
         a, b = ix[e[0]], ix[e[1]]
@@ -381,7 +384,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
         cf[O_SSIDE + s] = 0 if side == "good" else 1
         cf[O_DEALG + s], cf[O_DEALE + s], cf[O_DEALN + s] = g, e, n
     names = dict(territories=terrs, regions=regions, path=[terrs[cf[O_PATH + k]] for k in range(len(path))],
-                 seat_sides=[s[0] for s in seats],
+                 seat_sides=[s[0] for s in seats], bridges=[f"{terrs[a]} - {terrs[b]}" for a, b in bridges],
                  adventure=[KIND_NAMES[c] + (f" ({terrs[a]})" if c == K_MISSION else "") for c, a in deck])
     defaults = {q.name: q.default for q in PARAMS}
     meta = {"config_hash": cfg.hash, "config": cfg.source,

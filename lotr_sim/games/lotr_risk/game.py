@@ -76,7 +76,7 @@ class LotrRisk(Game):
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "
         "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "
-        "'You Shall Not Pass!' and 'Strategic Withdrawal' are not implemented and out of the default deck.",
+        "'You Shall Not Pass!' and 'Strategic Withdrawal' are decisions of their holders (play.py).",
         "With 3-4 players every seat of a side plays its side's policy.",
     )
 

@@ -53,6 +53,9 @@ S_TRADED = STATE.scalar("traded")     # the set traded this turn gave (for the t
 S_CONQWIN = STATE.scalar("conqwin")
 S_PICKS = STATE.scalar("picks")       # set-up leaders placed
 S_ADRAWS = STATE.scalar("adraws")     # adventure cards drawn this turn (events draw again, LR-9.2)
+S_TSEAT = STATE.scalar("tseat")       # whose turn it is while a defender decides (PH_WITHDRAW)
+S_NBLOCK = STATE.scalar("nblock")     # bridges closed now (You Shall Not Pass!, LR-9.3)
+S_WDONE = STATE.scalar("wdone")       # the defender withdrew against the attack being declared
 STATE.pad_to(48)
 O_OWNER = STATE.array("owner", MAXT)
 O_TROOPS = STATE.array("troops", MAXT)
@@ -74,19 +77,25 @@ O_TDISC = STATE.array("tdisc", MAXT + 2)
 O_ADECK = STATE.array("adeck", MAXADV)
 O_ADISC = STATE.array("adisc", MAXADV)
 O_MASK = STATE.array("mask", MAXT)        # scratch: reachable territories
+O_COMP = STATE.array("comp", MAXT)        # scratch: fortify components with a bridge closed
+O_BLOCK = STATE.array("block", MAXP)      # bridge a player closed until its next turn (-1), LR-9.3
 STATE.freeze()
 ST_SIZE = STATE.size
 
 # phases (decisions) of the step machine
 PH_CLAIM, PH_SPLACE, PH_LEADER, PH_TRADE, PH_REINF, PH_ATTACK, PH_MOVEIN, PH_FORT, PH_OVER = range(9)
-PHASE_KIND = ("setup", "setup", "leader", "trade", "reinforce", "attack", "move", "fortify", "over")
+PH_BLOCK = 9       # start of a turn: play You Shall Not Pass! on a bridge, or not (LR-9.3)
+PH_WITHDRAW = 10   # an attack declared: the defender plays Strategic Withdrawal, or not (LR-9.3)
+PHASE_KIND = ("setup", "setup", "leader", "trade", "reinforce", "attack", "move", "fortify", "over",
+              "power", "defend")
 
 # action kinds (rows of 4 ints: kind, a, b, c)
 A_PASS, A_CLAIM, A_PLACE, A_LEADER, A_TRADE, A_ATTACK, A_MOVEIN, A_FORT, A_LMOVE, A_POWER = range(10)
 
 # trace events
 (EV_SNAP, EV_PLACE, EV_LEADER, EV_TRADE, EV_ROLL, EV_CONQ, EV_FORT, EV_TDRAW, EV_ADV,
- EV_RING, EV_END, EV_TURN, EV_ELIM) = range(13)
+ EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW) = range(15)
+# EV_BLOCK (player, bridge, closed 1 / reopened 0); EV_WITHDRAW (player, from, to, battalions)
 # EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed
 # EV_PLACE "why": 0 claim, 1 set-up, 2 reinforcement, 3 card territory, 4 mission, 5 event, 6 power,
 #                 7 neutral set-up, 8 dealt

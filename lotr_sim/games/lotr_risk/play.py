@@ -20,10 +20,22 @@ resolves everything up to the next decision):
 * PH_MOVEIN  after a conquest, move in the dice of the last roll, half the battalions or all
              but one (narrowed from any number in between, LR-5.6);
 * PH_FORT    one battalion move (all but one or half, LR-6.1) through own territories, each
-             Leader's move (LR-6.2), "Move by Night", or end the turn.
+             Leader's move (LR-6.2), "Move by Night", or end the turn;
+* PH_BLOCK   start of a turn, the holder of "You Shall Not Pass!" (LR-9.3): close one bridge
+             (a row per bridge of the board) or not. Until the holder's next turn starts no
+             attack crosses it unless the attacking territory holds the attacker's Leader,
+             and no fortify battalion move crosses it (Leaders move on their own, LR-6.2, and
+             may cross; a Strategic Withdrawal does not cross it either). It closes the bridge
+             for every army, the holder's too (the card names no exception);
+* PH_WITHDRAW an attack is declared on a player holding "Strategic Withdrawal" (LR-9.3) whose
+             territory has 2+ battalions and an adjacent own territory: the DEFENDER decides
+             (S_CUR is the defender's seat until it does; S_TSEAT keeps the turn's): move all
+             but 1 battalion to one adjacent own territory, or not; then the roll.
 
-Narrowed or automatic (documented simplifications): a fourth adventure card drawn is the one
-discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
+Narrowed or automatic (documented simplifications): one "You Shall Not Pass!" per turn (a
+second copy waits for the next turn); the Leader of a withdrawing territory stays (LR-7.2
+would forbid some destinations); a defender that withdrew against an attack does not also play
+Courage against it; a fourth adventure card drawn is the one discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
 attack on it is at even odds or better; "A Balrog is Come" by a holder who is not leading on
 points, "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
 checked at the start of its holder's turns; an eliminated player's cards are discarded;
@@ -36,25 +48,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim.kernels.combat import _dice5_nb
+from lotr_sim.kernels.combat import assault_faces_nb, assault_losses_nb
 from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
 from lotr_sim.kernels.piles import shuffle_range_nb
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
+from lotr_sim.kernels.rng import STATE_SIZE, randint_nb, stream_init_nb
 from lotr_sim.games.lotr_risk.board import (
     add_troops_nb, adiscard_nb, adj_nb, adraw_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
-    fellowship_move_nb, hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
+    hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
     points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
     take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
-    C_FANGORN, C_MORIA, C_NADV, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
+    C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
-    O_DEALE, O_DEALG, O_DEALN, O_MARK, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
+    O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
     P_LEADB, P_MPTS, P_NEUTRAL, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
+    EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
     EV_CONQ, EV_ELIM, EV_END, EV_FORT, EV_RING, EV_ROLL, EV_TDRAW, EV_TRADE, EV_TURN, HMAX, MAXA, MAX_TURNS, O_ACOUNT,
     O_ADECK, O_AHAND, O_AHN, O_ALIVE, O_ASCORE, O_HAND, O_HN, O_LDONE, O_LEAD, O_LEFT, O_MASK, O_OWNER, O_PTS,
@@ -118,9 +132,36 @@ def _play_power(cf, st, tr, seat, i, a, b):
 
 
 @njit(cache=True, _nrt=False)
+def _closed_nb(cf, st, a, b):
+    """You Shall Not Pass! (LR-9.3): the border a-b is a bridge a player closed."""
+    if st[S_NBLOCK] == 0:
+        return False
+    for p in range(MAXP):
+        k = st[O_BLOCK + p]
+        if k >= 0:
+            x = cf[O_BRG + 2 * k]
+            y = cf[O_BRG + 2 * k + 1]
+            if (x == a and y == b) or (x == b and y == a):
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _may_attack(cf, st, src, dst):
-    """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory."""
-    return st[O_STORM + src] == 0 and st[O_STORM + dst] == 0
+    """LR-5.1 + Winter Storms (LR-9.2): no attack into or out of a stormed territory; You Shall
+    Not Pass! (LR-9.3): none across a closed bridge unless a Leader attacks with the force."""
+    if st[O_STORM + src] != 0 or st[O_STORM + dst] != 0:
+        return False
+    return not _closed_nb(cf, st, src, dst) or leader_slot_at_nb(st, st[O_OWNER + src], src) >= 0
+
+
+@njit(cache=True, _nrt=False)
+def _reopen_nb(st, tr, p):
+    """The bridge player ``p`` closed opens again (its next turn, or it is out)."""
+    if st[O_BLOCK + p] >= 0:
+        ev_nb(tr, EV_BLOCK, 3, p, st[O_BLOCK + p], 0, 0, 0, 0, 0, 0)
+        st[O_BLOCK + p] = -1
+        st[S_NBLOCK] -= 1
 
 
 # ---- set-up (LR-2) ------------------------------------------------------------------------------------
@@ -137,6 +178,7 @@ def new_game_nb(cf, st, s, tr):
         st[O_LEAD + k] = -1
     for p in range(4):
         st[O_UPR + p] = -1
+        st[O_BLOCK + p] = -1
     st[S_NOSTR] = -1
     st[S_WAYA] = -1
     st[S_WAYB] = -1
@@ -279,6 +321,7 @@ def begin_turn_nb(cf, st, s, tr):
     for t in range(nt):
         if st[O_STORM + t] == seat + 1:
             st[O_STORM + t] = 0
+    _reopen_nb(st, tr, seat)                 # LR-9.3: closed until the holder's next turn
     u = st[O_UPR + seat]
     if u >= 0 and st[O_OWNER + u] == seat:
         add_troops_nb(st, tr, u, 4, seat, 5)
@@ -295,6 +338,16 @@ def begin_turn_nb(cf, st, s, tr):
     st[O_LDONE + 2 * seat] = 0
     st[O_LDONE + 2 * seat + 1] = 0
     st[S_REINF] = reinforcements_nb(cf, st, seat)
+    if cf[C_NBRG] > 0 and _find_power(cf, st, seat, K_YSNP) >= 0:
+        st[S_PHASE] = PH_BLOCK               # LR-9.3: You Shall Not Pass! at the start of the turn
+    else:
+        _turn_phase_nb(cf, st, seat)
+
+
+@njit(cache=True, _nrt=False)
+def _turn_phase_nb(cf, st, seat):
+    """The turn's first step after its start: a card trade (LR-4.3), reinforcements (LR-4.1) or
+    combat."""
     if _has_set(cf, st, seat):
         st[S_PHASE] = PH_TRADE
     elif st[S_REINF] > 0:
@@ -419,6 +472,7 @@ def _eliminate_nb(cf, st, tr, p):
         st[O_UPR + p] = -1
     while st[O_AHN + p] > 0:
         adiscard_nb(st, ahand_remove_nb(st, p, 0))
+    _reopen_nb(st, tr, p)
     ev_nb(tr, EV_ELIM, 1, p, 0, 0, 0, 0, 0, 0, 0)
 
 
@@ -444,12 +498,41 @@ def _finish_conquest_nb(cf, st, s, tr, n):
 
 
 @njit(cache=True, _nrt=False)
+def _withdraw_ok_nb(cf, st, d, dst, u):
+    """Strategic Withdrawal (LR-9.3) may go from ``dst`` to ``u``: a border (not a closed
+    bridge: the battalions go without a Leader) to a territory the defender ``d`` holds."""
+    return st[O_OWNER + u] == d and not _closed_nb(cf, st, dst, u)
+
+
+@njit(cache=True, _nrt=False)
 def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
+    """An attack is declared (LR-5.1): a defender holding Strategic Withdrawal (LR-9.3) with
+    battalions to move and a territory to move them to decides first (PH_WITHDRAW: the seat to
+    move becomes the defender's until it decides); then the roll."""
+    d = st[O_OWNER + dst]
+    if d < NEUTRAL and st[O_TROOPS + dst] >= 2 and _find_power(cf, st, d, K_WITHDRAW) >= 0:
+        for k in range(cf[O_ADJN + dst]):
+            if _withdraw_ok_nb(cf, st, d, dst, adj_nb(cf, dst, k)):
+                st[S_SRC] = src
+                st[S_DST] = dst
+                st[S_DICE] = dice
+                st[S_TSEAT] = st[S_CUR]
+                st[S_CUR] = d
+                st[S_PHASE] = PH_WITHDRAW
+                return
+    _roll_nb(cf, st, s, tr, wt, src, dst, dice)
+
+
+@njit(cache=True, _nrt=False)
+def _roll_nb(cf, st, s, tr, wt, src, dst, dice):
     """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
     seat = st[S_CUR]
     d = st[O_OWNER + dst]
-    # the defender's Courage (LR-9.3), played for it at even odds or worse for it
-    if d < NEUTRAL:
+    wd = st[S_WDONE]
+    st[S_WDONE] = 0
+    # the defender's Courage (LR-9.3), played for it at even odds or worse for it (not when it
+    # has just withdrawn against this attack: one "when attacked" card per declaration)
+    if d < NEUTRAL and wd == 0:
         i = _find_power(cf, st, d, K_COURAGE)
         if i >= 0 and odds_nb(cf, st, wt, src, dst, 0, 0, False) >= 0.5:
             _play_power(cf, st, tr, d, i, dst, 0)
@@ -465,28 +548,9 @@ def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
         dd = 2
     if dd > dice:
         dd = dice
-    a1, a2, a3, d1, d2 = _dice5_nb(s)
-    if dice < 3:
-        a3 = 0
-    if dice < 2:
-        a2 = 0
-    if dd < 2:
-        d2 = 0
-    hi = max(a1, max(a2, a3))
-    mid = a1 + a2 + a3 - hi - min(a1, min(a2, a3))
-    dhi = max(d1, d2)
-    dlo = d1 + d2 - dhi
-    la = 0
-    ld = 0
-    if hi + ab > dhi + db:
-        ld += 1
-    else:
-        la += 1
-    if dice >= 2 and dd >= 2:
-        if mid > dlo:
-            ld += 1
-        else:
-            la += 1
+    # LR-5.2-5.4: the shared roll (kernels.combat, rule set lotr-risk): faces, then losses
+    a1, a2, a3, d1, d2 = assault_faces_nb(s, dice, dd)
+    la, ld = assault_losses_nb(a1, a2, a3, d1, d2, dice, dd, ab, db)
     st[O_TROOPS + src] -= la
     st[O_TROOPS + dst] -= ld
     st[S_REMOVED] += la + ld
@@ -589,27 +653,26 @@ def end_turn_nb(cf, st, s, tr):
 @njit(cache=True, _nrt=False)
 def _fellowship_nb(cf, st, s, tr, seat):
     """LR-10: the Ring moves at the end of every player's turn; on a marked territory the die
-    must beat the threshold. Smeagol (+2) and A Balrog is Come (hold it in Moria) are played
-    for their holders (narrowed, see module). Returns True when it leaves the last territory."""
+    must beat the threshold (the shared kernels.fellowship roll and move). Smeagol (+2) and A
+    Balrog is Come (hold it in Moria) are played for their holders (narrowed, see module).
+    Returns True when it leaves the last territory (LR-10.3)."""
     np_ = cf[C_NP]
     r = st[S_RING]
-    t = cf[O_MARK + r]
-    die = 0
+    marked = cf[O_MARK:O_MARK + cf[C_NPATH]]
+    roll = cf[P_ROLL]
+    die = fellowship_die_nb(r, marked, 6, s)
     mod = 0
-    if t != 0:
-        die = d6_nb(s)
-        if die <= cf[P_ROLL] and die + 2 > cf[P_ROLL]:
-            for p in range(np_):
-                if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
-                    continue
-                i = _find_power(cf, st, p, K_SMEAGOL)
-                if i >= 0 and leading_nb(cf, st, p):
-                    _play_power(cf, st, tr, p, i, 0, 0)
-                    mod = 2
-                    break
-        go = die + mod > cf[P_ROLL]
-    else:
-        go = True
+    if die != 0 and not fellowship_moves_nb(r, marked, roll, die, 0) \
+            and fellowship_moves_nb(r, marked, roll, die, 2):
+        for p in range(np_):
+            if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
+                continue
+            i = _find_power(cf, st, p, K_SMEAGOL)
+            if i >= 0 and leading_nb(cf, st, p):
+                _play_power(cf, st, tr, p, i, 0, 0)
+                mod = 2
+                break
+    go = fellowship_moves_nb(r, marked, roll, die, mod)
     if go and ring_territory_nb(cf, st) == cf[C_MORIA]:
         for p in range(np_):
             if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
@@ -619,9 +682,14 @@ def _fellowship_nb(cf, st, s, tr, seat):
                 _play_power(cf, st, tr, p, i, 0, 0)
                 ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
                 return False
-    if t != 0:
-        return fellowship_move_nb(cf, st, tr, die, mod) != 0
-    return fellowship_move_nb(cf, st, tr, 0, 0) != 0
+    nxt = r + 1 if go else r
+    ev_nb(tr, EV_RING, 4, r, nxt, die, mod, 0, 0, 0, 0)
+    if not go:
+        return False
+    if nxt >= cf[C_NPATH]:
+        return True
+    st[S_RING] = nxt
+    return False
 
 
 # ---- the step machine ----------------------------------------------------------------------------
@@ -691,6 +759,19 @@ def legal_nb(cf, st, act):
                     n = _row(act, n, A_ATTACK, t, u, dc)
         if st[S_ADVLOCK] == 0:
             n = _power_rows(cf, st, act, n, seat, False)
+    elif ph == PH_BLOCK:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        i = _find_power(cf, st, seat, K_YSNP)
+        for k in range(cf[C_NBRG]):
+            n = _row(act, n, A_POWER, i, k, 0)
+    elif ph == PH_WITHDRAW:
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        i = _find_power(cf, st, seat, K_WITHDRAW)
+        dst = st[S_DST]
+        for k in range(cf[O_ADJN + dst]):
+            u = adj_nb(cf, dst, k)
+            if _withdraw_ok_nb(cf, st, seat, dst, u):
+                n = _row(act, n, A_POWER, i, u, 0)
     elif ph == PH_MOVEIN:
         lo, half, hi = _move_options(st)
         n = _row(act, n, A_MOVEIN, lo, 0, 0)
@@ -704,11 +785,18 @@ def legal_nb(cf, st, act):
         ip = cf[O_CSR_P:O_CSR_P + nt + 1]
         ix = cf[O_CSR_I:O_CSR_I + ip[nt]]
         own = st[O_OWNER:O_OWNER + nt]
+        closed = st[S_NBLOCK] > 0
         if st[S_FORT] > 0:
+            if closed:
+                _fort_comp_nb(cf, st, seat)
             for t in range(nt):
                 if own[t] != seat or st[O_TROOPS + t] < 2:
                     continue
-                reachable_nb(ip, ix, own, seat, t, mask)
+                if closed:          # LR-9.3: battalions do not cross a closed bridge
+                    for u in range(nt):
+                        mask[u] = 1 if st[O_COMP + u] >= 0 and st[O_COMP + u] == st[O_COMP + t] else 0
+                else:
+                    reachable_nb(ip, ix, own, seat, t, mask)
                 full = st[O_TROOPS + t] - 1
                 half = st[O_TROOPS + t] // 2
                 for u in range(nt):
@@ -728,6 +816,26 @@ def legal_nb(cf, st, act):
         if st[S_ADVLOCK] == 0:
             n = _power_rows(cf, st, act, n, seat, True)
     return n
+
+
+@njit(cache=True, _nrt=False)
+def _fort_comp_nb(cf, st, seat):
+    """Label each own territory (O_COMP; -1 for the rest) with the least territory it is
+    connected to through own territories without crossing a closed bridge (LR-6.1, LR-9.3)."""
+    nt = cf[C_NT]
+    for t in range(nt):
+        st[O_COMP + t] = t if st[O_OWNER + t] == seat else -1
+    changed = True
+    while changed:
+        changed = False
+        for t in range(nt):
+            if st[O_COMP + t] < 0:
+                continue
+            for k in range(cf[O_ADJN + t]):
+                u = adj_nb(cf, t, k)
+                if 0 <= st[O_COMP + u] < st[O_COMP + t] and not _closed_nb(cf, st, t, u):
+                    st[O_COMP + t] = st[O_COMP + u]
+                    changed = True
 
 
 @njit(cache=True, _nrt=False)
@@ -856,6 +964,25 @@ def apply_nb(cf, st, s, tr, wt, act, i):
             _attack_nb(cf, st, s, tr, wt, a, b, c)
         else:
             _do_power_nb(cf, st, s, tr, seat, a, b, c)
+    elif ph == PH_BLOCK:
+        if kind == A_POWER:                  # LR-9.3 You Shall Not Pass!: bridge b closes
+            _play_power(cf, st, tr, seat, a, cf[O_BRG + 2 * b], cf[O_BRG + 2 * b + 1])
+            st[O_BLOCK + seat] = b
+            st[S_NBLOCK] += 1
+            ev_nb(tr, EV_BLOCK, 3, seat, b, 1, 0, 0, 0, 0, 0)
+        _turn_phase_nb(cf, st, seat)
+    elif ph == PH_WITHDRAW:
+        dst = st[S_DST]
+        if kind == A_POWER:                  # LR-9.3 Strategic Withdrawal: all but 1 go to b
+            _play_power(cf, st, tr, seat, a, dst, b)
+            m = st[O_TROOPS + dst] - 1
+            st[O_TROOPS + dst] -= m
+            st[O_TROOPS + b] += m
+            st[S_WDONE] = 1
+            ev_nb(tr, EV_WITHDRAW, 4, seat, dst, b, m, 0, 0, 0, 0)
+        st[S_CUR] = st[S_TSEAT]
+        st[S_PHASE] = PH_ATTACK
+        _roll_nb(cf, st, s, tr, wt, st[S_SRC], dst, st[S_DICE])
     elif ph == PH_MOVEIN:
         _finish_conquest_nb(cf, st, s, tr, a)
     elif ph == PH_FORT:

@@ -9,7 +9,10 @@ positive score: exact P(taking the territory) from ``wt`` (lotr_sim.exact.battle
 Python at compile time) minus the threshold, plus what the territory brings (a region
 completed, a stronghold, a site where its Leader completes a mission). It reinforces its
 most threatened front (strongholds count extra), completes regions, sends Leaders to the
-sites of its mission cards, and fortifies from the interior to the fronts.
+sites of its mission cards, and fortifies from the interior to the fronts. It plays You Shall
+Not Pass! at once on the bridge an enemy is likeliest to take an own territory across (any
+bridge when none is threatened: a played power scores), and Strategic Withdrawal when the
+attack takes the territory with P >= 0.8, into the own neighbour under most pressure.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from lotr_sim.games.lotr_risk.board import (
 )
 from lotr_sim.games.lotr_risk.config import (
     C_NP, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_REG, O_RSIZE, O_SITE, O_STRONG, P_LEADB, P_STRB,
-    C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY,
+    C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY, K_WITHDRAW, K_YSNP, O_BRG,
 )
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
@@ -103,6 +106,26 @@ def pressure_nb(cf, st, t, ctx):
             if 0.0 < m <= 2.0:
                 v += 0.5 / m
     return v + 0.3 * cf[O_STRONG + t]
+
+
+@njit(cache=True, _nrt=False)
+def bridge_threat_nb(cf, st, wt, seat, k):
+    """How likely an enemy takes an own territory across bridge ``k`` (the exact odds of an
+    attack fought to the end, LR-5): 0 where no enemy army faces ``seat`` there, or the enemy
+    has a Leader at its end (a force with a Leader crosses anyway, LR-9.3)."""
+    best = 0.0
+    for e in range(2):
+        mine = cf[O_BRG + 2 * k + e]
+        them = cf[O_BRG + 2 * k + 1 - e]
+        o = st[O_OWNER + them]
+        if st[O_OWNER + mine] != seat or o == seat or o < 0 or o >= NEUTRAL or st[O_TROOPS + them] < 2:
+            continue
+        if leader_slot_at_nb(st, o, them) >= 0:
+            continue
+        p = odds_nb(cf, st, wt, them, mine, 0, 0, False)
+        if p > best:
+            best = p
+    return best
 
 
 @njit(cache=True, _nrt=False)
@@ -229,6 +252,12 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
             return 0.3 * w if leading_nb(cf, st, seat) else -1.0
         if k == K_NIGHT:
             return 0.05 * w
+        if k == K_YSNP:
+            return w * (0.05 + bridge_threat_nb(cf, st, wt, seat, b))
+        if k == K_WITHDRAW:
+            # the defence is hopeless: save all but one into the neediest own neighbour
+            p = odds_nb(cf, st, wt, st[S_SRC], st[S_DST], 0, 0, False)
+            return 1.0 + 0.01 * max(ctx[b], 0.0) if p >= 0.8 else -1.0
         return 0.01
     return 0.0
 

@@ -15,6 +15,9 @@ before the first turn) and ``event``:
   att_dice, def_dice, att_faces, def_faces, att_bonus, def_bonus, att_losses, def_losses}``
   (LR-5.2-5.4: bonuses on the highest die, ties to the defender); ``conquest {player, from,
   to, moved, from_player}`` (LR-5.6); ``fortify {player, from, to, battalions}`` (LR-6.1);
+* ``bridge {player, bridge, closed}`` (You Shall Not Pass!, LR-9.3: closed by the player at the
+  start of its turn, opened again at its next; ``bridge`` is "A - B"); ``withdrawal {player,
+  from, to, battalions}`` (Strategic Withdrawal, LR-9.3: the defender's move before the roll);
 * ``card_drawn {player, card}`` (LR-8.1); ``adventure {player, card, what}`` (what: drawn,
   discarded, event, power, mission; LR-8.2, LR-9); ``eliminated {player}``;
 * ``fellowship {from, to, roll, modifier, moved}`` (LR-10; roll 0: no die needed);
@@ -98,6 +101,12 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
             e = dict(base, event="fellowship", **{"from": path[v[0]]},
                      to=path[v[1]] if v[1] < len(path) else "left the Dead Marshes" if v[1] > v[0] else path[v[1]],
                      to_step=v[1], roll=v[2], modifier=v[3], moved=v[1] != v[0])
+        elif code == L.EV_BLOCK:
+            e = dict(base, event="bridge", player=_pl(v[0]), bridge=comp.names["bridges"][v[1]],
+                     closed=bool(v[2]))
+        elif code == L.EV_WITHDRAW:
+            e = dict(base, event="withdrawal", player=_pl(v[0]), **{"from": names[v[1]]}, to=names[v[2]],
+                     battalions=v[3])
         elif code == L.EV_ELIM:
             e = dict(base, event="eliminated", player=_pl(v[0]))
         elif code == L.EV_END:
@@ -131,7 +140,7 @@ def _apply(st: dict, e: dict) -> None:
         st["battalions"][e["from"]] -= e["moved"]
         st["battalions"][e["to"]] = e["moved"]
         st["owners"][e["to"]] = e["player"]
-    elif ev == "fortify":
+    elif ev in ("fortify", "withdrawal"):
         st["battalions"][e["from"]] -= e["battalions"]
         st["battalions"][e["to"]] += e["battalions"]
     elif ev == "fellowship":
@@ -193,6 +202,12 @@ def format_event(e: dict) -> str | None:
         return f"  {p} draws a territory card ({e['card']})"
     if ev == "adventure":
         return f"  {p} adventure card {e['card']}: {e['what']}"
+    if ev == "bridge":
+        if e["closed"]:
+            return f"  {p} plays You Shall Not Pass!: the bridge {e['bridge']} is closed until its next turn"
+        return f"  the bridge {e['bridge']} ({p}'s) opens again"
+    if ev == "withdrawal":
+        return f"  {p} plays Strategic Withdrawal: {e['battalions']} battalions {e['from']} -> {e['to']}"
     if ev == "eliminated":
         return f"  {p} is eliminated"
     if ev == "fellowship":
