@@ -63,7 +63,11 @@ def play(
         except OSError as e:
             raise LotrSimError(f"cannot write trace {trace}: {e.strerror}") from None
     if not quiet:
-        players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
+        if g.seat_keys:
+            players = ", ".join(f"{k} ({g.sides[g.seat_side(comp, i)]}) {p}"
+                                for i, (k, p) in enumerate(g.seat_policies(comp, pols).items()))
+        else:
+            players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
         typer.echo(f"{g.title}: seed {seed}, game {index}, {players}")
         typer.echo(g.account(events))
     else:

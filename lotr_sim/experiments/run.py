@@ -231,6 +231,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     if keep_games is None:
         keep_games = games <= KEEP_GAMES_MAX
     compiled = game.compile(cfg)
+    game.seat_policies(compiled, pol)   # a seat this configuration lacks (p3 with 2 players): one line
     chunk = chunk or max(1000, min(50_000, games // 20 or 1))
     started = now_iso()
     warm_up(game, compiled, pol, seed, progress)  # so the rate excludes a first-run compile
