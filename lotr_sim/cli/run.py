@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 def print_summary(game, s: dict) -> None:
@@ -57,6 +57,7 @@ def run(
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
     threads: Optional[int] = threads_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
@@ -73,7 +74,8 @@ def run(
     keeps the finished games when --out is given)."""
     from lotr_sim import api
     g = api.get_game(game)
-    res = api.run_games(g, games=games, seed=seed, policies=seat_policies(policy, good, evil), sets=sets,
+    res = api.run_games(g, games=games, seed=seed, policies=seat_policies(policy, good, evil),
+                        sets=players_sets(game, sets, players),
                         config=str(config) if config else None, threads=threads, out=out,
                         trace=trace, progress=not quiet and not as_json, keep_games=False, force=force)
     if as_json:
