@@ -39,6 +39,17 @@ def print_summary(game, s: dict) -> None:
             q = s[f"{key}_quantiles"]
             lines.append(f"{key}: mean {s[f'{key}_mean']:.2f}, sd {s[f'{key}_sd']:.2f}, "
                          f"median {q['q50']:g}, 5–95% [{q['q05']:g}, {q['q95']:g}]")
+    if s.get("seats"):
+        st = Table(title="per seat")
+        for c in ("seat", "side", "AI player", "wins", "rate %", "95% Wilson", "points mean"):
+            st.add_column(c, justify="left" if c in ("seat", "side", "AI player") else "right")
+        for x in s["seats"]:
+            ci = x.get("ci95")
+            st.add_row(x["seat"], x["side"], str(x["policy"]), str(x.get("wins", "-")),
+                       f"{100 * x['win_rate']:.2f}" if "win_rate" in x else "-",
+                       f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]" if ci else "-",
+                       f"{x['points_mean']:.2f}" if "points_mean" in x else "-")
+        con.print(st)
     for side, p in s.get("points", {}).items():
         lines.append(f"points {side}: mean {p['mean']:.2f}, sd {p['sd']:.2f}")
     gps = s.get("games_per_second")
