@@ -159,3 +159,21 @@ def test_tally_seats_merge_like_one_chunk(comps):
     assert a == whole and Tally.from_dict(whole.to_dict()) == whole
     assert whole.seat_n == 300 and sum(whole.seat_wins) == 300
     assert whole.seat_wins == np.bincount(cols["winner_seat"], minlength=4).tolist()[:len(whole.seat_wins)]
+
+
+@pytest.mark.parametrize("cmd", [["run", "-n", "10", "-q"], ["play", "-q"],
+                                 ["compare", "--set", "leader_bonus=0", "--vs", "leader_bonus=1", "-q"],
+                                 ["balance", "-p", "leader_bonus", "-r", "0:2", "-q"],
+                                 ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q"],
+                                 ["bench", "-n", "10"]])
+def test_players_option_on_every_command_that_takes_set(cmd):
+    """``--players`` is refused in one line for a game without a players parameter, on every
+    command that takes ``--set`` (the shared option)."""
+    code, _, err = _cli(cmd + ["--game", "minas-tirith", "--players", "3"])
+    assert code == 2 and "no players parameter" in err and err.strip().count("\n") == 0, err
+
+
+def test_play_names_every_seat_LR_2_3():
+    code, out, _ = _cli(["play", "-g", "lotr-risk", "-p", "4", "--policy", "p2=random", "--good", "cautious"])
+    assert code == 0
+    assert "p1 (good) cautious, p2 (evil) random, p3 (good) cautious, p4 (evil) greedy" in out.splitlines()[0]
