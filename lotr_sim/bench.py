@@ -196,7 +196,9 @@ def bench_game(game_name: str, games: int = 20_000, seed: int = 1, policies: dic
         dt, reps, _ = _timed(lambda k, t=threads: [game.simulate(compiled, pol, seed, 0, games, threads=t)
                                                    for _ in range(k)][-1], min_seconds)
         gph[label] = games * reps / dt * 3600.0
-    res = {"game": game_name, "policies": pol, "threads_available": all_threads,
+    res = {"game": game_name, "policies": pol,
+           **({"seat_policies": game.seat_policies(compiled, pol)} if game.seat_keys else {}),
+           "threads_available": all_threads,
            "kernel_load_or_compile_s": load_s, "games_per_hour": gph,
            "games_per_s": {k: v / 3600.0 for k, v in gph.items()},
            "seconds_per_game": {k: 3600.0 / v for k, v in gph.items()}}

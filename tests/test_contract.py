@@ -75,7 +75,7 @@ def test_random_fuzz_invariant_after_every_step(gc):
         assert g.invariant_ok(comp, st)
         while not g.is_over(st):
             seat = g.to_move(st)
-            assert 0 <= seat < len(g.sides)
+            assert 0 <= seat < len(g.seat_names(comp))
             n = g.legal_actions(comp, st).shape[0]
             assert n >= 1, "no legal action before the end"
             g.apply(comp, st, int(rng.integers(n)))

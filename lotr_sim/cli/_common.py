@@ -109,5 +109,38 @@ def sets_option() -> Any:
                         "`lotr-sim params` lists them).")
 
 
+def players_option(short: bool = True) -> Any:
+    """``--players N`` (``-p`` where the command has no other ``-p``): sugar for
+    ``--set players=N``."""
+    names = ["--players", "-p"] if short else ["--players"]
+    return typer.Option(None, *names, help="Number of players, for a game with a `players` parameter "
+                        "(LOTR Risk: 2, 3 or 4, LR-2.1); the same as --set players=N.")
+
+
+def players_sets(game: str, sets: list[str] | None, players: int | None) -> list[str]:
+    """``sets`` with ``players=N`` added for ``--players N``. One error line for a game with no
+    ``players`` parameter or a ``--set players=`` that disagrees; the game's own check refuses
+    an impossible number (``Game.load``)."""
+    out = list(sets or [])
+    if players is None:
+        return out
+    from lotr_sim.config import parse_overrides
+    from lotr_sim.games.registry import get_game
+    g = get_game(game)
+    if "players" not in {p.name for p in g.params()}:
+        raise LotrSimError(f"game '{g.name}' has no players parameter: --players is for games with "
+                           "a choice of player count (e.g. lotr-risk)")
+    given = parse_overrides(out, option="--set").get("players")
+    if given is not None:
+        try:
+            same = int(str(given).strip()) == players
+        except ValueError:
+            same = False
+        if not same:
+            raise LotrSimError(f"--players {players} and --set players={given} disagree; give one of them")
+        return out
+    return out + [f"players={players}"]
+
+
 def threads_option() -> Any:
     return typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores).")

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
@@ -18,6 +18,7 @@ def balance(
                                "or 'equal' (Good's win rate = Evil's)."),
     games: int = typer.Option(4000, "--games", "-n", parser=parse_count, help="Games per evaluated value."),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(short=False),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
@@ -34,7 +35,7 @@ def balance(
     Bisection on paired runs; for an integer parameter the two bracketing values."""
     from lotr_sim import api
     pol = seat_policies(policy, good, evil)
-    r = api.balance(game, param, range_, target=target, games=games, sets=sets, policies=pol,
+    r = api.balance(game, param, range_, target=target, games=games, sets=players_sets(game, sets, players), policies=pol,
                     config=str(config) if config else None, seed=seed, tol=tol, max_steps=max_steps,
                     threads=threads, progress=not quiet and not as_json)
     if as_json:

@@ -5,7 +5,8 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import (cli_errors, evil_option, good_option, parse_count, policy_option, print_json,
+from lotr_sim.cli._common import (cli_errors, evil_option, good_option, parse_count, players_option, players_sets,
+                                  policy_option, print_json,
                                   seat_policies, seed_option, sets_option)
 from lotr_sim.errors import LotrSimError
 
@@ -29,6 +30,7 @@ def bench(
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Throughput benchmarks: battles/s of the combat kernels, or full games per hour."""
@@ -67,7 +69,7 @@ def bench(
             raise LotrSimError(f"--games must be from 10 to {MAX_BENCH_GAMES:,} (one timed call "
                                f"holds them all in memory), got {games}")
         res = b.bench_game(game, games=games, seed=seed, policies=seat_policies(policy, good, evil) or None,
-                           overrides=list(sets) or None)
+                           overrides=players_sets(game, sets, players) or None)
         if json_out:
             print_json(res)
             return

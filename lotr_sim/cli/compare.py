@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, threads_option
 
 
 @cli_errors
@@ -16,6 +16,7 @@ def compare(
     set_a: List[str] = typer.Option([], "--set", help="Variant A: name=value (repeatable; good=/evil= for policies)."),
     set_b: List[str] = typer.Option([], "--vs", help="Variant B: name=value (repeatable)."),
     base: List[str] = typer.Option([], "--base", help="Common override for both variants (repeatable)."),
+    players: Optional[int] = players_option(),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
@@ -41,7 +42,7 @@ def compare(
     lowers / no change as large as --delta) and the printed interval agrees."""
     from lotr_sim import api
     pol = seat_policies(policy, good, evil)
-    r = api.compare(game, set_a, set_b, sets=base, policies=pol, config=str(config) if config else None,
+    r = api.compare(game, set_a, set_b, sets=players_sets(game, base, players), policies=pol, config=str(config) if config else None,
                     seed=seed, alpha=alpha, beta=beta, p0=p0, p1=p1, delta=delta, max_games=max_games,
                     min_games=min_games,
                     threads=threads, paired=not unpaired, progress=not quiet and not as_json)

@@ -32,5 +32,6 @@ def params(
         t.add_row(r["name"], str(d).lower() if isinstance(d, bool) else str(d), r["allowed"], r["rule"], r["help"])
     con.print(t)
     defaults = ", ".join(f"{side} {pol}" for side, pol in g.default_policies.items())
-    con.print(f"sides: {', '.join(g.sides)} (--policy SIDE=NAME); players: {', '.join(g.policies)}; "
+    seats = (f"; seats: {', '.join(g.seat_keys)} (--policy SEAT=NAME, over its side's)" if g.seat_keys else "")
+    con.print(f"sides: {', '.join(g.sides)} (--policy SIDE=NAME){seats}; players: {', '.join(g.policies)}; "
               f"default: {defaults}")

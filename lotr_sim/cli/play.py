@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, policy_option, seat_policies, seed_option, sets_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, policy_option, players_option, players_sets, seat_policies, seed_option, sets_option
 from lotr_sim.errors import LotrSimError
 
 MAX_INDEX = 2**63 - 1  # a game index is a stream index: int64 (lotr_sim.kernels.rng)
@@ -38,6 +38,7 @@ def play(
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
     trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
@@ -51,7 +52,7 @@ def play(
         raise LotrSimError(f"--index must be in 0..{MAX_INDEX} (2**63 - 1), got {index}")
     g = get_game(game)
     pols = g.check_policies(seat_policies(policy, good, evil))
-    cfg = g.load(str(config) if config else None, sets)
+    cfg = g.load(str(config) if config else None, players_sets(game, sets, players))
     comp = g.compile(cfg)
     with _compile_spinner(g):
         row, events = g.play(comp, pols, seed, index)
@@ -63,7 +64,11 @@ def play(
         except OSError as e:
             raise LotrSimError(f"cannot write trace {trace}: {e.strerror}") from None
     if not quiet:
-        players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
+        if g.seat_keys:
+            players = ", ".join(f"{k} ({g.sides[g.seat_side(comp, i)]}) {p}"
+                                for i, (k, p) in enumerate(g.seat_policies(comp, pols).items()))
+        else:
+            players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
         typer.echo(f"{g.title}: seed {seed}, game {index}, {players}")
         typer.echo(g.account(events))
     else:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 def print_summary(game, s: dict) -> None:
@@ -39,6 +39,17 @@ def print_summary(game, s: dict) -> None:
             q = s[f"{key}_quantiles"]
             lines.append(f"{key}: mean {s[f'{key}_mean']:.2f}, sd {s[f'{key}_sd']:.2f}, "
                          f"median {q['q50']:g}, 5–95% [{q['q05']:g}, {q['q95']:g}]")
+    if s.get("seats"):
+        st = Table(title="per seat")
+        for c in ("seat", "side", "AI player", "wins", "rate %", "95% Wilson", "points mean"):
+            st.add_column(c, justify="left" if c in ("seat", "side", "AI player") else "right")
+        for x in s["seats"]:
+            ci = x.get("ci95")
+            st.add_row(x["seat"], x["side"], str(x["policy"]), str(x.get("wins", "-")),
+                       f"{100 * x['win_rate']:.2f}" if "win_rate" in x else "-",
+                       f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]" if ci else "-",
+                       f"{x['points_mean']:.2f}" if "points_mean" in x else "-")
+        con.print(st)
     for side, p in s.get("points", {}).items():
         lines.append(f"points {side}: mean {p['mean']:.2f}, sd {p['sd']:.2f}")
     gps = s.get("games_per_second")
@@ -57,6 +68,7 @@ def run(
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
     threads: Optional[int] = threads_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
@@ -73,7 +85,8 @@ def run(
     keeps the finished games when --out is given)."""
     from lotr_sim import api
     g = api.get_game(game)
-    res = api.run_games(g, games=games, seed=seed, policies=seat_policies(policy, good, evil), sets=sets,
+    res = api.run_games(g, games=games, seed=seed, policies=seat_policies(policy, good, evil),
+                        sets=players_sets(game, sets, players),
                         config=str(config) if config else None, threads=threads, out=out,
                         trace=trace, progress=not quiet and not as_json, keep_games=False, force=force)
     if as_json:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, policy_option, print_json, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
@@ -24,6 +24,7 @@ def sweep(
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
     sets: List[str] = sets_option(),
+    players: Optional[int] = players_option(short=False),
     config: Optional[Path] = config_option(),
     sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
@@ -63,6 +64,7 @@ def sweep(
         else:
             game = "minas-tirith"
     g = api.get_game(game)
+    sets = players_sets(game, sets, players)
     res = api.sweep(g, param or None, grid, games, precision, max_games, seed,
                     seat_policies(policy, good, evil) or None, sets or None,
                     str(config) if config else None, threads, out, resume, scheduler, cluster, workers,

@@ -22,10 +22,39 @@ def summarize(game, cols: Mapping[str, np.ndarray], conf: float = 0.95) -> dict[
     return summarize_tally(game, t, conf)
 
 
-def summarize_tally(game, tally: Tally, conf: float = 0.95) -> dict[str, Any]:
+def seat_info(game, compiled, policies: Mapping[str, str] | None) -> list[dict[str, str]]:
+    """``[{seat, side, policy}]`` of every seat of a configuration, in seat order."""
+    return [dict(seat=s, side=game.sides[game.seat_side(compiled, i)], policy=p)
+            for i, (s, p) in enumerate(game.seat_policies(compiled, policies).items())]
+
+
+def seat_stats(game, tally: Tally, seats: list[dict] | None, conf: float = 0.95) -> list[dict[str, Any]]:
+    """Per seat (LR-11.4): games won by the seat (from the ``winner_seat`` column) with a
+    Wilson interval, and its mean points (``points_<seat>``). Empty unless the games have a
+    ``winner_seat`` column or a side has more than one seat, so one-seat-per-side games
+    (Minas Tirith, The Search) show no seat table."""
+    if not seats or not (tally.seat_n or len(seats) > len(game.sides)):
+        return []
+    out = []
+    for i, s in enumerate(seats):
+        d: dict[str, Any] = dict(s)
+        if tally.seat_n:
+            k = tally.seat_wins[i] if i < len(tally.seat_wins) else 0
+            lo, hi = wilson(k, tally.seat_n, conf)
+            d.update(wins=int(k), games=tally.seat_n, win_rate=k / tally.seat_n, ci95=[lo, hi])
+        if s["seat"] in tally.points:
+            mean, sd = tally.mean_sd(f"points_{s['seat']}")
+            d.update(points_mean=mean, points_sd=sd)
+        out.append(d)
+    return out
+
+
+def summarize_tally(game, tally: Tally, conf: float = 0.95, seats: list[dict] | None = None) -> dict[str, Any]:
     """The summary of a run: wins and rates per outcome with Wilson intervals, end reasons,
     points and game-length statistics. Keys ``<outcome>_win_rate`` / ``<outcome>_ci95``
-    exist for every outcome (``good_win_rate`` for Minas Tirith)."""
+    exist for every outcome (``good_win_rate`` for Minas Tirith). With ``seats``
+    (``seat_info``) and seat columns in the games: ``seats``, the per-seat rows of
+    ``seat_stats``."""
     n = tally.n
     wins = {o: int(k) for o, k in zip(game.outcomes, tally.wins)}
     out: dict[str, Any] = dict(games=n, wins=wins)
@@ -47,6 +76,9 @@ def summarize_tally(game, tally: Tally, conf: float = 0.95) -> dict[str, Any]:
             mean, sd = tally.mean_sd(f"points_{s}")
             pts[s] = dict(mean=mean, sd=sd)
     out["points"] = pts
+    st = seat_stats(game, tally, seats, conf)
+    if st:
+        out["seats"] = st
     return out
 
 
@@ -61,7 +93,8 @@ def point_row(game, point, df, base_df, conf: float = 0.95) -> dict[str, Any]:
     return point_row_tally(game, point, t, pair, conf)
 
 
-def point_row_tally(game, point, tally: Tally, pair: PairTally, conf: float = 0.95) -> dict[str, Any]:
+def point_row_tally(game, point, tally: Tally, pair: PairTally, conf: float = 0.95,
+                    seats: list[dict] | None = None) -> dict[str, Any]:
     """One row of results.parquet for a sweep point: rates with Wilson intervals per outcome,
     the paired delta of the first outcome (e.g. Good) against the baseline over their common
     games (``pair``: this point as A, the baseline as B), game length, end reasons, points."""
@@ -91,6 +124,10 @@ def point_row_tally(game, point, tally: Tally, pair: PairTally, conf: float = 0.
         if s in tally.points:
             row[f"points_{s}_mean"] = tally.mean_sd(f"points_{s}")[0]
     row["rounds_hist"] = list(tally.hists.get("rounds", [])) if n else []
+    st = seat_stats(game, tally, seats, conf)
+    if st:
+        # one JSON list per point: its seats may differ from another point's (a players sweep)
+        row["seats"] = _json(st)
     return row
 
 

@@ -20,7 +20,11 @@ Task = tuple[int, int, int]
 
 
 def common_columns(game) -> list[str]:
-    return ["game", "winner", "reason", "rounds", "turns"] + [f"points_{s}" for s in game.sides]
+    """The columns a sweep keeps per game: the common ones, each side's points and, for a game
+    with named seats (``Game.seat_keys``), ``winner_seat`` and each seat's points (absent
+    columns are skipped)."""
+    return ["game", "winner", "reason", "rounds", "turns"] + [f"points_{s}" for s in game.sides] + \
+        (["winner_seat"] + [f"points_{k}" for k in game.seat_keys] if game.seat_keys else [])
 
 
 def select_columns(cols: dict[str, np.ndarray], keep: Sequence[str] | None) -> dict[str, np.ndarray]:

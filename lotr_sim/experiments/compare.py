@@ -27,11 +27,11 @@ BALANCE_MAX_GAMES = 50_000_000
 
 
 def split_sets(game, sets: Sequence[str] | Mapping[str, Any] | None) -> tuple[dict, dict]:
-    """Split ``name=value`` assignments into (rule parameters, side policies)."""
+    """Split ``name=value`` assignments into (rule parameters, side/seat policies)."""
     items = sets.items() if isinstance(sets, Mapping) else parse_overrides(sets or []).items()
     params, pols = {}, {}
     for k, v in items:
-        (pols if k in game.sides else params)[k] = v
+        (pols if k in game.policy_keys else params)[k] = v
     return params, pols
 
 

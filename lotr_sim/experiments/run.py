@@ -21,7 +21,7 @@ import numpy as np
 
 from lotr_sim._json import json_default
 from lotr_sim.errors import Interrupted, LotrSimError
-from lotr_sim.experiments.aggregate import summarize_tally
+from lotr_sim.experiments.aggregate import seat_info, summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso
@@ -231,6 +231,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     if keep_games is None:
         keep_games = games <= KEEP_GAMES_MAX
     compiled = game.compile(cfg)
+    game.seat_policies(compiled, pol)   # a seat this configuration lacks (p3 with 2 players): one line
     chunk = chunk or max(1000, min(50_000, games // 20 or 1))
     started = now_iso()
     warm_up(game, compiled, pol, seed, progress)  # so the rate excludes a first-run compile
@@ -291,7 +292,7 @@ def _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, ch
     if interrupted and (outp is None or k == 0):
         raise Interrupted(f"interrupted after {k} of {games} games; nothing saved "
                           f"(use --out DIR to keep finished games, or `lotr-sim sweep` to resume)")
-    summary = summarize_tally(game, tally)
+    summary = summarize_tally(game, tally, seats=seat_info(game, compiled, pol))
     summary["notes"] = list(game.notes)
     summary.update(game=game.name, seed=seed, policies=pol, params=cfg.params, config_hash=cfg.hash,
                    elapsed_s=elapsed, games_per_second=k / elapsed if elapsed > 0 else None,

@@ -244,16 +244,17 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
     if len(set(dim_names)) != len(dim_names):
         raise ConfigError(f"--param given twice for the same name: {', '.join(dim_names)}")
     for n, _ in spec.dims:
-        if n not in pnames and n not in game.sides:
+        if n not in pnames and n not in game.policy_keys:
             raise ConfigError(f"unknown parameter '{n}' of game '{game.name}'"
-                              f"{closest(n, list(pnames) + list(game.sides))}")
+                              f"{closest(n, list(pnames) + list(game.policy_keys))}")
     base_pol = game.check_policies(spec.policies)
     base_cfg = game.load(spec.config, spec.base_sets)
+    game.seat_policies(base_cfg, base_pol)
 
     def make(sets_pol: dict[str, Any]) -> tuple[dict, dict]:
-        sets = {k: v for k, v in sets_pol.items() if k not in game.sides}
+        sets = {k: v for k, v in sets_pol.items() if k not in game.policy_keys}
         pol = dict(base_pol)
-        pol.update({k: str(v) for k, v in sets_pol.items() if k in game.sides})
+        pol.update({k: str(v) for k, v in sets_pol.items() if k in game.policy_keys})
         pol = game.check_policies(pol)
         return sets, pol
 
@@ -264,6 +265,7 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
     def add(label, varied, value, sets_pol):
         sets, pol = make(sets_pol)
         cfg = game.load(spec.config, {**spec.base_sets, **sets})
+        game.seat_policies(cfg, pol)   # a seat this point's configuration lacks: one error line
         # canonical values after validation (e.g. "2" -> 2)
         sets = {k: cfg.params[k] for k in sets}
         key = json.dumps([cfg.hash, pol], sort_keys=True)

@@ -30,7 +30,7 @@ import numpy as np
 
 from lotr_sim.config import config_hash
 from lotr_sim.errors import Interrupted, LotrSimError
-from lotr_sim.experiments.aggregate import point_row_tally
+from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
@@ -325,7 +325,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
         tally, pair = tally_point(game, store, p.index, targets[p.index], targets[0])
         if tally.n != targets[p.index]:
             raise LotrSimError(f"point {p.label}: {tally.n} games on disk, expected {targets[p.index]}")
-        row = point_row_tally(game, p, tally, pair)
+        row = point_row_tally(game, p, tally, pair, seats=seat_info(game, compiled[p.index], p.policies))
         if spec.precision is not None:
             row["precision_met"] = bool(float(wilson_half_width(tally.wins[0], tally.n)) <= spec.precision)
         row["dims"] = _json_dims(spec, cfgs[p.index], p)

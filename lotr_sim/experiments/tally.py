@@ -97,7 +97,9 @@ class Tally:
         self.wins = [0] * len(self.outcomes)
         self.reason_counts = [0] * len(self.reasons)
         self.hists: dict[str, list[int]] = {}
-        self.points: dict[str, list[int]] = {}      # side -> [sum, sum of squares]
+        self.points: dict[str, list[int]] = {}      # side or seat -> [sum, sum of squares]
+        self.seat_n = 0                              # games with a ``winner_seat`` column
+        self.seat_wins: list[int] = []               # games won by each seat (its index)
 
     @classmethod
     def empty(cls, game) -> "Tally":
@@ -106,7 +108,7 @@ class Tally:
 
     def add(self, cols: Mapping[str, np.ndarray]) -> None:
         """Fold one chunk's per-game columns in (``winner``, ``reason``, and when present
-        ``rounds``, ``turns``, ``points_<side>``)."""
+        ``rounds``, ``turns``, ``points_<side or seat>``, ``winner_seat``)."""
         winner = np.asarray(cols["winner"]).astype(np.int64, copy=False)
         m = int(winner.size)
         if m == 0:
@@ -124,13 +126,17 @@ class Tally:
         for key in HIST_COLUMNS:
             if key in cols:
                 self.hists[key] = _hist_add(self.hists.get(key, []), np.asarray(cols[key]))
-        for s in self.sides:
-            c = f"points_{s}"
-            if c in cols:
+        for c in cols:
+            if c.startswith("points_"):
                 v = np.asarray(cols[c]).astype(np.int64, copy=False)
-                acc = self.points.setdefault(s, [0, 0])
+                acc = self.points.setdefault(c[7:], [0, 0])
                 acc[0] += int(v.sum())
                 acc[1] += int((v * v).sum())
+        if "winner_seat" in cols:
+            ws = np.asarray(cols["winner_seat"]).astype(np.int64, copy=False)
+            b = np.bincount(ws[ws >= 0]).tolist() if (ws >= 0).any() else []
+            self.seat_wins = _hist_merge(self.seat_wins, b)
+            self.seat_n += m
 
     def merge(self, other: "Tally") -> None:
         """Add another tally of the same game's labels."""
@@ -145,9 +151,11 @@ class Tally:
             acc = self.points.setdefault(s, [0, 0])
             acc[0] += a
             acc[1] += b
+        self.seat_n += other.seat_n
+        self.seat_wins = _hist_merge(list(self.seat_wins), other.seat_wins)
 
     def mean_sd(self, key: str) -> tuple[float, float]:
-        """Mean and sd of a histogram column (``rounds``/``turns``) or of ``points_<side>``."""
+        """Mean and sd of a histogram column (``rounds``/``turns``) or of ``points_<side or seat>``."""
         if key in self.hists:
             return hist_mean_sd(self.hists[key])
         if key.startswith("points_") and key[7:] in self.points:
@@ -160,10 +168,13 @@ class Tally:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (plain ints and lists)."""
-        return dict(outcomes=list(self.outcomes), reasons=list(self.reasons), sides=list(self.sides),
-                    n=self.n, wins=list(self.wins), reasons_count=list(self.reason_counts),
-                    hists={k: list(v) for k, v in self.hists.items()},
-                    points={k: list(v) for k, v in self.points.items()})
+        d = dict(outcomes=list(self.outcomes), reasons=list(self.reasons), sides=list(self.sides),
+                 n=self.n, wins=list(self.wins), reasons_count=list(self.reason_counts),
+                 hists={k: list(v) for k, v in self.hists.items()},
+                 points={k: list(v) for k, v in self.points.items()})
+        if self.seat_n:
+            d.update(seat_n=self.seat_n, seat_wins=list(self.seat_wins))
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tally":
@@ -173,6 +184,8 @@ class Tally:
         t.reason_counts = [int(x) for x in d["reasons_count"]]
         t.hists = {k: [int(x) for x in v] for k, v in d.get("hists", {}).items()}
         t.points = {k: [int(x) for x in v] for k, v in d.get("points", {}).items()}
+        t.seat_n = int(d.get("seat_n", 0))
+        t.seat_wins = [int(x) for x in d.get("seat_wins", [])]
         if len(t.wins) != len(t.outcomes) or len(t.reason_counts) != len(t.reasons) or sum(t.wins) != t.n:
             raise ValueError("inconsistent tally")
         return t

@@ -39,6 +39,8 @@ class Game(abc.ABC):
     reasons: tuple[str, ...] = ()       # end reasons, e.g. ("leaders", "city", "deck")
     builtin_policies: tuple[str, ...] = ()  # AI players inside the engine ("random", "greedy", ...)
     default_policies: Mapping[str, str] = {}
+    seat_keys: tuple[str, ...] = ()     # every seat name some configuration has (e.g. p1..p4);
+                                        # () when the seats are the sides
     notes: tuple[str, ...] = ()         # caveats every report of this game must show
 
     @property
@@ -94,7 +96,8 @@ class Game(abc.ABC):
         raise NotImplementedError
 
     def to_move(self, state) -> int:
-        """The seat (index into ``sides``) whose decision it is; -1 once over."""
+        """The seat (index into ``seat_names(compiled)``; the sides unless the game has more
+        seats) whose decision it is; -1 once over."""
         raise NotImplementedError
 
     def is_over(self, state) -> bool:
@@ -152,11 +155,48 @@ class Game(abc.ABC):
         naming the first one that does not follow."""
         raise NotImplementedError
 
+    # -- seats ------------------------------------------------------------------------------
+    # A seat is one player at the table. Most games seat one player per side; a game with more
+    # (LOTR Risk with 3-4 players) names its seats (``seat_keys``) and maps each to its side.
+    # ``--policy SIDE=NAME`` gives every seat of the side that player; ``--policy SEAT=NAME``
+    # one seat (a seat's own entry wins over its side's).
+    @property
+    def policy_keys(self) -> tuple[str, ...]:
+        """The names a policy may be given to: the sides, then every seat name."""
+        return tuple(self.sides) + tuple(k for k in self.seat_keys if k not in self.sides)
+
+    def seat_names(self, compiled: Any) -> tuple[str, ...]:
+        """The seats of this configuration in the rules' seat order (``to_move`` indexes it);
+        by default one seat per side, named after it."""
+        return tuple(self.sides)
+
+    def seat_side(self, compiled: Any, seat: int) -> int:
+        """The side (index into ``sides``) of seat ``seat``; by default the seat is the side."""
+        return int(seat)
+
+    def seat_policies(self, compiled: Any, policies: Mapping[str, str] | None) -> dict[str, str]:
+        """Every seat's player, ``{seat name: player}`` in seat order: the seat's own entry,
+        else its side's (``check_policies``). A seat this configuration does not have is one
+        ConfigError line."""
+        pols = self.check_policies(policies)
+        seats = self.seat_names(compiled)
+        for k in pols:
+            if k not in self.sides and k not in seats:
+                listed = ", ".join(f"{s} {self.sides[self.seat_side(compiled, i)]}" for i, s in enumerate(seats))
+                raise ConfigError(f"game '{self.name}' has no seat '{k}' in this configuration "
+                                  f"(its seats: {listed})")
+        return {s: pols.get(s) or pols[self.sides[self.seat_side(compiled, i)]] for i, s in enumerate(seats)}
+
     def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
+        """The sides' default players updated with ``policies`` (keys: sides or seat names,
+        ``policy_keys``), every name checked; one ConfigError line on anything unknown.
+        Which seats exist may depend on the configuration: ``seat_policies`` checks that."""
         out = dict(self.default_policies)
+        keys = self.policy_keys
         for side, pol in (policies or {}).items():
-            if side not in self.sides:
-                raise ConfigError(f"game '{self.name}' has no side '{side}' (sides: {', '.join(self.sides)})")
+            if side not in keys:
+                what = ("side or seat", "sides and seats") if self.seat_keys else ("side", "sides")
+                raise ConfigError(f"game '{self.name}' has no {what[0]} '{side}' ({what[1]}: {', '.join(keys)})")
             if pol is None:
                 continue
             if pol not in self.policies:

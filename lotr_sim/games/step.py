@@ -6,7 +6,7 @@ Every engine rests, between two calls, at a decision of one seat (or the game is
   rows of an int array (one row per action; the game's module documents the columns);
 * ``apply(compiled, state, i)``  applies row ``i`` of that list and resolves everything up
   to the next decision - chance from the random stream held in the state;
-* ``to_move(state)`` (a seat index into ``Game.sides``; -1 when over), ``is_over(state)``,
+* ``to_move(state)`` (a seat index into ``Game.seat_names``, by default the sides; -1 when over), ``is_over(state)``,
   ``result(compiled, state)`` (the same one-row columns as ``Game.simulate``).
 
 A whole game is "the policy to move picks one of the legal actions, apply it". The engine's
@@ -74,8 +74,9 @@ def trace_size(trace, default: int) -> int:
     return trace if isinstance(trace, int) and not isinstance(trace, bool) else default
 
 
-def winner_scores(game, winners: np.ndarray, seat: int) -> np.ndarray:
-    """Score of each winner code for ``seat``: 1 win, 0.5 draw, 0 loss."""
-    side = game.sides[seat]
+def winner_scores(game, winners: np.ndarray, side: int) -> np.ndarray:
+    """Score of each winner code for side ``side`` (index into ``game.sides``; a seat scores
+    by its side, ``Game.seat_side``): 1 win, 0.5 draw, 0 loss."""
+    side = game.sides[side]
     table = np.array([1.0 if o == side else 0.5 if o == "draw" else 0.0 for o in game.outcomes])
     return table[winners]

@@ -18,9 +18,11 @@ from lotr_sim.players.registry import generic_player, is_generic
 
 def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: int,
                trace: bool = False, debug: bool = False, stats: dict | None = None) -> State:
-    """One whole game; returns its final state (``game.result`` gives the row)."""
-    players = {seat: generic_player(p, game, seed) for seat, p in
-               ((game.sides.index(side), p) for side, p in policies.items()) if is_generic(p)}
+    """One whole game; returns its final state (``game.result`` gives the row). ``policies``
+    name sides and/or seats (``Game.seat_policies``); each seat held by a registered player
+    gets its own player object, indexed by seat as ``Game.to_move`` reports it."""
+    seats = game.seat_policies(compiled, policies)
+    players = {seat: generic_player(p, game, seed) for seat, p in enumerate(seats.values()) if is_generic(p)}
     state = game.new_state(compiled, policies, seed, index, trace=trace, debug=debug)
     stop = sorted(players)
     t0 = time.perf_counter()

@@ -83,7 +83,8 @@ class SearchPlayer:
         m = max(1, self.budget // cand.shape[0])
         winners = self.game.playouts(compiled, state, cand, m, self._key(state, seat))
         self.playouts += cand.shape[0] * m
-        v = winner_scores(self.game, winners, seat)
+        # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
+        v = winner_scores(self.game, winners, self.game.seat_side(compiled, seat))
         # paired on the playout's stream: candidate c against the heuristic's own choice
         d = v[1:] - v[0]
         mean = d.mean(axis=1)

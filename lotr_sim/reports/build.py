@@ -10,6 +10,10 @@ from pathlib import Path
 from lotr_sim.errors import LotrSimError
 
 
+SEATS_TEXT = ("Each seat's wins in percent of games (the seat's player won; its side's win rate above "
+              "adds up its seats) with 95% Wilson intervals, and the seat's mean points (LR-11.4).")
+
+
 def load_results(folder: str | Path):
     """``(results DataFrame, manifest dict)`` of a sweep folder (manifest may be {})."""
     import pandas as pd
@@ -81,6 +85,9 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
     md += ["", f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
            f"{o0}'s win rate against the baseline in percentage points (common random numbers: game i "
            f"of every point uses stream i) with its 95% interval.", "", table_md, ""]
+    seats_md = tables.seats_markdown(df)
+    if seats_md:
+        md += ["## Win rate per seat", "", SEATS_TEXT, "", seats_md, ""]
     for name, path, caption in figs:
         md += [f"## {caption}", "", f"![{caption}](plots/{path.name})", ""]
     (folder / "report.md").write_text("\n".join(md))
@@ -95,6 +102,9 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
     h += [f"<p>Win rates in percent of games with 95% Wilson intervals; &Delta; is the paired change of "
           f"{html.escape(o0)}'s win rate against the baseline in percentage points with its 95% interval.</p>",
           tables.results_html(df, outcomes, reasons)]
+    seats_h = tables.seats_html(df)
+    if seats_h:
+        h += ["<h2>Win rate per seat</h2>", f"<p>{html.escape(SEATS_TEXT)}</p>", seats_h]
     for name, path, caption in figs:
         b64 = base64.b64encode(path.read_bytes()).decode()
         h += [f"<h2>{html.escape(caption)}</h2>", f"<img alt='{html.escape(caption)}' "

@@ -80,6 +80,46 @@ def results_rich(df, outcomes, reasons, title: str = ""):
     return t
 
 
+def seat_rows(df) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the per-seat table (LR-11.4): one row per point and seat, with the
+    seat's side and AI player, its win rate with the 95% Wilson interval and its mean points.
+    Empty when no point has a ``seats`` column (games with one seat per side and no
+    ``winner_seat``: Minas Tirith, The Search)."""
+    head = ["point", "seat", "side", "AI player", "win % [95% CI]", "points mean"]
+    body: list[list[str]] = []
+    if "seats" not in df:
+        return head, body
+    for _, r in df.iterrows():
+        v = r["seats"]
+        if not isinstance(v, str):
+            continue
+        for s in json.loads(v):
+            rate = (f"{_pct(s['win_rate'])} [{_pct(s['ci95'][0])}, {_pct(s['ci95'][1])}]"
+                    if "win_rate" in s else "-")
+            pts = f"{s['points_mean']:.2f}" if "points_mean" in s else "-"
+            body.append([str(r["label"]), s["seat"], _name(s["side"]), str(s["policy"]), rate, pts])
+    return head, body
+
+
+def seats_markdown(df) -> str:
+    """The per-seat table in Markdown ("" when there is none)."""
+    head, body = seat_rows(df)
+    if not body:
+        return ""
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(out + ["| " + " | ".join(b) + " |" for b in body])
+
+
+def seats_html(df) -> str:
+    """The per-seat table in HTML ("" when there is none)."""
+    head, body = seat_rows(df)
+    if not body:
+        return ""
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in b) + "</tr>" for b in body]
+    return "\n".join(out + ["</table>"])
+
+
 def _is_pairing(r) -> bool:
     return r.get("varied") == "pairings"
 

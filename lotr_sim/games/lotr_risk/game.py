@@ -1,11 +1,13 @@
 """``LotrRisk``: the Game seam (lotr_sim.games.base) for Risk: The Lord of the Rings (2002).
 
-Seats and sides (LR-2.1/2.3): 2 players = Good (seat 0) v Evil (seat 1) plus the neutral army
-(which never decides, LR-5.8); 3 players = Evil, Good, Evil; 4 players = Good, Evil, Good,
-Evil. Policies are per side (``--good greedy --evil random``): with 3-4 players every seat of
-a side plays its side's policy (per-seat policies are a later step). ``to_move`` is the
-side of the seat to move. Outcomes are "good" / "evil" (LR-11.3 breaks ties by dice, so no
-draw): the side of the winning player; ``winner_seat`` names the player.
+Seats and sides (LR-2.1/2.3): the seats are ``p1``..``pN`` in the rules' seat order; 2 players
+= p1 Good, p2 Evil plus the neutral army (which never decides, LR-2.2/5.8); 3 players = Evil,
+Good, Evil; 4 players = Good, Evil, Good, Evil (``compiled.names["seat_sides"]``). Policies are
+given per side (``--good greedy``: every seat of the side) and/or per seat (``--policy
+p3=random``, which wins over its side's entry); ``to_move`` is the seat to move, and a search
+player in a seat scores its playouts by its seat's side winning. Outcomes are "good" / "evil"
+(LR-11.3 breaks ties by dice, so no draw): the side of the winning player; ``winner_seat``
+names the player (LR-11.4: reports give win rates per side and per seat).
 """
 from __future__ import annotations
 
@@ -32,14 +34,22 @@ _POL = {
 REASONS = ("fellowship", "conquest", "turn_cap")
 
 
-def policy_array(policies: Mapping[str, str]) -> np.ndarray:
-    """Rows (good, evil) of the engine's policy vectors; a seat held by a player from
-    ``lotr_sim.players`` gets greedy's (its playouts and inner decisions use it)."""
+def policy_array(seat_policies: Sequence[str]) -> np.ndarray:
+    """The engine's policy vectors, one row per seat (``C.MAXP`` rows; seats past the player
+    count play greedy and never move); a seat held by a player from ``lotr_sim.players`` gets
+    greedy's (its playouts and inner decisions use it)."""
     from lotr_sim.games.lotr_risk.layout import NPOL
-    pol = np.zeros((2, NPOL), dtype=np.float64)
-    for i, side in enumerate(("good", "evil")):
-        pol[i] = _POL.get(policies[side], _POL["greedy"])
+    pol = np.zeros((C.MAXP, NPOL), dtype=np.float64)
+    for i in range(C.MAXP):
+        pol[i] = _POL.get(seat_policies[i] if i < len(seat_policies) else "greedy", _POL["greedy"])
     return pol
+
+
+def _seat_sides(compiled) -> list[str]:
+    """The side of each seat of a compiled config, or of a loaded ``GameConfig``."""
+    if isinstance(compiled, GameConfig):
+        return [s[0] for s in C.SEATS[int(compiled.params["players"])]]
+    return list(compiled.names["seat_sides"])
 
 
 def _columns(out: np.ndarray, first: int) -> dict[str, np.ndarray]:
@@ -73,12 +83,21 @@ class LotrRisk(Game):
     reasons = REASONS
     builtin_policies = BUILTIN_POLICIES
     default_policies = {"good": "greedy", "evil": "greedy"}
+    seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "
         "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "
         "'You Shall Not Pass!' and 'Strategic Withdrawal' are decisions of their holders (play.py).",
-        "With 3-4 players every seat of a side plays its side's policy.",
+        "Good/Evil win rates are per side: with 3-4 players a side wins when any of its seats wins (LR-11.4).",
     )
+
+    def seat_names(self, compiled) -> tuple[str, ...]:
+        """``p1``..``pN`` in the rules' seat order (LR-2.2/2.3); ``compiled`` may also be the
+        loaded GameConfig."""
+        return tuple(f"p{i + 1}" for i in range(len(_seat_sides(compiled))))
+
+    def seat_side(self, compiled, seat: int) -> int:
+        return self.sides.index(_seat_sides(compiled)[int(seat)])
 
     def params(self) -> list[Param]:
         return list(C.PARAMS)
@@ -106,8 +125,9 @@ class LotrRisk(Game):
         from lotr_sim.kernels.rng import check_seed
         check_seed(seed)
         pols = self.check_policies(policies)
+        seats = self.seat_policies(compiled, pols)
         out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
-        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+        if n > 0 and any(p not in BUILTIN_POLICIES for p in seats.values()):
             from lotr_sim.players.driver import simulate_with_players
 
             def record(state, row):
@@ -116,7 +136,7 @@ class LotrRisk(Game):
                                                            resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
-            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(pols), np.int64(seed),
+            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(list(seats.values())), np.int64(seed),
                                       np.int64(first), np.int64(1 if debug else 0)),
                       n, resolve_threads(threads), out)
         return _columns(out, first)
@@ -127,9 +147,10 @@ class LotrRisk(Game):
         from lotr_sim.kernels.tracebuf import overflowed
         check_seed(seed)
         pols = self.check_policies(policies)
+        seats = self.seat_policies(compiled, pols)
         size = 1 << 18
         while True:
-            if any(p not in BUILTIN_POLICIES for p in pols.values()):
+            if any(p not in BUILTIN_POLICIES for p in seats.values()):
                 from lotr_sim.players.driver import play_state
                 state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
             else:
@@ -152,13 +173,14 @@ class LotrRisk(Game):
         from lotr_sim.kernels.tracebuf import new_trace
         check_seed(seed)
         pols = self.check_policies(policies)
+        seats = self.seat_policies(compiled, pols)
         size = trace_size(trace, 1 << 18)
         arrays = dict(st=np.zeros(L.ST_SIZE, dtype=np.int64),
                       s=np.zeros(STATE_SIZE, dtype=np.uint64),
                       tr=new_trace(size),
                       act=np.zeros((L.MAXA, 4), dtype=np.int64),
-                      pol=policy_array(pols),
-                      heur=policy_array({"good": "greedy", "evil": "greedy"}))
+                      pol=policy_array(list(seats.values())),
+                      heur=policy_array(()))
         state = State(self.name, int(seed), int(index), pols, arrays, meta=dict(cf=compiled.cf))
         stream_init_nb(np.int64(seed), np.int64(index), state.s)
         E.new_game_nb(compiled.cf, state.st, state.s, state.tr)
@@ -183,8 +205,7 @@ class LotrRisk(Game):
         from lotr_sim.games.lotr_risk import layout as L
         if state.st[L.S_OVER] != 0:
             return -1
-        # the seat -> side table of the compiled config (new_state keeps it in meta)
-        return int(state.meta["cf"][C.O_SSIDE + state.st[L.S_CUR]])
+        return int(state.st[L.S_CUR])     # the seat (p1 = 0); seat_side gives its side
 
     def result(self, compiled, state):
         from lotr_sim.games.lotr_risk import play as E
@@ -229,10 +250,10 @@ class LotrRisk(Game):
         mask = 0
         for seat in stop_seats:
             mask |= 1 << int(seat)
-        side = int(E.run_until_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.pol,
+        seat = int(E.run_until_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.pol,
                                   state.act, np.int64(mask)))
         state.n_legal = -1
-        return side
+        return seat
 
     def playouts(self, compiled, state, candidates, m, key):
         from lotr_sim.games.lotr_risk import play as E
@@ -257,11 +278,13 @@ class LotrRisk(Game):
         from lotr_sim import __version__
         from lotr_sim.players.registry import player_settings
         meta = getattr(compiled, "meta", {}) or {}
+        seats = self.seat_policies(compiled, policies)   # every seat's player (p1..pN)
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
                 "trace_version": 1, "game_name": self.name, "lotr_sim_version": __version__,
                 "config_hash": meta.get("config_hash"), "config": meta.get("config"),
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
+                "seat_policies": seats,
                 "players": int(compiled.cf[C.C_NP]), "seat_sides": compiled.names["seat_sides"],
                 "seed": int(seed), "game_index": int(game_index),
-                "search": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
+                "search": {p: player_settings(p) for p in seats.values() if player_settings(p)},
                 "rules": "shared/rules/lotr-risk.md"}

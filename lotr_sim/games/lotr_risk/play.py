@@ -1006,20 +1006,21 @@ def apply_nb(cf, st, s, tr, wt, act, i):
 
 @njit(cache=True, _nrt=False)
 def to_move_nb(cf, st):
-    """The side (0 Good, 1 Evil) of the seat to move; -1 once over."""
+    """The seat to move (its side is ``side_of_nb``); -1 once over."""
     if st[S_OVER] != 0:
         return -1
-    return side_of_nb(cf, st[S_CUR])
+    return st[S_CUR]
 
 
 @njit(cache=True)
 def run_until_nb(cf, st, s, tr, wt, pol, act, stop_mask):
-    """Built-in policies play until a side in ``stop_mask`` is to move (returns it) or the end."""
+    """Built-in policies (``pol`` row = seat) play until a seat in ``stop_mask`` is to move
+    (returns the seat) or the end (-1)."""
     ctx = np.zeros(NCTX)
     while st[S_OVER] == 0:
-        side = side_of_nb(cf, st[S_CUR])
-        if (stop_mask >> side) & 1:
-            return side
+        seat = st[S_CUR]
+        if (stop_mask >> seat) & 1:
+            return seat
         n = legal_nb(cf, st, act)
         i = choose_nb(cf, st, wt, pol, s, act, n, ctx)
         apply_nb(cf, st, s, tr, wt, act, i)

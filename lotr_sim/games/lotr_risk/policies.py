@@ -1,6 +1,6 @@
 """LOTR Risk built-in players inside numba: ``random`` (uniform over the legal actions, drawing
 from the game's stream) and the heuristic behind ``greedy`` / ``aggressive`` / ``cautious``
-(one scoring rule, a policy vector per side: attack threshold on the exact odds, how much it
+(one scoring rule, a policy vector per seat, row ``st[S_CUR]`` of ``pol``: attack threshold on the exact odds, how much it
 concentrates reinforcements, the weight of missions, of fortifying and of playing powers).
 
 The heuristic scores every legal action (``score_nb``) and takes the best (the first of equal
@@ -22,7 +22,7 @@ from numba import njit
 from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.lotr_risk.board import (
-    adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, ring_territory_nb, side_of_nb,
+    adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, ring_territory_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
     C_NP, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_REG, O_RSIZE, O_SITE, O_STRONG, P_LEADB, P_STRB,
@@ -143,7 +143,6 @@ def leading_nb(cf, st, seat):
 def score_nb(cf, st, wt, pol, act, i, ctx):
     """The heuristic's score of legal action ``i`` (higher is better; pass scores 0)."""
     seat = st[S_CUR]
-    side = side_of_nb(cf, seat)
     kind = act[i, 0]
     a = act[i, 1]
     b = act[i, 2]
@@ -166,12 +165,12 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
     if kind == A_PLACE:
         v = ctx[a]
         if st[S_PHASE] == PH_REINF:
-            v += 0.001 * b * (1.0 if pol[side, PL_CONC] > 0 else -1.0)
+            v += 0.001 * b * (1.0 if pol[seat, PL_CONC] > 0 else -1.0)
         return v
     if kind == A_LEADER:
         v = 0.1 * st[O_TROOPS + a]
         if has_mission_nb(cf, st, seat, a):
-            v += 3.0 * pol[side, PL_MISS]
+            v += 3.0 * pol[seat, PL_MISS]
         tot, cnt = enemy_adj_nb(cf, st, a)
         if cnt > 0:
             v += 1.0
@@ -186,10 +185,10 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
         if ctx[MAXT + cf[O_REG + b]] == 1.0:
             gain += 0.15
         if leader_slot_at_nb(st, seat, a) >= 0 and cf[O_SITE + b] != 0:
-            gain += 0.05 * pol[side, PL_MISS]
+            gain += 0.05 * pol[seat, PL_MISS]
             if has_mission_nb(cf, st, seat, b):
-                gain += 0.3 * pol[side, PL_MISS]
-        return p - pol[side, PL_THR] + gain
+                gain += 0.3 * pol[seat, PL_MISS]
+        return p - pol[seat, PL_THR] + gain
     if kind == A_MOVEIN:
         src = st[S_SRC]
         dst = st[S_DST]
@@ -206,13 +205,13 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
         pd = ctx[b]
         if pd < 0:
             return -1.0
-        return pol[side, PL_FORT] * (0.5 + 0.1 * pd) + 0.001 * c
+        return pol[seat, PL_FORT] * (0.5 + 0.1 * pd) + 0.001 * c
     if kind == A_LMOVE:
         frm = st[O_LEAD + a]
         if has_mission_nb(cf, st, seat, b):
-            return 2.0 * pol[side, PL_MISS]
+            return 2.0 * pol[seat, PL_MISS]
         if cf[O_SITE + b] != 0 and st[O_AHN + seat] < 3:
-            return 0.4 * pol[side, PL_MISS]
+            return 0.4 * pol[seat, PL_MISS]
         _, ed = enemy_adj_nb(cf, st, b)
         if ed > 0:
             return 0.02 * (st[O_TROOPS + b] - st[O_TROOPS + frm])
@@ -220,12 +219,12 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
     if kind == A_POWER:
         card = st[O_AHAND + seat * AHMAX + a]
         k = cf[O_AKIND + card]
-        w = pol[side, PL_POW]
+        w = pol[seat, PL_POW]
         if k == K_GRIMA:
             p0 = odds_nb(cf, st, wt, b, c, 0, 0, False)
             mv = min(2, st[O_TROOPS + c] - 1)
             p1 = odds_nb(cf, st, wt, b, c, mv, -mv, False)
-            return w * (0.05 + p1 - p0) if p1 >= pol[side, PL_THR] else -1.0
+            return w * (0.05 + p1 - p0) if p1 >= pol[seat, PL_THR] else -1.0
         if k == K_AMBUSH:
             best = -1.0
             for q in range(cf[O_ADJN + b]):
@@ -241,11 +240,11 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
                 u = adj_nb(cf, b, q)
                 if st[O_OWNER + u] == seat and st[O_TROOPS + u] >= 2:
                     g = odds_nb(cf, st, wt, u, b, 0, 0, True) - odds_nb(cf, st, wt, u, b, 0, 0, False)
-                    if odds_nb(cf, st, wt, u, b, 0, 0, True) >= pol[side, PL_THR] and g > best:
+                    if odds_nb(cf, st, wt, u, b, 0, 0, True) >= pol[seat, PL_THR] and g > best:
                         best = g
             return w * (0.05 + best) if best > 0 else -1.0
         if k == K_WAY:
-            return w * (odds_nb(cf, st, wt, b, c, 0, 0, False) - pol[side, PL_THR] + 0.05)
+            return w * (odds_nb(cf, st, wt, b, c, 0, 0, False) - pol[seat, PL_THR] + 0.05)
         if k == K_HUNT:
             if ring_territory_nb(cf, st) >= 0 and st[O_OWNER + ring_territory_nb(cf, st)] == seat:
                 return 0.3 * w
@@ -266,10 +265,10 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
 def choose_nb(cf, st, wt, pol, s, act, n, ctx):
     """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
     stream), else the heuristic's best (the first of equal scores)."""
-    side = side_of_nb(cf, st[S_CUR])
+    seat = st[S_CUR]
     if n <= 1:
         return 0
-    if pol[side, PL_TYPE] == 0.0:
+    if pol[seat, PL_TYPE] == 0.0:
         return randint_nb(s, n)
     prep_nb(cf, st, ctx)
     best = 0

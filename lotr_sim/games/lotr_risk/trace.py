@@ -225,7 +225,10 @@ def account(events: list[dict]) -> str:
     for e in events:
         if e["event"] == "header":
             lines.append(f"{e['game_name']} seed {e['seed']} game {e['game_index']}: "
-                         f"{e['players']} players {e['seat_sides']}, policies {e['policies']}")
+                         f"{e['players']} players, "
+                         + ", ".join(f"{k} {sd} {e['seat_policies'][k]}" if "seat_policies" in e else f"{k} {sd}"
+                                     for k, sd in zip((f"p{i + 1}" for i in range(len(e["seat_sides"]))),
+                                                      e["seat_sides"])))
             continue
         s = format_event(e)
         if s is not None:
