@@ -208,3 +208,25 @@ def test_mt_5_card_decision_search_and_playouts(g_comp):
     out = g.playouts(comp, state, cand, 4, 123)
     assert out.shape == (len(cand), 4) and np.isin(out, [E.W_GOOD, E.W_EVIL, E.W_DRAW]).all()
     assert 0 <= p.choose(comp, state) < rows.shape[0]
+
+
+def test_mt_5_any_card_rows_keep_the_game_consistent(g_comp):
+    """MT-5 fuzz: a random row at every card decision (other decisions built in) keeps the
+    invariant after every step, and the trace replays snapshot to snapshot (replay_check)."""
+    g, comp = g_comp
+    rng = np.random.default_rng(11)
+    checked = taken = 0
+    for index in range(12):
+        state = g.new_state(comp, PY, SEED, index, trace=True, debug=True)
+        while g.run_builtin(comp, state, [0, 1]) >= 0:
+            if g.decision_kind(comp, state) == "card":
+                rows = _check_rows(g, comp, state)
+                g.apply(comp, state, int(rng.integers(rows.shape[0])))
+                taken += 1
+            else:
+                g.apply(comp, state, g.builtin_choice(comp, state))
+            assert g.invariant_ok(comp, state)
+        assert int(g.result(comp, state)["invariant_broken"][0]) == 0
+        events = [g.trace_header(comp, PY, SEED, index)] + _events(comp, state)
+        checked += g.replay_check(comp, events)
+    assert taken >= 50 and checked >= 100, (taken, checked)
