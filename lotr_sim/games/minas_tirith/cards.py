@@ -3,7 +3,7 @@
 Rules: drawing reinforcement cards (MT-4.5, MT-3.1; the deck running out MT-10.3), trading
 sets (MT-5.2) for Minas Tirith cards (MT-5.3: kept only when usable, ``keep_mt_nb``), the
 bonus trade (MT-5.4), loading units on holder cards (MT-5.5, ``load_nb``, ``holder_load_nb``),
-the hand limit (MT-5.6, ``hand_limit_nb``), the Muster of Gondor (MT-9.7, ``muster_nb``).
+the hand limit (MT-5.6), the Muster of Gondor (MT-9.7, ``muster_nb``).
 
 Who makes the card step: a built-in policy inside the engine (``card_phase_nb``: the heuristic
 trades the most-held type with a set first, then plays a Muster, then loads a card that cannot
@@ -11,8 +11,8 @@ complete a set soon, then stops; the random player draws among each type with a 
 one load and stop). A seat held by a player from lotr_sim.players (policy column PL_CARDS) makes
 it play by play as step-machine decisions (PH_CARD): ``card_options_nb`` lists every trade,
 Muster and load the rules allow and stop, ``card_step_nb`` applies one, ``card_score_nb`` ranks
-them so that the first highest is ``card_phase_nb``'s heuristic choice. Card placements on the
-board are in movement.py.
+them so that the first highest is ``card_phase_nb``'s heuristic choice (``builtin_choice_nb``).
+Card placements on the board are in movement.py.
 
 Documented simplifications:
 
@@ -291,12 +291,13 @@ def _tradeable_nb(cnt, k):
 
 
 @njit(cache=True, _nrt=False)
-def card_phase_nb(cf, st, tr, s, pol, side, scr):
-    """MT-5: trades, holder loading, Muster; then the hand limit (MT-5.6)."""
+def card_phase_nb(cf, st, tr, s, pol, side, scr, plays):
+    """MT-5: trades, holder loading, Muster (at most ``plays`` of them; 0: the step is over);
+    then the hand limit (MT-5.6)."""
     cnt = scr
     limit = cf[P_HAND_LIMIT]
     rnd = pol[side, PL_TYPE] == 0
-    for _guard in range(200):
+    for _guard in range(plays):
         hand_counts_nb(cf, st, side, cnt)
         ntr = 0
         for k in range(3):
@@ -375,14 +376,7 @@ def card_phase_nb(cf, st, tr, s, pol, side, scr):
                 load_nb(cf, st, tr, side, li, lc, lu)
                 continue
             break
-    hand_limit_nb(cf, st, tr, s, pol, side, cnt)
-
-
-@njit(cache=True, _nrt=False)
-def hand_limit_nb(cf, st, tr, s, pol, side, cnt):
-    """MT-5.6 hand limit: trade (done in the card step when possible), else discard down."""
-    limit = cf[P_HAND_LIMIT]
-    rnd = pol[side, PL_TYPE] == 0
+    # MT-5.6 hand limit: trade (done above when possible), else discard down
     if st[S_HN + side] > limit:
         if cf[P_HAND_DISCARD] == 1:
             n = st[S_HN + side] - limit
@@ -408,15 +402,6 @@ def hand_limit_nb(cf, st, tr, s, pol, side, cnt):
 
 
 @njit(cache=True, _nrt=False)
-def _count_type_nb(cf, st, side, k):
-    n = 0
-    for i in range(st[S_HN + side]):
-        if cf[O_DTYPE + st[O_HAND + side * HMAX + i]] == k:
-            n += 1
-    return n
-
-
-@njit(cache=True, _nrt=False)
 def card_options_nb(cf, st, side, act, write):
     """The card step as a decision (PH_CARD, MT-5) of a seat with PL_CARDS: with ``write`` the
     rows into ``act`` and their number, else only the number of card plays (stop not counted).
@@ -426,10 +411,16 @@ def card_options_nb(cf, st, side, act, write):
     hand card i, holder c of the side with room and unit type u it accepts, in the pool and
     given by the card's type (MT-5.5) - every legal load; (A_CARD, CD_STOP) last, except while
     the hand is over the limit and a set can be traded (MT-5.6: the player must trade)."""
-    n0 = _count_type_nb(cf, st, side, 0)
-    n1 = _count_type_nb(cf, st, side, 1)
-    n2 = _count_type_nb(cf, st, side, 2)
-    nj = _count_type_nb(cf, st, side, 3)
+    n0 = 0
+    n1 = 0
+    n2 = 0
+    nj = 0
+    for i in range(st[S_HN + side]):
+        ct = cf[O_DTYPE + st[O_HAND + side * HMAX + i]]
+        n0 += ct == 0
+        n1 += ct == 1
+        n2 += ct == 2
+        nj += ct == 3
     n = 0
     for k in range(3):
         nk = n0 if k == 0 else n1 if k == 1 else n2
@@ -492,29 +483,20 @@ def card_score_nb(cf, st, side, act, r):
     card_phase_nb's choice: the set of the most-held type, then the Muster, then the first load
     of a card that cannot complete a set soon, then stop; other loads below stop."""
     sub = act[r, 1]
-    if sub == CD_TRADE:
-        return 3.0 + _count_type_nb(cf, st, side, act[r, 2]) / 64.0
     if sub == CD_MUSTER:
         return 2.0
-    if sub == CD_LOAD:
-        ct = cf[O_DTYPE + st[O_HAND + side * HMAX + act[r, 2]]]
-        if ct != 3 and _count_type_nb(cf, st, side, ct) + _count_type_nb(cf, st, side, 3) < 2:
-            return 1.0
-        return 0.25
-    return 0.5
-
-
-@njit(cache=True, _nrt=False)
-def card_pick_nb(cf, st, side, act, n):
-    """The heuristic's card row: the first highest card_score_nb."""
-    best = 0
-    bv = -1.0
-    for r in range(n):
-        v = card_score_nb(cf, st, side, act, r)
-        if v > bv:
-            bv = v
-            best = r
-    return best
+    if sub == CD_STOP:
+        return 0.5
+    k = act[r, 2] if sub == CD_TRADE else cf[O_DTYPE + st[O_HAND + side * HMAX + act[r, 2]]]
+    nk = 0
+    nj = 0
+    for i in range(st[S_HN + side]):
+        ct = cf[O_DTYPE + st[O_HAND + side * HMAX + i]]
+        nk += ct == k
+        nj += ct == 3
+    if sub == CD_TRADE:
+        return 3.0 + nk / 64.0
+    return 1.0 if k != 3 and nk + nj < 2 else 0.25   # CD_LOAD
 
 
 @njit(cache=True, _nrt=False)
@@ -529,13 +511,10 @@ def card_step_nb(cf, st, tr, s, pol, side, act, i, scr):
         muster_nb(cf, st, tr, s, pol, side, act[i, 2])
     elif sub == CD_LOAD:
         load_nb(cf, st, tr, side, act[i, 2], act[i, 3], act[i, 4])
-    if sub != CD_STOP:
-        if pol[side, PL_CARDS] == 0:
-            card_phase_nb(cf, st, tr, s, pol, side, scr)
-            return False
-        if card_options_nb(cf, st, side, act, False) > 0:
-            return True
-    hand_limit_nb(cf, st, tr, s, pol, side, scr)
+    if sub != CD_STOP and pol[side, PL_CARDS] != 0 and card_options_nb(cf, st, side, act, False) > 0:
+        return True
+    # the step ends: the hand limit (MT-5.6), or a seat without PL_CARDS plays on itself
+    card_phase_nb(cf, st, tr, s, pol, side, scr, 200 if sub != CD_STOP and pol[side, PL_CARDS] == 0 else 0)
     return False
 
 

@@ -136,8 +136,7 @@ from .policies import (
     threat_nb, winp_nb,
 )
 from .cards import (
-    _count_type_nb, _placeable_nb, _tradeable_nb, card_options_nb, card_phase_nb, card_pick_nb,
-    card_score_nb, card_step_nb, hand_limit_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
+    _placeable_nb, _tradeable_nb, card_options_nb, card_phase_nb, card_score_nb, card_step_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
     hand_remove_nb, holder_load_nb, keep_mt_nb, load_nb, mt_draw_nb, muster_nb, trade_nb, usable_nb,
 )
 from .actions import (
@@ -448,6 +447,6 @@ __all__ = [
     'S_RT_STEPS', 'S_RT_VEC', '_assault_end_nb', '_six_ends_turn_nb', 'assault_resume_nb',
     'retreat_choice_nb', 'retreat_go_nb', 'retreat_ok_nb', 'retreat_options_nb', 'retreat_step_nb',
     'retreat_value_nb',
-    'A_CARD', 'CD_LOAD', 'CD_MUSTER', 'CD_STOP', 'CD_TRADE', 'PH_CARD', 'PL_CARDS', '_count_type_nb',
-    'card_options_nb', 'card_pick_nb', 'card_score_nb', 'card_step_nb', 'hand_limit_nb',
+    'A_CARD', 'CD_LOAD', 'CD_MUSTER', 'CD_STOP', 'CD_TRADE', 'PH_CARD', 'PL_CARDS',
+    'card_options_nb', 'card_score_nb', 'card_step_nb',
 ]

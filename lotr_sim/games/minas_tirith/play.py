@@ -36,7 +36,7 @@ from lotr_sim.games.minas_tirith.combat import (
 )
 from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
 from lotr_sim.games.minas_tirith.cards import (
-    card_options_nb, card_phase_nb, card_pick_nb, card_score_nb, card_step_nb, draw_cards_nb,
+    card_options_nb, card_phase_nb, card_score_nb, card_step_nb, draw_cards_nb,
 )
 from lotr_sim.games.minas_tirith.actions import do_action_nb, enum_actions_nb
 
@@ -144,7 +144,7 @@ def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
     if pol[side, PL_CARDS] != 0 and card_options_nb(cf, st, side, act, False) > 0:
         st[S_PHASE] = PH_CARD   # MT-5: the seat's player makes the card step, play by play
         return
-    card_phase_nb(cf, st, tr, s, pol, side, scr)
+    card_phase_nb(cf, st, tr, s, pol, side, scr, 200)
     _debug_check_nb(cf, st)
 
 
@@ -318,7 +318,14 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
         # (built-in seats make their card step inside the engine, so this serves callers only)
         if pol[side, PL_TYPE] == 0:
             return randint_nb(s, n)
-        return card_pick_nb(cf, st, side, act, n)
+        best = 0
+        bv = -1.0
+        for r in range(n):   # the first highest card_score_nb
+            v = card_score_nb(cf, st, side, act, r)
+            if v > bv:
+                bv = v
+                best = r
+        return best
     if st[S_PHASE] == PH_RETREAT:
         # MT-7.5: the heuristic retreats to the territory with most own units, the random
         # player draws once per destination (as the engine did before retreats were decisions)
