@@ -15,9 +15,12 @@ Its randomness is its own: playouts of decision ``k`` of game ``index`` use stre
 so a game with a search seat is reproducible from its seed and the game's dice do not
 depend on how much the player searched.
 
-What it does not choose: the decisions the engine still makes inside an action (for Minas
-Tirith: the card step, losses, retreats, leaders following; see its engine's docstring) are
-made by the seat's base heuristic.
+What it does not choose: the decisions the engine still makes inside an action or a card
+play (for Minas Tirith: leaders following a move, the cards making up a traded set, the bonus
+trade's option, where Muster units go, the hand limit's discards; see its engine's docstring)
+are made by the seat's base heuristic. Minas Tirith's mission die, actions, losses, retreats and
+card step (trade, Muster, load, stop: kind "card") are its decisions; ``skip=("card",)`` leaves
+a kind to the heuristic.
 """
 from __future__ import annotations
 

@@ -117,7 +117,8 @@ def test_search_player_decides_losses_as_the_owner(game, comp):
         assert game.to_move(st) == 0
         game.apply(comp, st, game.heuristic_choice(comp, st))
     assert {E.PH_DIE, E.PH_ACT} <= stops
-    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS, E.PH_RETREAT]).all()
+    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS, E.PH_RETREAT,
+                                 E.PH_CARD]).all()   # PH_CARD: its card step (MT-5)
 
 
 def test_position_do_takes_deferred_losses_in_the_builtin_order(pos):

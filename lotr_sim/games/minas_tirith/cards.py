@@ -3,14 +3,27 @@
 Rules: drawing reinforcement cards (MT-4.5, MT-3.1; the deck running out MT-10.3), trading
 sets (MT-5.2) for Minas Tirith cards (MT-5.3: kept only when usable, ``keep_mt_nb``), the
 bonus trade (MT-5.4), loading units on holder cards (MT-5.5, ``load_nb``, ``holder_load_nb``),
-the hand limit (MT-5.6), the Muster of Gondor (MT-9.7, ``muster_nb``); ``card_phase_nb`` runs
-the whole step with the seat's heuristic. Card placements on the board are in movement.py.
+the hand limit (MT-5.6), the Muster of Gondor (MT-9.7, ``muster_nb``).
+
+Who makes the card step: a built-in policy inside the engine (``card_phase_nb``: the heuristic
+trades the most-held type with a set first, then plays a Muster, then loads a card that cannot
+complete a set soon, then stops; the random player draws among each type with a set, a Muster,
+one load and stop). A seat held by a player from lotr_sim.players (policy column PL_CARDS) makes
+it play by play as step-machine decisions (PH_CARD): ``card_options_nb`` lists every trade,
+Muster and load the rules allow and stop, ``card_step_nb`` applies one, ``card_score_nb`` ranks
+them so that the first highest is ``card_phase_nb``'s heuristic choice (``builtin_choice_nb``).
+Card placements on the board are in movement.py.
 
 Documented simplifications:
 
 * Bonus trade (MT-5.4): one bonus per trade when any traded card shows the trader's shield.
 * Muster of Gondor (MT-9.7) is played in the card step (MT-5.7), not as a mission; the
   catapult, holder and leader cards are movement missions (MT-6.2 e-g, MT-9.4-9.6).
+* Narrowed choices, also for a Python player: which cards form a traded set (own-shield
+  cards of the type first, then others, then jokers), the bonus option and its unit type and
+  territory (MT-5.4), where the Muster's units go (MT-9.7), and which cards the hand limit
+  discards (MT-5.6) are made by the seat's heuristic (random player: at random). Stop is not
+  offered while the hand is over the limit and a set can be traded (MT-5.6 "must trade").
 """
 from __future__ import annotations
 
@@ -22,7 +35,7 @@ from lotr_sim.games.minas_tirith.config import (
     O_UPTS, O_USIDE, P_GOOD_CRE_INF, P_HAND_DISCARD, P_HAND_LIMIT, P_HOLDER_CAP,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    EV_DISCARD, EV_LOAD, EV_TRADE, GOOD, HMAX, K_HOLDER, K_MUSTER, O_CST, O_DORD, O_DRAWN, O_HAND, O_HOLD,
+    A_CARD, CD_LOAD, CD_MUSTER, CD_STOP, CD_TRADE, MAXA, PL_CARDS, EV_DISCARD, EV_LOAD, EV_TRADE, GOOD, HMAX, K_HOLDER, K_MUSTER, O_CST, O_DORD, O_DRAWN, O_HAND, O_HOLD,
     O_MTORD, O_POOL, PL_TYPE, S_DECKOUT, S_DTOP, S_HN, S_MTTOP,
 )
 from lotr_sim.games.minas_tirith.events import ev_begin_nb, ev_end_nb, ev_put_nb
@@ -278,12 +291,13 @@ def _tradeable_nb(cnt, k):
 
 
 @njit(cache=True, _nrt=False)
-def card_phase_nb(cf, st, tr, s, pol, side, scr):
-    """MT-5: trades, holder loading, Muster; then the hand limit (MT-5.6)."""
+def card_phase_nb(cf, st, tr, s, pol, side, scr, plays):
+    """MT-5: trades, holder loading, Muster (at most ``plays`` of them; 0: the step is over);
+    then the hand limit (MT-5.6)."""
     cnt = scr
     limit = cf[P_HAND_LIMIT]
     rnd = pol[side, PL_TYPE] == 0
-    for _guard in range(200):
+    for _guard in range(plays):
         hand_counts_nb(cf, st, side, cnt)
         ntr = 0
         for k in range(3):
@@ -384,6 +398,124 @@ def card_phase_nb(cf, st, tr, s, pol, side, scr):
                 ev_put_nb(st, tr, h, st[O_HAND + side * HMAX + pick])
                 hand_remove_nb(st, side, pick)
             ev_end_nb(st, tr, h)
+
+
+
+@njit(cache=True, _nrt=False)
+def card_options_nb(cf, st, side, act, write):
+    """The card step as a decision (PH_CARD, MT-5) of a seat with PL_CARDS: with ``write`` the
+    rows into ``act`` and their number, else only the number of card plays (stop not counted).
+
+    Rows: (A_CARD, CD_TRADE, k) per type k with a set (MT-5.2, jokers wild); (A_CARD,
+    CD_MUSTER, c) per Muster of Gondor c held (MT-9.7); (A_CARD, CD_LOAD, i, c, u, card) per
+    hand card i, holder c of the side with room and unit type u it accepts, in the pool and
+    given by the card's type (MT-5.5) - every legal load; (A_CARD, CD_STOP) last, except while
+    the hand is over the limit and a set can be traded (MT-5.6: the player must trade)."""
+    n0 = 0
+    n1 = 0
+    n2 = 0
+    nj = 0
+    for i in range(st[S_HN + side]):
+        ct = cf[O_DTYPE + st[O_HAND + side * HMAX + i]]
+        n0 += ct == 0
+        n1 += ct == 1
+        n2 += ct == 2
+        nj += ct == 3
+    n = 0
+    for k in range(3):
+        nk = n0 if k == 0 else n1 if k == 1 else n2
+        if nk + nj >= 3 and (nk >= 1 or k == 0):   # _tradeable_nb
+            if write:
+                act[n, 0] = A_CARD
+                act[n, 1] = CD_TRADE
+                act[n, 2] = k
+                act[n, 3] = 0
+                act[n, 4] = 0
+                act[n, 5] = 0
+            n += 1
+    ntr = n
+    for c in range(cf[C_NC]):
+        if st[O_CST + c] == 1 + side and cf[O_CKIND + c] == K_MUSTER:
+            if write:
+                act[n, 0] = A_CARD
+                act[n, 1] = CD_MUSTER
+                act[n, 2] = c
+                act[n, 3] = 0
+                act[n, 4] = 0
+                act[n, 5] = 0
+            n += 1
+    # loads in card_phase_nb's order (hand card, holder, unit type)
+    for i in range(st[S_HN + side]):
+        card = st[O_HAND + side * HMAX + i]
+        ct = cf[O_DTYPE + card]
+        for c in range(cf[C_NC]):
+            if st[O_CST + c] != 1 + side or cf[O_CKIND + c] != K_HOLDER:
+                continue
+            if holder_load_nb(cf, st, c) >= cf[P_HOLDER_CAP]:
+                continue
+            for u in range(cf[C_NU]):
+                if (cf[O_CACC + c] >> u) & 1 and st[O_POOL + u] > 0 and card_unit_types_nb(cf, side, ct, u) \
+                        and n < MAXA - 1:
+                    if write:
+                        act[n, 0] = A_CARD
+                        act[n, 1] = CD_LOAD
+                        act[n, 2] = i
+                        act[n, 3] = c
+                        act[n, 4] = u
+                        act[n, 5] = card
+                    n += 1
+    if not write:
+        return n
+    if ntr == 0 or st[S_HN + side] <= cf[P_HAND_LIMIT]:
+        act[n, 0] = A_CARD
+        act[n, 1] = CD_STOP
+        act[n, 2] = 0
+        act[n, 3] = 0
+        act[n, 4] = 0
+        act[n, 5] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def card_score_nb(cf, st, side, act, r):
+    """The heuristic's value of card row r; its highest (the first on a tie) is exactly
+    card_phase_nb's choice: the set of the most-held type, then the Muster, then the first load
+    of a card that cannot complete a set soon, then stop; other loads below stop."""
+    sub = act[r, 1]
+    if sub == CD_MUSTER:
+        return 2.0
+    if sub == CD_STOP:
+        return 0.5
+    k = act[r, 2] if sub == CD_TRADE else cf[O_DTYPE + st[O_HAND + side * HMAX + act[r, 2]]]
+    nk = 0
+    nj = 0
+    for i in range(st[S_HN + side]):
+        ct = cf[O_DTYPE + st[O_HAND + side * HMAX + i]]
+        nk += ct == k
+        nj += ct == 3
+    if sub == CD_TRADE:
+        return 3.0 + nk / 64.0
+    return 1.0 if k != 3 and nk + nj < 2 else 0.25   # CD_LOAD
+
+
+@njit(cache=True, _nrt=False)
+def card_step_nb(cf, st, tr, s, pol, side, act, i, scr):
+    """Apply card row ``act[i]`` (MT-5.2-5.5, MT-9.7); True while the card step goes on (a seat
+    with PL_CARDS and a card play left), else the step ends with the hand limit (MT-5.6). A seat
+    without PL_CARDS (a playout's heuristic) finishes the step with card_phase_nb."""
+    sub = act[i, 1]
+    if sub == CD_TRADE:
+        trade_nb(cf, st, tr, s, pol, side, act[i, 2])
+    elif sub == CD_MUSTER:
+        muster_nb(cf, st, tr, s, pol, side, act[i, 2])
+    elif sub == CD_LOAD:
+        load_nb(cf, st, tr, side, act[i, 2], act[i, 3], act[i, 4])
+    if sub != CD_STOP and pol[side, PL_CARDS] != 0 and card_options_nb(cf, st, side, act, False) > 0:
+        return True
+    # the step ends: the hand limit (MT-5.6), or a seat without PL_CARDS plays on itself
+    card_phase_nb(cf, st, tr, s, pol, side, scr, 200 if sub != CD_STOP and pol[side, PL_CARDS] == 0 else 0)
+    return False
 
 
 # Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).

@@ -34,8 +34,13 @@ The step machine's decisions (issue 8): the mission die (PH_DIE, MT-4.2/4.5), th
 menu (PH_ACT, MT-6/7/9, PASS included), and every loss of a roll, one decision per hit by
 the player the rules name - bombardment (PH_LOSS, MT-7.2: the owner, or the shooter under
 ``bombard_loss_choice = shooter``) and assault, the attacker among the units that attacked,
-then the defender (PH_ALOSS, PH_DLOSS, MT-7.4), and every retreat step with several
-destinations, by the retreating side (PH_RETREAT, MT-7.5). The built-in players take losses
+then the defender (PH_ALOSS, PH_DLOSS, MT-7.4), every retreat step with several
+destinations, by the retreating side (PH_RETREAT, MT-7.5), and - for a seat held by a player
+from ``lotr_sim.players`` (policy column PL_CARDS) - each play of its card step (PH_CARD, MT-5:
+trade a set MT-5.2/5.3, play the Muster of Gondor MT-9.7, load a hand card on a holder card
+MT-5.5, or stop; ``cards.card_options_nb``). Built-in players make their card step inside the
+engine (``card_phase_nb``, unchanged), and the heuristic's card row is exactly its choice. The
+built-in players take losses
 in the engine's fixed order (cheapest first; the shooter dearest first), the random player
 too, and retreat as the engine did (most own units; the random player draws once per
 destination), so their results are those of the engine before the port, game for game.
@@ -52,6 +57,9 @@ heuristic's choice there):
   retreat/wipe-out cases follow lotr_sim.kernels.combat; archers that fired carry the count
   with them (MT-7.2).
 * cards.py: one bonus per trade (MT-5.4); the Muster of Gondor is played in the card step.
+  Within the card step (a decision for a Python player's seat) the bonus trade's option (MT-5.4
+  a/b/c, its unit type and territory), which cards make up a set (own shield first, jokers
+  last), where Muster units go, and the discards of the hand limit (MT-5.6) are the heuristic's.
 * movement.py: a leader alone ends with own troops, leaders follow only an emptying move,
   the free cavalry move-in takes all surviving cavalry (MT-7.6); Grond also lets Evil move
   into an empty city, the first crossing breaks the gate, siege cards allow climbing down;
@@ -88,6 +96,7 @@ from lotr_sim.games.minas_tirith.config import (
 )
 from .layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_DIE, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_LOSE, A_MOVE, A_PASS,
+    A_CARD, CD_LOAD, CD_MUSTER, CD_STOP, CD_TRADE, PH_CARD, PL_CARDS,
     A_RETREAT, PH_RETREAT, S_RT_A, S_RT_CUR, S_RT_K, S_RT_LMASK, S_RT_NP, S_RT_SIDE, S_RT_STEPS, S_RT_VEC,
     EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_DISCARD, EV_END, EV_EXCHANGE, EV_GATE, EV_LOAD,
     EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
@@ -127,7 +136,7 @@ from .policies import (
     threat_nb, winp_nb,
 )
 from .cards import (
-    _placeable_nb, _tradeable_nb, card_phase_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
+    _placeable_nb, _tradeable_nb, card_options_nb, card_phase_nb, card_score_nb, card_step_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
     hand_remove_nb, holder_load_nb, keep_mt_nb, load_nb, mt_draw_nb, muster_nb, trade_nb, usable_nb,
 )
 from .actions import (
@@ -438,4 +447,6 @@ __all__ = [
     'S_RT_STEPS', 'S_RT_VEC', '_assault_end_nb', '_six_ends_turn_nb', 'assault_resume_nb',
     'retreat_choice_nb', 'retreat_go_nb', 'retreat_ok_nb', 'retreat_options_nb', 'retreat_step_nb',
     'retreat_value_nb',
+    'A_CARD', 'CD_LOAD', 'CD_MUSTER', 'CD_STOP', 'CD_TRADE', 'PH_CARD', 'PL_CARDS',
+    'card_options_nb', 'card_score_nb', 'card_step_nb',
 ]

@@ -26,13 +26,15 @@ _POL = {
 def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     """The engine's policy rows (good, evil). A seat held by a player from
     ``lotr_sim.players`` gets the default heuristic (greedy): the engine uses it for the
-    decisions it still makes inside an action, and the search player's playouts use it."""
-    from lotr_sim.games.minas_tirith.engine import NPOL
+    decisions it still makes inside an action, and the search player's playouts use it; its
+    row also sets PL_CARDS, so its card step (MT-5) is its own decision (PH_CARD)."""
+    from lotr_sim.games.minas_tirith.engine import NPOL, PL_CARDS
     pol = np.zeros((2, NPOL), dtype=np.float64)
     for i, side in enumerate(("good", "evil")):
         name = policies[side]
         v = _POL[name if name in _POL else "greedy"][i]
         pol[i, : len(v)] = v
+        pol[i, PL_CARDS] = 0.0 if name in _POL else 1.0
     return pol
 
 
@@ -133,7 +135,9 @@ class MinasTirith(Game):
     # -- the step machine (lotr_sim.games.step) ----------------------------------------------
     # Actions are rows of 6 ints: (A_DIE, slot, face, 0, 0, 0) at a mission-die decision,
     # (A_LOSE, unit type, territory, hits left, 0, 0) at a loss, (A_RETREAT, territory, from,
-    # steps left, neighbour index, 0) at a retreat step, the engine's action menu
+    # steps left, neighbour index, 0) at a retreat step, (A_CARD, CD_TRADE, type | CD_MUSTER,
+    # card | CD_LOAD, hand index, holder, unit type, card | CD_STOP) at a card play (MT-5, a
+    # seat of a player from lotr_sim.players: engine.card_options_nb), the engine's action menu
     # (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
     def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
         from lotr_sim.games.minas_tirith import engine as E
@@ -201,15 +205,20 @@ class MinasTirith(Game):
         scores = self.action_scores(compiled, state)
         from lotr_sim.games.minas_tirith import engine as E
         if state.st[E.S_PHASE] == E.PH_DIE or state.st[E.S_PHASE] >= E.PH_LOSS:
-            return int(np.argmax(scores))
+            return int(np.argmax(scores))   # PH_CARD too: the first highest is card_phase_nb's
         best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
         return best if scores[best] > 0.0 else 0
 
     def decision_kind(self, compiled, state):
+        """"die" (mission die, MT-4.2/4.5), "action" (the mission menu, MT-6/7/9), "loss" (a
+        hit to take, MT-7.2/7.4), "retreat" (a retreat step's destination, MT-7.5) or "card"
+        (a play of the card step, MT-5/MT-9.7: only for a seat of a player from lotr_sim.players)."""
         from lotr_sim.games.minas_tirith import engine as E
         ph = int(state.st[E.S_PHASE])
         if ph == E.PH_RETREAT:
             return "retreat"
+        if ph == E.PH_CARD:
+            return "card"
         return "die" if ph == E.PH_DIE else "action" if ph == E.PH_ACT else "loss"
 
     def pass_action(self, compiled, state):

@@ -56,7 +56,7 @@ S_DICE = STATE.array("dice", 3)
 S_BADTURN = STATE.scalar("badturn")
 S_GAMEIDX = STATE.scalar("gameidx")
 S_NCHECK = STATE.scalar("ncheck")     # debug games: cache-v-full comparisons made (check_caches_nb)
-S_PHASE = STATE.scalar("phase")       # step machine: PH_ROUND / PH_DIE / PH_ACT
+S_PHASE = STATE.scalar("phase")       # step machine: PH_ROUND / PH_DIE / PH_ACT / ... (PH_*)
 S_USED = STATE.scalar("used")         # mission dice of this round already taken (bit per slot)
 S_LOSS_T = STATE.scalar("loss_t")     # PH_LOSS: the bombarded territory
 S_LOSS_N = STATE.scalar("loss_n")     # PH_LOSS: hits still to take
@@ -118,12 +118,16 @@ K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5
 # action kinds
 A_PASS, A_MOVE, A_CAV2, A_LMOVE, A_ASSAULT, A_BOMBARD, A_HOLDER, A_LCARD, A_CATAPULT, A_EXCHANGE, A_DIE, A_LOSE = range(12)
 A_RETREAT = 12
-# policy vector
-PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV = 0, 1, 2, 3, 4, 5
+A_CARD = 13       # a card-step row (MT-5, PH_CARD): (A_CARD, CD_*, ...), see cards.card_options_nb
+CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
+# policy vector; PL_CARDS = 1: the card step is the seat's decision (PH_CARD; a seat held by a
+# player from lotr_sim.players), 0: the seat's built-in policy makes it inside the engine
+PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS = 0, 1, 2, 3, 4, 5, 6
 NPOL = 8
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2
 # step-machine phases (play.py): the next round's dice / a mission die to pick / an action to pick /
-# a loss to take (bombardment, assault attacker, assault defender) / a retreat step's destination
-PH_ROUND, PH_DIE, PH_ACT, PH_LOSS, PH_ALOSS, PH_DLOSS, PH_RETREAT = 0, 1, 2, 3, 4, 5, 6
+# a loss to take (bombardment, assault attacker, assault defender) / a retreat step's destination /
+# a card play of the card step (MT-5; only for a seat with PL_CARDS)
+PH_ROUND, PH_DIE, PH_ACT, PH_LOSS, PH_ALOSS, PH_DLOSS, PH_RETREAT, PH_CARD = 0, 1, 2, 3, 4, 5, 6, 7

@@ -17,13 +17,13 @@ import numpy as np
 from numba import njit
 
 from lotr_sim.kernels.piles import shuffle_range_nb
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, stream_init_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_ND, C_NL, C_NU, C_T, MAXU, O_LCOL, O_LSIDE, O_LSTART, O_SETUP, O_UTOT, P_BOMB_LOSS, P_END_LAST,
     P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_DIE, A_LOSE, A_PASS, A_RETREAT, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
     S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
@@ -35,7 +35,9 @@ from lotr_sim.games.minas_tirith.combat import (
     retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
 )
 from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
-from lotr_sim.games.minas_tirith.cards import card_phase_nb, draw_cards_nb
+from lotr_sim.games.minas_tirith.cards import (
+    card_options_nb, card_phase_nb, card_score_nb, card_step_nb, draw_cards_nb,
+)
 from lotr_sim.games.minas_tirith.actions import do_action_nb, enum_actions_nb
 
 
@@ -97,14 +99,18 @@ def setup_nb(cf, st, s):
 # the stream ``s`` held beside the state. Decisions: PH_DIE (MT-4.2/4.5: which unused mission
 # die; rows (A_DIE, slot, face)), PH_ACT (MT-6/7/9: the action menu of enum_actions_nb,
 # PASS included), the losses of a roll (PH_LOSS / PH_ALOSS / PH_DLOSS, MT-7.2/7.4: rows
-# (A_LOSE, unit type, ...)) and a retreat step with several destinations (PH_RETREAT, MT-7.5:
-# rows (A_RETREAT, territory, ...)). The card step (MT-5) and leaders following a move are
-# still made inside the engine by the seat's heuristic (see the module docstring of engine.py).
+# (A_LOSE, unit type, ...)), a retreat step with several destinations (PH_RETREAT, MT-7.5:
+# rows (A_RETREAT, territory, ...)) and, for a seat with PL_CARDS (held by a player from
+# lotr_sim.players), each play of the card step (PH_CARD, MT-5: rows (A_CARD, CD_*, ...), see
+# cards.card_options_nb); the built-in policies make their card step inside the engine
+# (card_phase_nb) as before. Leaders following a move are still made inside the engine by the
+# seat's heuristic (see the module docstring of engine.py).
 
 
 @njit(cache=True, _nrt=False)
-def begin_turn_nb(cf, st, tr, s, pol, side, die, scr):
-    """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step."""
+def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
+    """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step (left
+    at PH_CARD when it is the seat's decision and it has a card play)."""
     st[S_SIDE] = side
     st[S_TURN] += 1
     st[S_DIE] = die
@@ -135,7 +141,10 @@ def begin_turn_nb(cf, st, tr, s, pol, side, die, scr):
     if st[S_DECKOUT] == 1 and cf[P_END_LAST] == 0:
         end_game_nb(cf, st, tr, W_DRAW, R_DECK)  # MT-10.3 immediate
         return
-    card_phase_nb(cf, st, tr, s, pol, side, scr)
+    if pol[side, PL_CARDS] != 0 and card_options_nb(cf, st, side, act, False) > 0:
+        st[S_PHASE] = PH_CARD   # MT-5: the seat's player makes the card step, play by play
+        return
+    card_phase_nb(cf, st, tr, s, pol, side, scr, 200)
     _debug_check_nb(cf, st)
 
 
@@ -199,6 +208,8 @@ def to_move_nb(st):
         return -1
     if st[S_PHASE] == PH_RETREAT:  # MT-7.5: the retreating side
         return st[S_RT_SIDE]
+    if st[S_PHASE] == PH_CARD:     # MT-5: the seat whose turn it is
+        return st[S_SIDE]
     if st[S_PHASE] >= PH_LOSS:   # PH_LOSS, PH_ALOSS, PH_DLOSS: the loser (or the shooter)
         return st[S_LOSS_SEAT]
     return st[S_SIDE]
@@ -224,6 +235,8 @@ def legal_actions_nb(cf, st, act):
         return n
     if st[S_PHASE] == PH_RETREAT:
         return retreat_options_nb(cf, st, act)
+    if st[S_PHASE] == PH_CARD:
+        return card_options_nb(cf, st, st[S_SIDE], act, True)
     if st[S_PHASE] >= PH_LOSS:
         return loss_options_nb(cf, st, act)
     return enum_actions_nb(cf, st, st[S_SIDE], act)
@@ -234,10 +247,21 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
     """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
     next decision (``act`` must hold this state's legal_actions_nb)."""
     side = st[S_SIDE]
-    if act[i, 0] == A_DIE:
-        slot = act[i, 1]
-        st[S_USED] |= 1 << slot
-        begin_turn_nb(cf, st, tr, s, pol, side, st[S_DICE + slot], scr)
+    if act[i, 0] == A_DIE or act[i, 0] == A_CARD:
+        if act[i, 0] == A_DIE:
+            slot = act[i, 1]
+            st[S_USED] |= 1 << slot
+            begin_turn_nb(cf, st, tr, s, pol, side, st[S_DICE + slot], scr, act)
+            if st[S_PHASE] == PH_CARD:
+                return
+        else:
+            # MT-5: one play of the card step; the step goes on (PH_CARD) until the seat
+            # stops or has no play left, then the hand limit and the turn as after begin_turn_nb
+            st[S_PHASE] = PH_DIE
+            if card_step_nb(cf, st, tr, s, pol, side, act, i, scr):
+                st[S_PHASE] = PH_CARD
+                return
+            _debug_check_nb(cf, st)
         if st[S_OVER] == 1:
             return
         if st[S_MISS] > 0 and st[S_TURNEND] == 0:
@@ -289,6 +313,19 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
             if act[i, 1] == slot:
                 return i
         return 0
+    if st[S_PHASE] == PH_CARD:
+        # MT-5: the heuristic's card play is card_phase_nb's; the random player draws a row
+        # (built-in seats make their card step inside the engine, so this serves callers only)
+        if pol[side, PL_TYPE] == 0:
+            return randint_nb(s, n)
+        best = 0
+        bv = -1.0
+        for r in range(n):   # the first highest card_score_nb
+            v = card_score_nb(cf, st, side, act, r)
+            if v > bv:
+                bv = v
+                best = r
+        return best
     if st[S_PHASE] == PH_RETREAT:
         # MT-7.5: the heuristic retreats to the territory with most own units, the random
         # player draws once per destination (as the engine did before retreats were decisions)
@@ -401,12 +438,17 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
     """The heuristic score of each legal action for the seat to move (``pol`` row, which
     must be a heuristic's): actions as choose_action_nb scores them (PASS 0); at a mission-die
     or loss decision the heuristic's pick scores 1, the others 0; at a retreat decision each
-    destination scores the heuristic's value of it (the highest is its pick)."""
+    destination scores the heuristic's value of it (the highest is its pick); at a card
+    decision card_score_nb (the first highest is card_phase_nb's choice)."""
     side = st[S_SIDE]
     if st[S_PHASE] == PH_DIE:
         slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
         for i in range(n):
             out[i] = 1.0 if act[i, 1] == slot else 0.0
+        return
+    if st[S_PHASE] == PH_CARD:     # MT-5: the heuristic's value of each card play
+        for i in range(n):
+            out[i] = card_score_nb(cf, st, side, act, i)
         return
     if st[S_PHASE] == PH_RETREAT:  # the heuristic's value of each destination (MT-7.5)
         for i in range(n):

@@ -152,7 +152,8 @@ class Position:
 
     def card_phase(self, side):
         self.st[E.S_SIDE] = SIDES.index(side)
-        E.card_phase_nb(self.cf, self.st, self.tr, self.s, self.pol, SIDES.index(side), self.scr)
+        E.card_phase_nb(self.cf, self.st, self.tr, self.s, self.pol, SIDES.index(side), self.scr,
+                        200)
         return self._events()
 
     def do(self, side, kind, a=0, b=0, c=0, d=0, e=0):
