@@ -51,8 +51,8 @@ from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
-    O_DEALE, O_DEALG, O_DEALN, O_MARK, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FORCED,
-    P_LEADB, P_MPTS, P_NEUTRAL, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
+    O_DEALE, O_DEALG, O_DEALN, O_MARK, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB, P_FMENU,
+    P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
@@ -508,6 +508,56 @@ def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
             st[S_PHASE] = PH_MOVEIN
 
 
+# menus of amounts (reinforce_sizes / movein_sizes / fortify_sizes): the codes _sized_rows takes
+MENU_1HA, MENU_123HA, MENU_ANY, MENU_LHA, MENU_AH = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, _nrt=False)
+def _sized_row(act, n, n0, k, a, b, col, v, lo, hi):
+    """One row (k, a, b) with amount ``v`` in column ``col``, unless ``v`` is outside [lo, hi]
+    or rows n0..n-1 (the same group) already offer it."""
+    if v < lo or v > hi:
+        return n
+    for j in range(n0, min(n, MAXA)):
+        if act[j, col] == v:
+            return n
+    if col == 1:
+        return _row(act, n, k, v, a, b)
+    if col == 2:
+        return _row(act, n, k, a, v, 0)
+    return _row(act, n, k, a, b, v)
+
+
+@njit(cache=True, _nrt=False)
+def _sized_rows(act, n, k, a, b, col, menu, lo, half, hi):
+    """The amounts of one menu for one (k, a, b) as rows, amount in column ``col``, each in
+    [lo, hi] once, in the menu's order: MENU_1HA 1, half, all (reinforce, LR-4.4);
+    MENU_123HA 1, 2, 3, half, all (reinforce LR-4.4, fortify LR-6.1); MENU_ANY lo..hi;
+    MENU_LHA lo, half, hi (move in: the dice, half, all but one, LR-5.6); MENU_AH hi, half
+    (fortify: all but one, half, LR-6.1). The default menus give the rows (and their order)
+    the engine always gave."""
+    n0 = n
+    if menu == MENU_ANY:
+        for v in range(lo, hi + 1):
+            if col == 1:
+                n = _row(act, n, k, v, a, b)
+            elif col == 2:
+                n = _row(act, n, k, a, v, 0)
+            else:
+                n = _row(act, n, k, a, b, v)
+    elif menu == MENU_AH:
+        n = _sized_row(act, n, n0, k, a, b, col, hi, lo, hi)
+        n = _sized_row(act, n, n0, k, a, b, col, half, lo, hi)
+    else:
+        n = _sized_row(act, n, n0, k, a, b, col, lo if menu == MENU_LHA else 1, lo, hi)
+        if menu == MENU_123HA:
+            n = _sized_row(act, n, n0, k, a, b, col, 2, lo, hi)
+            n = _sized_row(act, n, n0, k, a, b, col, 3, lo, hi)
+        n = _sized_row(act, n, n0, k, a, b, col, half, lo, hi)
+        n = _sized_row(act, n, n0, k, a, b, col, hi, lo, hi)
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def _move_options(st):
     lo = st[S_DICE]
@@ -667,11 +717,7 @@ def legal_nb(cf, st, act):
         r = st[S_REINF]
         for t in range(nt):
             if st[O_OWNER + t] == seat:
-                n = _row(act, n, A_PLACE, t, 1, 0)
-                if r >= 4:
-                    n = _row(act, n, A_PLACE, t, r // 2, 0)
-                if r >= 2:
-                    n = _row(act, n, A_PLACE, t, r, 0)
+                n = _sized_rows(act, n, A_PLACE, t, 0, 2, cf[P_RMENU], 1, r // 2, r)
     elif ph == PH_ATTACK:
         n = _row(act, n, A_PASS, 0, 0, 0)
         for t in range(nt):
@@ -693,11 +739,7 @@ def legal_nb(cf, st, act):
             n = _power_rows(cf, st, act, n, seat, False)
     elif ph == PH_MOVEIN:
         lo, half, hi = _move_options(st)
-        n = _row(act, n, A_MOVEIN, lo, 0, 0)
-        if half != lo and half != hi:
-            n = _row(act, n, A_MOVEIN, half, 0, 0)
-        if hi != lo:
-            n = _row(act, n, A_MOVEIN, hi, 0, 0)
+        n = _sized_rows(act, n, A_MOVEIN, 0, 0, 1, MENU_ANY if cf[P_MMENU] != 0 else MENU_LHA, lo, half, hi)
     elif ph == PH_FORT:
         n = _row(act, n, A_PASS, 0, 0, 0)
         mask = st[O_MASK:O_MASK + nt]
@@ -713,9 +755,8 @@ def legal_nb(cf, st, act):
                 half = st[O_TROOPS + t] // 2
                 for u in range(nt):
                     if u != t and mask[u] != 0:
-                        n = _row(act, n, A_FORT, t, u, full)
-                        if half >= 1 and half != full:
-                            n = _row(act, n, A_FORT, t, u, half)
+                        n = _sized_rows(act, n, A_FORT, t, u, 3, MENU_123HA if cf[P_FMENU] != 0 else MENU_AH,
+                                         1, half, full)
         for k in range(2):
             sl = 2 * seat + k
             f = st[O_LEAD + sl]
