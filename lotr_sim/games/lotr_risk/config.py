@@ -71,6 +71,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+# menus of amounts, code = index (cf[P_RMENU] / P_MMENU / P_FMENU); the first is the default
+REINFORCE_SIZES = ("1,half,all", "1,2,3,half,all", "any")
+MOVEIN_SIZES = ("dice,half,all", "any")
+FORTIFY_SIZES = ("all,half", "1,2,3,half,all")
+
 REGION_DEFAULTS = {"eriador": 3, "arnor": 7, "mirkwood": 4, "rhun": 2, "rohan": 4, "rhovanion": 5}
 
 PARAMS: list[Param] = [
@@ -108,6 +113,16 @@ PARAMS: list[Param] = [
           lo=0, hi=6),
     Param("points_stronghold", 2, "int", "LR-11.2", "points per stronghold held", lo=0, hi=10),
     Param("points_territory", 1, "int", "LR-11.2", "points per territory held", lo=0, hi=10),
+    # the engine's menus of amounts (narrowings of a free choice, see play.py's docstring)
+    Param("reinforce_sizes", REINFORCE_SIZES[0], "choice", "LR-4.4",
+          "battalions one reinforcement decision may place on a territory: 1, half or all of those "
+          "left (default), also 2 and 3, or any number (the rules: any split)", choices=REINFORCE_SIZES),
+    Param("movein_sizes", MOVEIN_SIZES[0], "choice", "LR-5.6",
+          "battalions that may move into a conquered territory: the dice of the last roll, half or all "
+          "but one (default), or any number in between (the rules)", choices=MOVEIN_SIZES),
+    Param("fortify_sizes", FORTIFY_SIZES[0], "choice", "LR-6.1",
+          "battalions one fortify move may take: all but one or half (default), or also 1, 2, 3 "
+          "(the rules: any number; 'any' would overflow the legal-action table)", choices=FORTIFY_SIZES),
 ]
 
 # ---- compiled config layout -------------------------------------------------------------
@@ -137,6 +152,9 @@ P_PPTS = CF.scalar("ppts")
 P_ROLL = CF.scalar("roll")
 P_PSTR = CF.scalar("pstr")
 P_PTER = CF.scalar("pter")
+P_RMENU = CF.scalar("rmenu")         # reinforce_sizes code (REINFORCE_SIZES index)
+P_MMENU = CF.scalar("mmenu")         # movein_sizes code
+P_FMENU = CF.scalar("fmenu")         # fortify_sizes code
 O_REG = CF.array("reg", MAXT)            # region of a territory
 O_RBONUS = CF.array("rbonus", MAXR)
 O_RSIZE = CF.array("rsize", MAXR)
@@ -311,6 +329,9 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[P_ROLL] = p["fellowship_roll_above"]
     cf[P_PSTR] = p["points_stronghold"]
     cf[P_PTER] = p["points_territory"]
+    cf[P_RMENU] = REINFORCE_SIZES.index(p["reinforce_sizes"])
+    cf[P_MMENU] = MOVEIN_SIZES.index(p["movein_sizes"])
+    cf[P_FMENU] = FORTIFY_SIZES.index(p["fortify_sizes"])
     for r, name in enumerate(regions):
         cf[O_RBONUS + r] = p[f"bonus_{_slug(name)}"]
         for t in data["regions"][name]["territories"]:
