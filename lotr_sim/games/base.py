@@ -124,8 +124,10 @@ class Game(abc.ABC):
         raise NotImplementedError
 
     def decision_kind(self, compiled: Any, state) -> str:
-        """A short name of the current decision's kind (e.g. "die", "action", "loss"), so a
-        player may treat kinds differently; "decision" when the game does not say."""
+        """A short name of the current decision's kind, so a player may treat kinds
+        differently (the search player's ``skip``); "decision" when the game does not say.
+        Minas Tirith: "die", "action", "loss", "retreat", "card"; LOTR Risk: its phase
+        (``lotr_risk.layout.PHASE_KIND``); The Search: ``the_search.layout.DECISIONS``."""
         return "decision"
 
     def pass_action(self, compiled: Any, state) -> int:
