@@ -71,6 +71,8 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+# who starts (LR-2.2), code = index (cf[P_FIRSTP]): 0 the die, 1 the first Good seat, 2 the first Evil
+FIRST_PLAYER = ("die", "good", "evil")
 # menus of amounts, code = index (cf[P_RMENU] / P_MMENU / P_FMENU); the first is the default
 REINFORCE_SIZES = ("1,half,all", "1,2,3,half,all", "any")
 MOVEIN_SIZES = ("dice,half,all", "any")
@@ -109,6 +111,10 @@ PARAMS: list[Param] = [
           "[R] mission cards (one per site of power, in board order; 0..number of sites)", lo=0, hi=16),
     *[Param(f"deck_{slug}", cnt, "int", "LR-9.2 / LR-9.4" if kind == "event" else "LR-9.3 / LR-9.4",
             f"[R] copies of '{name}' in the adventure deck", lo=0, hi=8) for _, slug, name, kind, cnt in CARD_KINDS],
+    Param("first_player", "die", "choice", "LR-2.2",
+          "who claims and plays first: a die roll (the rules), or always the first Good / Evil seat "
+          "(a designer's lever; the die is still rolled, so paired games keep their other draws)",
+          choices=FIRST_PLAYER),
     Param("fellowship_roll_above", 3, "int", "LR-10.2", "on a marked territory the die must show more than this",
           lo=0, hi=6),
     Param("points_stronghold", 2, "int", "LR-11.2", "points per stronghold held", lo=0, hi=10),
@@ -155,6 +161,7 @@ P_PTER = CF.scalar("pter")
 P_RMENU = CF.scalar("rmenu")         # reinforce_sizes code (REINFORCE_SIZES index)
 P_MMENU = CF.scalar("mmenu")         # movein_sizes code
 P_FMENU = CF.scalar("fmenu")         # fortify_sizes code
+P_FIRSTP = CF.scalar("firstp")       # first_player code (FIRST_PLAYER index)
 O_REG = CF.array("reg", MAXT)            # region of a territory
 O_RBONUS = CF.array("rbonus", MAXR)
 O_RSIZE = CF.array("rsize", MAXR)
@@ -332,6 +339,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[P_RMENU] = REINFORCE_SIZES.index(p["reinforce_sizes"])
     cf[P_MMENU] = MOVEIN_SIZES.index(p["movein_sizes"])
     cf[P_FMENU] = FORTIFY_SIZES.index(p["fortify_sizes"])
+    cf[P_FIRSTP] = FIRST_PLAYER.index(p["first_player"])
     for r, name in enumerate(regions):
         cf[O_RBONUS + r] = p[f"bonus_{_slug(name)}"]
         for t in data["regions"][name]["territories"]:

@@ -80,8 +80,8 @@ from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
-    O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB,
-    P_FMENU, P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
+    O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_SSIDE, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB,
+    P_FIRSTP, P_FMENU, P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
     EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
@@ -254,6 +254,11 @@ def new_game_nb(cf, st, s, tr):
     st[S_ADN] = m
     # LR-2.2: a die decides who starts
     st[S_FIRST] = randint_nb(s, np_)
+    if cf[P_FIRSTP] > 0:  # first_player good / evil: the first seat of that side (the die above stays drawn)
+        for q in range(np_):
+            if cf[O_SSIDE + q] == cf[P_FIRSTP] - 1:
+                st[S_FIRST] = q
+                break
     st[S_CUR] = st[S_FIRST]
     st[S_SETUP] = 0
     st[S_PHASE] = PH_CLAIM
