@@ -44,10 +44,10 @@ def test_skill_cli_json_and_bad_player(fake, tmp_path):
     assert r.exit_code == 2 and "unknown player 'clever'" in r.output
 
 
-def test_search_is_a_sweep_dimension(fake):
+def test_search_is_a_sweep_dimension(fake, tmp_path):
     """``--param good=greedy,search`` works in sweeps: the search point follows the exact law."""
     from fakegame import win_probability
-    res = api.sweep(fake, params=["good=random,search"], games=4000, report=False)
+    res = api.sweep(fake, params=["good=random,search"], games=4000, report=False, out=tmp_path / "sw")
     df = res.results.set_index("label")
     params = fake.load(None, {}).params
     for label, pol in (("good=random", "random"), ("good=search", "search")):
