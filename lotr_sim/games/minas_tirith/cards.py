@@ -38,6 +38,7 @@ from lotr_sim.games.minas_tirith.layout import (
     A_CARD, CD_LOAD, CD_MUSTER, CD_STOP, CD_TRADE, MAXA, PL_CARDS, EV_DISCARD, EV_LOAD, EV_TRADE, GOOD, HMAX, K_HOLDER, K_MUSTER, O_CST, O_DORD, O_DRAWN, O_HAND, O_HOLD,
     O_MTORD, O_POOL, PL_TYPE, S_DECKOUT, S_DTOP, S_HN, S_MTTOP,
 )
+from lotr_sim.games.minas_tirith.actions import _add_nb
 from lotr_sim.games.minas_tirith.events import ev_begin_nb, ev_end_nb, ev_put_nb
 from lotr_sim.games.minas_tirith.board import may_stand_nb, side_units_nb
 from lotr_sim.games.minas_tirith.movement import card_played_nb, place_pool_nb
@@ -285,9 +286,16 @@ def muster_nb(cf, st, tr, s, pol, side, c):
 
 
 @njit(cache=True, _nrt=False)
+def _set_nb(nk, nj, k):
+    """MT-5.2: ``nk`` cards of type k and ``nj`` jokers make a set of type k - three of a kind,
+    jokers wild (an all-joker set counts as infantry)."""
+    return nk + nj >= 3 and (nk >= 1 or k == 0)
+
+
+@njit(cache=True, _nrt=False)
 def _tradeable_nb(cnt, k):
-    """MT-5.2: three of a kind, jokers wild (an all-joker set counts as infantry)."""
-    return cnt[k] + cnt[3] >= 3 and (cnt[k] >= 1 or k == 0)
+    """MT-5.2 on hand counts ``cnt`` (hand_counts_nb): is there a set of type k?"""
+    return _set_nb(cnt[k], cnt[3], k)
 
 
 @njit(cache=True, _nrt=False)
@@ -424,26 +432,12 @@ def card_options_nb(cf, st, side, act, write):
     n = 0
     for k in range(3):
         nk = n0 if k == 0 else n1 if k == 1 else n2
-        if nk + nj >= 3 and (nk >= 1 or k == 0):   # _tradeable_nb
-            if write:
-                act[n, 0] = A_CARD
-                act[n, 1] = CD_TRADE
-                act[n, 2] = k
-                act[n, 3] = 0
-                act[n, 4] = 0
-                act[n, 5] = 0
-            n += 1
+        if _set_nb(nk, nj, k):
+            n = _add_nb(act, n, A_CARD, CD_TRADE, k, 0, 0, 0) if write else n + 1
     ntr = n
     for c in range(cf[C_NC]):
         if st[O_CST + c] == 1 + side and cf[O_CKIND + c] == K_MUSTER:
-            if write:
-                act[n, 0] = A_CARD
-                act[n, 1] = CD_MUSTER
-                act[n, 2] = c
-                act[n, 3] = 0
-                act[n, 4] = 0
-                act[n, 5] = 0
-            n += 1
+            n = _add_nb(act, n, A_CARD, CD_MUSTER, c, 0, 0, 0) if write else n + 1
     # loads in card_phase_nb's order (hand card, holder, unit type)
     for i in range(st[S_HN + side]):
         card = st[O_HAND + side * HMAX + i]
@@ -456,24 +450,11 @@ def card_options_nb(cf, st, side, act, write):
             for u in range(cf[C_NU]):
                 if (cf[O_CACC + c] >> u) & 1 and st[O_POOL + u] > 0 and card_unit_types_nb(cf, side, ct, u) \
                         and n < MAXA - 1:
-                    if write:
-                        act[n, 0] = A_CARD
-                        act[n, 1] = CD_LOAD
-                        act[n, 2] = i
-                        act[n, 3] = c
-                        act[n, 4] = u
-                        act[n, 5] = card
-                    n += 1
+                    n = _add_nb(act, n, A_CARD, CD_LOAD, i, c, u, card) if write else n + 1
     if not write:
         return n
     if ntr == 0 or st[S_HN + side] <= cf[P_HAND_LIMIT]:
-        act[n, 0] = A_CARD
-        act[n, 1] = CD_STOP
-        act[n, 2] = 0
-        act[n, 3] = 0
-        act[n, 4] = 0
-        act[n, 5] = 0
-        n += 1
+        n = _add_nb(act, n, A_CARD, CD_STOP, 0, 0, 0, 0)
     return n
 
 

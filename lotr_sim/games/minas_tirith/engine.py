@@ -136,7 +136,7 @@ from .policies import (
     threat_nb, winp_nb,
 )
 from .cards import (
-    _placeable_nb, _tradeable_nb, card_options_nb, card_phase_nb, card_score_nb, card_step_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
+    _placeable_nb, _set_nb, _tradeable_nb, card_options_nb, card_phase_nb, card_score_nb, card_step_nb, card_unit_types_nb, draw_cards_nb, hand_counts_nb,
     hand_remove_nb, holder_load_nb, keep_mt_nb, load_nb, mt_draw_nb, muster_nb, trade_nb, usable_nb,
 )
 from .actions import (
@@ -343,6 +343,7 @@ __all__ = [
     '_placeable_nb',
     '_put_assault_faces_nb',
     '_record_nb',
+    '_set_nb',
     '_stream_restore_nb',
     '_stream_save_nb',
     '_stream_swap_nb',
