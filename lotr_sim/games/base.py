@@ -88,11 +88,30 @@ class Game(abc.ABC):
         raise NotImplementedError(f"{self.name} has no step machine")
 
     def legal_actions(self, compiled: Any, state) -> np.ndarray:
-        """Every action of the current decision, one row each (empty once over)."""
-        raise NotImplementedError
+        """Every action of the current decision, one row each (empty once over).
+
+        By default the game's listing kernel (``_list_legal``) writes the rows into the
+        state's ``act`` array once per decision; ``state.n_legal`` caches their number until
+        ``apply`` (or anything else that moves the game) marks it stale with -1."""
+        if state.n_legal < 0:
+            state.n_legal = int(self._list_legal(compiled, state))
+        return state.act[: state.n_legal]
 
     def apply(self, compiled: Any, state, i: int) -> None:
-        """Apply legal action ``i`` and resolve everything up to the next decision."""
+        """Apply legal action ``i`` and resolve everything up to the next decision: an index
+        outside the legal list is refused (``step.IllegalAction``) before the game's kernel
+        (``_apply_legal``) sees it."""
+        from lotr_sim.games.step import check_action
+        i = check_action(i, self.legal_actions(compiled, state).shape[0])
+        self._apply_legal(compiled, state, np.int64(i))
+        state.n_legal = -1
+
+    def _list_legal(self, compiled: Any, state) -> int:
+        """Write the current decision's rows into ``state.act``; return how many."""
+        raise NotImplementedError
+
+    def _apply_legal(self, compiled: Any, state, i: np.int64) -> None:
+        """Apply row ``i`` of ``state.act`` (already checked to be legal)."""
         raise NotImplementedError
 
     def to_move(self, state) -> int:

@@ -187,19 +187,13 @@ class LotrRisk(Game):
         state.st[L.S_DEBUG] = 1 if debug else 0
         return state
 
-    def legal_actions(self, compiled, state):
+    def _list_legal(self, compiled, state):
         from lotr_sim.games.lotr_risk import play as E
-        if state.n_legal < 0:
-            state.n_legal = int(E.legal_nb(compiled.cf, state.st, state.act))
-        return state.act[: state.n_legal]
+        return E.legal_nb(compiled.cf, state.st, state.act)
 
-    def apply(self, compiled, state, i):
+    def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.lotr_risk import play as E
-        from lotr_sim.games.step import check_action
-        n = self.legal_actions(compiled, state).shape[0]
-        check_action(i, n)
-        E.apply_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.act, np.int64(i))
-        state.n_legal = -1
+        E.apply_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.act, i)
 
     def to_move(self, state):
         from lotr_sim.games.lotr_risk import layout as L

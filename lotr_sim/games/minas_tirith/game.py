@@ -158,20 +158,13 @@ class MinasTirith(Game):
                       np.int64(1 if debug else 0))
         return state
 
-    def legal_actions(self, compiled, state):
+    def _list_legal(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
-        if state.n_legal < 0:
-            state.n_legal = int(E.step_legal_nb(compiled.cf, state.st, state.act))
-        return state.act[: state.n_legal]
+        return E.step_legal_nb(compiled.cf, state.st, state.act)
 
-    def apply(self, compiled, state, i):
+    def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.minas_tirith import engine as E
-        from lotr_sim.games.step import check_action
-        n = self.legal_actions(compiled, state).shape[0]
-        check_action(i, n)
-        E.step_apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act,
-                        np.int64(i), state.scr)
-        state.n_legal = -1
+        E.step_apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act, i, state.scr)
 
     def to_move(self, state):
         from lotr_sim.games.minas_tirith import engine as E

@@ -144,19 +144,13 @@ class TheSearch(Game):
         state.n_legal = -1
         return state
 
-    def legal_actions(self, compiled, state):
+    def _list_legal(self, compiled, state):
         from . import play as E
-        if state.n_legal < 0:
-            state.n_legal = int(E.legal_nb(compiled.cf, state.st, state.act))
-        return state.act[: state.n_legal]
+        return E.legal_nb(compiled.cf, state.st, state.act)
 
-    def apply(self, compiled, state, i):
-        from lotr_sim.games.step import check_action
+    def _apply_legal(self, compiled, state, i):
         from . import play as E
-        n = self.legal_actions(compiled, state).shape[0]
-        check_action(i, n)
-        E.apply_nb(compiled.cf, state.st, state.tr, state.act, np.int64(i))
-        state.n_legal = -1
+        E.apply_nb(compiled.cf, state.st, state.tr, state.act, i)
 
     def to_move(self, state):
         from .layout import OVER, S_PHASE, S_SEAT
