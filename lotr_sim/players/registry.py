@@ -32,8 +32,8 @@ def generic_player(name: str, game, seed: int):
     return PLAYERS[name][0](game, seed)
 
 
-_SEARCH = dict(budget=96, width=6, z=1.0, keep_pass=False)
-_SEARCH_FAST = dict(budget=24, width=4, z=1.0, keep_pass=False)
+_SEARCH = dict(budget=384, width=6, z=1.0, start=8, keep_pass=False)
+_SEARCH_FAST = dict(budget=24, width=4, z=1.0, start=8, keep_pass=False)
 
 
 def _searcher(settings: dict) -> Callable:
@@ -44,7 +44,8 @@ def _searcher(settings: dict) -> Callable:
     return make
 
 
-register_player("search", _searcher(_SEARCH), "flat Monte Carlo search: the heuristic's best candidates, "
-                "each played out by the game's default heuristic (96 playouts per decision)", _SEARCH)
-register_player("search-fast", _searcher(_SEARCH_FAST), "the search player at a quarter of the budget "
-                "(24 playouts per decision)", _SEARCH_FAST)
+register_player("search", _searcher(_SEARCH), "Monte Carlo search: the heuristic's six best candidates "
+                "raced on playouts by the game's default heuristic (8 each, then the better half "
+                "doubled; at most 384 playouts per decision)", _SEARCH)
+register_player("search-fast", _searcher(_SEARCH_FAST), "the search player with 24 playouts per decision "
+                "(the heuristic's four best candidates, 6 playouts each)", _SEARCH_FAST)

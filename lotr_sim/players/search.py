@@ -1,18 +1,30 @@
-"""The search player: flat Monte Carlo over the legal actions, for every game.
+"""The search player: Monte Carlo search over the legal actions, for every game.
 
 At each decision of its seat it takes the game's heuristic's own choice plus its next best
-candidates by the heuristic's scores (``width`` in all), plays each out ``budget // width``
-times with the game's default heuristic for both seats (``Game.playouts``), and picks the
-candidate with the best mean score (win 1, draw 1/2). Playout ``j`` uses the same chance
-stream for every candidate (common random numbers), so candidates are compared on paired
-futures; ties keep the heuristic's own choice. A decision with one legal action costs
-nothing. This is Tesauro and Galperin's rollout improvement of a base policy: with enough
-playouts it cannot do worse than its base in expectation, and it sees what a fixed
+candidates by the heuristic's scores (``width`` in all) and plays each out with the game's
+default heuristic for both seats (``Game.playouts``). Playout ``j`` of a round uses the same
+chance stream for every candidate (common random numbers), so candidates are compared on
+paired futures. This is Tesauro and Galperin's rollout improvement of a base policy: with
+enough playouts it cannot do worse than its base in expectation, and it sees what a fixed
 scoring rule misses.
 
+The playouts are spent by racing (sequential halving): every candidate gets ``start``
+playouts; if every candidate's playouts ended alike, nothing is to be gained and the
+heuristic's choice stands; otherwise the heuristic's choice and the better half of the
+others (by mean paired difference) go on to a round that doubles their playouts, and so on
+while the next round fits in ``budget`` playouts. It then takes the candidate with the best
+mean paired difference against the heuristic's choice if that difference exceeds ``z``
+standard errors, else the heuristic's choice. Most decisions are settled in the first round,
+so the playouts go to the few decisions where candidates differ. Measured on Minas Tirith
+(issue 8), as Good against greedy on games 0-199 of seed 1: flat search with 96 playouts per
+decision won 56%, racing with a budget of 384 won 68% (+12 ± 4 points, paired) at twice the
+time per game. Scoring each playout by its points lead as well as its result (a margin term
+of up to a quarter of a win) added +1 ± 4 points to racing at a quarter more time, so the
+playouts count results only.
+
 Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
-``(key, j)`` with ``key`` derived from (seed, index, seat, k), never the game's chance stream,
-so a game with a search seat is reproducible from its seed and the game's dice do not
+``(key, j)`` with ``key`` derived from (seed, index, seat, k, round), never the game's chance
+stream, so a game with a search seat is reproducible from its seed and the game's dice do not
 depend on how much the player searched.
 
 What it does not choose: the decisions the engine still makes inside an action or a card
@@ -33,14 +45,15 @@ _TAG = 0x5345415243480000  # "SEARCH"
 
 
 class SearchPlayer:
-    """Flat Monte Carlo search with a per-decision budget of playouts."""
+    """Monte Carlo search racing the heuristic's best candidates within a per-decision
+    budget of playouts."""
 
     name = "search"
 
-    def __init__(self, game, seed: int, budget: int = 96, width: int = 6, z: float = 1.0,
-                 keep_pass: bool = False, skip: tuple[str, ...] = ()):
-        if budget < 1 or width < 1:
-            raise ValueError("budget and width must be at least 1")
+    def __init__(self, game, seed: int, budget: int = 384, width: int = 6, z: float = 1.0,
+                 keep_pass: bool = False, skip: tuple[str, ...] = (), start: int = 8):
+        if budget < 1 or width < 1 or start < 1:
+            raise ValueError("budget, width and start must be at least 1")
         self.game = game
         self.seed = int(seed)
         self.budget = int(budget)
@@ -48,13 +61,16 @@ class SearchPlayer:
         self.z = float(z)
         self.keep_pass = bool(keep_pass)
         self.skip = tuple(skip)   # decision kinds left to the heuristic (Game.decision_kind)
+        self.start = int(start)
         self.decisions = 0
         self.playouts = 0
 
-    def _key(self, state: State, seat: int) -> int:
+    def _key(self, state: State, seat: int, rnd: int = 0) -> int:
         k = _mix64_py(self.seed ^ _TAG)
         k = _mix64_py(k ^ int(state.index))
         k = _mix64_py(k ^ (seat << 32) ^ self.decisions)
+        if rnd:
+            k = _mix64_py(k ^ (rnd << 48))
         return k & ((1 << 63) - 1)
 
     def candidates(self, compiled, state: State) -> np.ndarray:
@@ -71,6 +87,13 @@ class SearchPlayer:
         order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) not in first]
         return np.array((first + order)[: max(1, min(self.width, n))], dtype=np.int64)
 
+    def _values(self, compiled, state: State, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
+        """Scores [len(cand), m] of m paired playouts of each candidate for ``side``."""
+        winners = self.game.playouts(compiled, state, cand, m, key)
+        self.playouts += winners.size
+        # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
+        return winner_scores(self.game, winners, side)
+
     def choose(self, compiled, state: State) -> int:
         """The index of the legal action this player takes at ``state``."""
         seat = self.game.to_move(state)
@@ -83,17 +106,38 @@ class SearchPlayer:
         cand = self.candidates(compiled, state)
         if cand.shape[0] == 1:
             return int(cand[0])
-        m = max(1, self.budget // cand.shape[0])
-        winners = self.game.playouts(compiled, state, cand, m, self._key(state, seat))
-        self.playouts += cand.shape[0] * m
-        # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
-        v = winner_scores(self.game, winners, self.game.seat_side(compiled, seat))
-        # paired on the playout's stream: candidate c against the heuristic's own choice
+        side = self.game.seat_side(compiled, seat)
+        m = max(1, min(self.start, self.budget // cand.shape[0]))
+        alive = np.arange(cand.shape[0])          # row 0: the heuristic's own choice
+        v = self._values(compiled, state, cand, m, self._key(state, seat), side)
+        used = v.size
+        rnd = 0
+        while True:
+            d = v[1:] - v[0]
+            if not d.any():
+                return int(cand[0])   # every playout alike: nothing here to improve on
+            if alive.shape[0] > 2:
+                # the heuristic's choice and the better half of the others race on
+                keep = 1 + np.argsort(-d.mean(axis=1), kind="stable")[: alive.shape[0] // 2]
+                rows = np.concatenate(([0], keep))
+                alive, v = alive[rows], v[rows]
+            m = v.shape[1]
+            if used + alive.shape[0] * m > self.budget:
+                break
+            rnd += 1
+            w = self._values(compiled, state, cand[alive], m, self._key(state, seat, rnd), side)
+            used += w.size
+            v = np.concatenate((v, w), axis=1)
+        return int(cand[alive[self._pick(v)]])
+
+    def _pick(self, v: np.ndarray) -> int:
+        """Row of ``v`` to play: the best mean paired gain over row 0 beyond ``z`` standard
+        errors, else row 0."""
         d = v[1:] - v[0]
+        m = v.shape[1]
         mean = d.mean(axis=1)
         se = d.std(axis=1, ddof=1) / np.sqrt(m) if m > 1 else np.full(len(mean), np.inf)
         ok = mean > self.z * se
         if not ok.any():
-            return int(cand[0])
-        best = int(np.argmax(np.where(ok, mean, -np.inf)))
-        return int(cand[1 + best])
+            return 0
+        return 1 + int(np.argmax(np.where(ok, mean, -np.inf)))

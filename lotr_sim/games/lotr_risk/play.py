@@ -41,7 +41,7 @@ connected pair times every count overflows the legal-action table). Measured bef
 deck had its 40 cards (paired ``lotr-sim compare``, seed 1): greedy v greedy, 20,000 games, all three menus widened at once:
 Good 34.41% under both, 0 discordant games (greedy scores an amount by its size, so it takes
 all, or the nearest to half on a move-in, which the default menus already hold; the wider
-menus never change its pick). Search (Good, budget 96, width 6) v greedy, 27 paired games
+menus never change its pick). Search (Good; then flat, budget 96, width 6) v greedy, 27 paired games
 per menu (game i under the default and under the wider menu; -j 1), Good's win rate 85.2%
 with the default menus: reinforce_sizes "1,2,3,half,all" -7.4 pp (2 games lost only under
 it, 0 won only under it; 95% paired interval [-20.2, +6.4]), movein_sizes "any" +0.0 pp
