@@ -388,7 +388,12 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     scr = np.zeros(8, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     for i in range(lo, hi):
-        play_game_nb(cf, wp, pol, seed, first + i, st, tr, act, scr, s, debug)
+        # play_game_nb's loop written out here: every jitted caller re-optimises the whole
+        # engine below it when it is compiled, so two wrapper levels cost ~11 s of first run
+        new_game_nb(cf, st, tr, s, seed, first + i, debug)
+        while st[S_OVER] == 0:
+            n = legal_actions_nb(cf, st, act)
+            apply_nb(cf, st, tr, s, pol, act, builtin_choice_nb(cf, st, wp, pol, s, act, n), scr)
         _record_nb(cf, st, i, out)
 
 
