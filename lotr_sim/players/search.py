@@ -14,12 +14,12 @@ heuristic's choice stands; otherwise the heuristic's choice and the better half 
 others (by mean paired difference) go on to a round that doubles their playouts, and so on
 while the next round fits in ``budget`` playouts. It then takes the candidate with the best
 mean paired difference against the heuristic's choice if that difference exceeds ``z``
-standard errors, else the heuristic's choice. Most decisions are settled in the first round,
+standard errors, else the heuristic's choice. Many decisions are settled in the first round,
 so the playouts go to the few decisions where candidates differ. Measured on Minas Tirith
 (issue 8), as Good against greedy on games 0-199 of seed 1: flat search with 96 playouts per
 decision won 56%, racing with a budget of 384 won 68% (+12 ± 4 points, paired) at twice the
 time per game. Scoring each playout by its points lead as well as its result (a margin term
-of up to a quarter of a win) added +1 ± 4 points to racing at a quarter more time, so the
+of up to a quarter of a win) added +1 ± 4 points to racing at 37% more time, so the
 playouts count results only.
 
 Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
