@@ -48,20 +48,26 @@ def _footnote(df) -> str:
     return "\\* stopped at --max-games before its 95% half-width reached --precision."
 
 
+def _markdown(head: list[str], body: list[list[str]]) -> list[str]:
+    """A Markdown table's lines."""
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(b) + " |" for b in body]
+
+
+def _html(head: list[str], body: list[list[str]]) -> list[str]:
+    """An HTML table's lines, every cell escaped."""
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in b) + "</tr>" for b in body]
+    return out + ["</table>"]
+
+
 def results_markdown(df, outcomes, reasons) -> str:
-    head, body = rows(df, outcomes, reasons)
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(b) + " |" for b in body]
+    out = _markdown(*rows(df, outcomes, reasons))
     foot = _footnote(df)
     return "\n".join(out + ([""] + [foot] if foot else []))
 
 
 def results_html(df, outcomes, reasons) -> str:
-    head, body = rows(df, outcomes, reasons)
-    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    for b in body:
-        out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in b) + "</tr>")
-    out.append("</table>")
+    out = _html(*rows(df, outcomes, reasons))
     foot = _footnote(df)
     if foot:
         out.append(f"<p>{html.escape(foot.replace(chr(92), ''))}</p>")
@@ -104,20 +110,13 @@ def seat_rows(df) -> tuple[list[str], list[list[str]]]:
 def seats_markdown(df) -> str:
     """The per-seat table in Markdown ("" when there is none)."""
     head, body = seat_rows(df)
-    if not body:
-        return ""
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(out + ["| " + " | ".join(b) + " |" for b in body])
+    return "\n".join(_markdown(head, body)) if body else ""
 
 
 def seats_html(df) -> str:
     """The per-seat table in HTML ("" when there is none)."""
     head, body = seat_rows(df)
-    if not body:
-        return ""
-    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in b) + "</tr>" for b in body]
-    return "\n".join(out + ["</table>"])
+    return "\n".join(_html(head, body)) if body else ""
 
 
 def _is_pairing(r) -> bool:
