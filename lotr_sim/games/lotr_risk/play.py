@@ -598,6 +598,17 @@ MENU_1HA, MENU_123HA, MENU_ANY, MENU_LHA, MENU_AH = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, _nrt=False)
+def _amount_row(act, n, k, a, b, col, v):
+    """One row of kind k with amount ``v`` in column ``col``: (k, v, a, b), (k, a, v, 0) or
+    (k, a, b, v)."""
+    if col == 1:
+        return _row(act, n, k, v, a, b)
+    if col == 2:
+        return _row(act, n, k, a, v, 0)
+    return _row(act, n, k, a, b, v)
+
+
+@njit(cache=True, _nrt=False)
 def _sized_row(act, n, n0, k, a, b, col, v, lo, hi):
     """One row (k, a, b) with amount ``v`` in column ``col``, unless ``v`` is outside [lo, hi]
     or rows n0..n-1 (the same group) already offer it."""
@@ -606,11 +617,7 @@ def _sized_row(act, n, n0, k, a, b, col, v, lo, hi):
     for j in range(n0, min(n, MAXA)):
         if act[j, col] == v:
             return n
-    if col == 1:
-        return _row(act, n, k, v, a, b)
-    if col == 2:
-        return _row(act, n, k, a, v, 0)
-    return _row(act, n, k, a, b, v)
+    return _amount_row(act, n, k, a, b, col, v)
 
 
 @njit(cache=True, _nrt=False)
@@ -624,12 +631,7 @@ def _sized_rows(act, n, k, a, b, col, menu, lo, half, hi):
     n0 = n
     if menu == MENU_ANY:
         for v in range(lo, hi + 1):
-            if col == 1:
-                n = _row(act, n, k, v, a, b)
-            elif col == 2:
-                n = _row(act, n, k, a, v, 0)
-            else:
-                n = _row(act, n, k, a, b, v)
+            n = _amount_row(act, n, k, a, b, col, v)
     elif menu == MENU_AH:
         n = _sized_row(act, n, n0, k, a, b, col, hi, lo, hi)
         n = _sized_row(act, n, n0, k, a, b, col, half, lo, hi)
