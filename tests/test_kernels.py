@@ -8,7 +8,7 @@ from numba import njit
 
 from lotr_sim.exact.battle import OUTCOMES, battle_law, roll_counts
 from lotr_sim.exact.bombard import bombard_law
-from lotr_sim.kernels.combat import (RULES, assault_roll_nb, battle_nb, simulate_battles,
+from lotr_sim.kernels.combat import (RULES, assault_roll_nb, battle_nb, dice_each_nb, simulate_battles,
                                      simulate_bombardments, simulate_rolls)
 from lotr_sim.kernels.reference import battles_py
 from lotr_sim.kernels.rng import STATE_SIZE, PyStream, make_stream, stream_init_nb
@@ -89,6 +89,19 @@ def test_kernel_is_bit_identical_to_plain_python_reference():
         ref = battles_py(99, 500, 3000, a, d, RULES[rules], **kw)
         got = list(zip(*(r[k].tolist() for k in ("outcome", "attackers_left", "defenders_left", "rolls"))))
         assert got == ref
+
+
+@pytest.mark.parametrize("a_dice,d_dice", [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)])
+def test_dice_each_draws_one_d6_per_die_attacker_first(a_dice, d_dice):
+    """MT-8.2 [R] modified6: dice_each_nb's faces are the plain-Python stream's d6 draws in
+    the order a1, a2, a3, d1, d2 (unused faces 0), and it leaves the stream where they end."""
+    s = make_stream(7, 100 * a_dice + d_dice)
+    ref = PyStream(7, 100 * a_dice + d_dice)
+    for _ in range(300):
+        want = [ref.d6() if k < a_dice else 0 for k in range(3)]
+        want += [ref.d6() if k < d_dice else 0 for k in range(2)]
+        assert list(dice_each_nb(s, a_dice, d_dice)) == want
+    assert int(s[0]) == ref.s[0] and int(s[5]) == ref.left
 
 
 def test_same_seed_bit_identical_for_1_or_2_threads_and_any_chunking():

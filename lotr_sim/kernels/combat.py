@@ -58,6 +58,32 @@ def assault_faces_nb(s, a_dice, d_dice):
     return a1, a2, a3, d1, d2
 
 
+@njit(cache=True)
+def dice_each_nb(s, a_dice, d_dice):
+    """The faces of one roll drawn one ``d6_nb`` per die rolled, the attacker's first (MT-8.2
+    [R] ``retreat_trigger = modified6``): ``a_dice`` in 1..3, ``d_dice`` in 1..2, the unused
+    faces 0. Returns (a1, a2, a3, d1, d2) in the order drawn.
+
+    One call site of the inlined ``d6_nb`` in a loop: numba re-reads an inlined function at
+    every call site, so five written-out dice cost ~2 s of first-run compile per caller."""
+    na = 1 + (a_dice >= 2) + (a_dice >= 3)
+    a1 = a2 = a3 = d1 = d2 = 0
+    for k in range(na + 1 + (d_dice >= 2)):
+        v = d6_nb(s)
+        if k == 0:
+            a1 = v
+        elif k < na:
+            if k == 1:
+                a2 = v
+            else:
+                a3 = v
+        elif k == na:
+            d1 = v
+        else:
+            d2 = v
+    return a1, a2, a3, d1, d2
+
+
 @njit(cache=True, inline="always")
 def assault_losses_nb(a1, a2, a3, d1, d2, a_dice, d_dice, a_bonus, d_bonus):
     """Compare the faces of ``assault_faces_nb`` (LR-5.3/5.4, MT-7.4/8.2): highest with

@@ -356,7 +356,7 @@ def _leader_path_ok_nb(cf, st, side, a, b):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def do_action_nb(cf, st, tr, s, pol, side, act, i):
     kind = act[i, 0]
     a = act[i, 1]

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb
+from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb, dice_each_nb
 from lotr_sim.kernels.rng import d6_nb, randint_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_NL, C_NU, MAXDEG, MAXT, MAXU, O_BANNER, O_CRANGE, O_DEVIL, O_DGOOD, O_DIST, O_EK, O_LORD,
@@ -342,11 +342,7 @@ def assault_bonus_nb(cf, st, side, a, b):
 def _modified_roll_nb(s, ad, dd, ab, db):
     """The same draws as assault_roll_nb, also counting a modified 6 on the highest die
     (retreat_trigger = modified6, MT-8.2 [R])."""
-    a1 = d6_nb(s)
-    a2 = d6_nb(s) if ad >= 2 else 0
-    a3 = d6_nb(s) if ad >= 3 else 0
-    d1 = d6_nb(s)
-    d2 = d6_nb(s) if dd >= 2 else 0
+    a1, a2, a3, d1, d2 = dice_each_nb(s, ad, dd)
     a6 = (a1 >= 6) + (a2 >= 6) + (a3 >= 6)
     d6 = (d1 >= 6) + (d2 >= 6)
     if a1 < a2:
@@ -741,7 +737,7 @@ def lose_one_nb(cf, st, tr, t, u):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def next_loss_nb(cf, st, tr, s, pol):
     """After one loss: the next loss decision (returns True), or the next side's losses, or
     the rest of the bombardment or assault: returns True if that stops at a retreat decision

@@ -73,6 +73,17 @@ was ~3/4 of the run time). score_action_nb is inlined into choose_action_nb (its
 caller in a game): the call with ~50 scalarised array arguments cost more than the score.
 Every module that defines kernels ends with ``no_literal_dispatch(globals())`` (each helper
 compiles once, see lotr_sim/kernels/dispatch.py).
+
+First-run compile: numba links every jitted callee into its caller's library and optimises
+and emits it again there, so each jitted level pays once more for all the code below it. The
+step machine's thin levels are therefore ``inline="always"`` - legal_actions_nb, apply_nb,
+builtin_choice_nb and, within apply_nb, begin_turn_nb, finish_turn_nb, do_action_nb,
+next_loss_nb and card_step_nb: numba types their few lines in the caller and builds no
+library of their own - and simulate_nb writes play_game_nb's loop out itself. Kernels with
+long bodies (enum_actions_nb, assault_nb, ...) stay separate: inlining them too made the
+first run ~15 s slower, numba's typing grows faster than the function. Likewise each call
+site of the inlined ``d6_nb`` costs ~0.4 s, so a roll of several dice draws them in a loop
+(``kernels.combat.dice_each_nb``).
 """
 from __future__ import annotations
 

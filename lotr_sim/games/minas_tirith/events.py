@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from lotr_sim.kernels.combat import _dice5_nb
-from lotr_sim.kernels.rng import STATE_SIZE, d6_nb
+from lotr_sim.kernels.combat import _dice5_nb, dice_each_nb
+from lotr_sim.kernels.rng import STATE_SIZE
 from lotr_sim.games.minas_tirith.config import C_NC, C_ND, C_NL, C_NU, C_T, MAXU
 from lotr_sim.games.minas_tirith.layout import (
     O_CAPT, O_CLOC, O_CST, O_HOLD, O_LLOC, O_POOL, O_UNITS, S_DTOP, S_GATE, S_MTTOP, S_ROUND, S_SIDE,
@@ -121,11 +121,7 @@ def _put_assault_faces_nb(st, tr, h, s, saved, ad, dd, modified):
         return
     _stream_swap_nb(s)
     if modified:
-        a1 = d6_nb(s)
-        a2 = d6_nb(s) if ad >= 2 else 0
-        a3 = d6_nb(s) if ad >= 3 else 0
-        d1 = d6_nb(s)
-        d2 = d6_nb(s) if dd >= 2 else 0
+        a1, a2, a3, d1, d2 = dice_each_nb(s, ad, dd)
     else:
         a1, a2, a3, d1, d2 = _dice5_nb(s)
     _stream_restore_nb(s)

@@ -107,7 +107,7 @@ def setup_nb(cf, st, s):
 # seat's heuristic (see the module docstring of engine.py).
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
     """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step (left
     at PH_CARD when it is the seat's decision and it has a card play)."""
@@ -148,7 +148,7 @@ def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
     _debug_check_nb(cf, st)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def finish_turn_nb(cf, st, tr):
     """MT-8.3 end of turn, MT-10.3 deck end, then the next turn's seat (or a new round)."""
     side = st[S_SIDE]
@@ -215,7 +215,7 @@ def to_move_nb(st):
     return st[S_SIDE]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def legal_actions_nb(cf, st, act):
     """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
     (0 once the game is over)."""
@@ -242,7 +242,7 @@ def legal_actions_nb(cf, st, act):
     return enum_actions_nb(cf, st, st[S_SIDE], act)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_nb(cf, st, tr, s, pol, act, i, scr):
     """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
     next decision (``act`` must hold this state's legal_actions_nb)."""
@@ -302,7 +302,7 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
     advance_nb(cf, st, s)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def builtin_choice_nb(cf, st, wp, pol, s, act, n):
     """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
     of the ``n`` legal actions in ``act``; returns its index."""
@@ -388,8 +388,9 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     scr = np.zeros(8, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     for i in range(lo, hi):
-        # play_game_nb's loop written out here: every jitted caller re-optimises the whole
-        # engine below it when it is compiled, so two wrapper levels cost ~11 s of first run
+        # play_game_nb's loop written out here (legal_actions_nb, builtin_choice_nb and
+        # apply_nb are inlined): every jitted level re-optimises the whole engine below it
+        # when it is compiled, ~5 s of first run each (see engine.py, first-run compile)
         new_game_nb(cf, st, tr, s, seed, first + i, debug)
         while st[S_OVER] == 0:
             n = legal_actions_nb(cf, st, act)

@@ -68,7 +68,7 @@ def winp_nb(cf, st, wp, side, a, b, natt):
     return wp[side, wk, ab, db, A, D]
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline="always")
 def score_action_nb(cf, st, wp, pol, side, act, i):
     kind = act[i, 0]
     a = act[i, 1]
