@@ -24,8 +24,8 @@ refer to shared/rules/minas-tirith.md, the config layout (``cf``) is in config.p
 * actions.py   the mission menu ``enum_actions_nb`` and ``do_action_nb`` (MT-6, MT-7);
 * play.py      set-up (MT-2/3), rounds and turns (MT-4, MT-8.3, MT-10.3), the step machine
                (``legal_actions_nb`` / ``apply_nb`` / ``run_until_nb``), whole games
-               (``play_game_nb``, ``simulate_nb``, ``play_one_nb``) and the ``step_*_nb``
-               entry points.
+               (``play_game_nb``, ``simulate_nb``, ``play_one_nb``) and the search player's
+               ``step_scores_nb`` / ``step_playouts_nb``.
 
 Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
 actions <- play.
@@ -157,8 +157,7 @@ from .actions import (
 from .play import (
     _record_nb, advance_nb, apply_nb, begin_turn_nb, builtin_choice_nb, end_turn_nb, finish_turn_nb,
     legal_actions_nb, new_game_nb, play_game_nb, play_one_nb, run_until_nb, setup_nb, simulate_nb,
-    step_apply_nb, step_choice_nb, step_legal_nb, step_new_nb, step_playouts_nb, step_run_nb,
-    step_scores_nb, to_move_nb,
+    step_playouts_nb, step_scores_nb, to_move_nb,
 )
 
 __all__ = [
@@ -434,12 +433,7 @@ __all__ = [
     'side_units_nb',
     'simulate_nb',
     'snapshot_nb',
-    'step_apply_nb',
-    'step_choice_nb',
-    'step_legal_nb',
-    'step_new_nb',
     'step_playouts_nb',
-    'step_run_nb',
     'step_scores_nb',
     'stream_init_nb',
     'take_losses_nb',

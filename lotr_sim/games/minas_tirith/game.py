@@ -154,17 +154,17 @@ class MinasTirith(Game):
                       pol=policy_array(pols),
                       heur=policy_array({"good": "greedy", "evil": "greedy"}))
         state = State(self.name, int(seed), int(index), pols, arrays)
-        E.step_new_nb(compiled.cf, state.st, state.tr, state.s, np.int64(seed), np.int64(index),
+        E.new_game_nb(compiled.cf, state.st, state.tr, state.s, np.int64(seed), np.int64(index),
                       np.int64(1 if debug else 0))
         return state
 
     def _list_legal(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
-        return E.step_legal_nb(compiled.cf, state.st, state.act)
+        return E.legal_actions_nb(compiled.cf, state.st, state.act)
 
     def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.minas_tirith import engine as E
-        E.step_apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act, i, state.scr)
+        E.apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act, i, state.scr)
 
     def to_move(self, state):
         from lotr_sim.games.minas_tirith import engine as E
@@ -183,8 +183,8 @@ class MinasTirith(Game):
     def builtin_choice(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         n = self.legal_actions(compiled, state).shape[0]
-        return int(E.step_choice_nb(compiled.cf, state.st, compiled.wp, state.pol, state.s,
-                                    state.act, np.int64(n)))
+        return int(E.builtin_choice_nb(compiled.cf, state.st, compiled.wp, state.pol, state.s,
+                                       state.act, np.int64(n)))
 
     def action_scores(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
@@ -223,8 +223,8 @@ class MinasTirith(Game):
         mask = 0
         for seat in stop_seats:
             mask |= 1 << int(seat)
-        seat = int(E.step_run_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
-                                 state.scr, state.s, np.int64(mask)))
+        seat = int(E.run_until_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
+                                  state.scr, state.s, np.int64(mask)))
         state.n_legal = -1
         return seat
 

@@ -5,8 +5,10 @@ mission dice MT-4.2, ``begin_turn_nb`` draws MT-4.5 and runs the card step MT-5,
 ``finish_turn_nb`` / ``end_turn_nb`` end a turn MT-8.3, and the deck end MT-10.3). The step
 machine (``to_move_nb``, ``legal_actions_nb``, ``apply_nb``, ``builtin_choice_nb``,
 ``run_until_nb``) is the whole game: ``play_game_nb`` is its loop; ``simulate_nb`` plays a range
-of games (game i always uses stream (seed, i)), ``play_one_nb`` one traced game, and the
-``step_*_nb`` entry points serve lotr_sim.games.minas_tirith.game.
+of games (game i always uses stream (seed, i)), ``play_one_nb`` one traced game.
+lotr_sim.games.minas_tirith.game calls the step machine's kernels directly (they release the
+GIL) and, for a search player, ``step_scores_nb`` and ``step_playouts_nb``: a thin jitted
+wrapper would re-optimise the whole engine below it on a search user's first run.
 
 Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
 out) as a "deck" ending.
@@ -186,7 +188,7 @@ def advance_nb(cf, st, s):
         st[S_PHASE] = PH_DIE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def new_game_nb(cf, st, tr, s, seed, index, debug):
     """MT-2/MT-3: stream (seed, index), the set-up, resting at the first decision."""
     stream_init_nb(seed, index, s)
@@ -215,7 +217,7 @@ def to_move_nb(st):
     return st[S_SIDE]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", nogil=True)
 def legal_actions_nb(cf, st, act):
     """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
     (0 once the game is over)."""
@@ -242,7 +244,7 @@ def legal_actions_nb(cf, st, act):
     return enum_actions_nb(cf, st, st[S_SIDE], act)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", nogil=True)
 def apply_nb(cf, st, tr, s, pol, act, i, scr):
     """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
     next decision (``act`` must hold this state's legal_actions_nb)."""
@@ -302,7 +304,7 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
     advance_nb(cf, st, s)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", nogil=True)
 def builtin_choice_nb(cf, st, wp, pol, s, act, n):
     """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
     of the ``n`` legal actions in ``act``; returns its index."""
@@ -337,7 +339,7 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
     return choose_action_nb(cf, st, wp, pol, s, side, act, n)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
     """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
     game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end."""
@@ -407,36 +409,6 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
     s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
     return st, st[S_TRPOS]
-
-
-@njit(cache=True, nogil=True)
-def step_new_nb(cf, st, tr, s, seed, index, debug):
-    """A new game resting at its first decision (see new_game_nb)."""
-    new_game_nb(cf, st, tr, s, seed, index, debug)
-
-
-@njit(cache=True, nogil=True)
-def step_legal_nb(cf, st, act):
-    """legal_actions_nb for Python callers."""
-    return legal_actions_nb(cf, st, act)
-
-
-@njit(cache=True, nogil=True)
-def step_apply_nb(cf, st, tr, s, pol, act, i, scr):
-    """apply_nb for Python callers."""
-    apply_nb(cf, st, tr, s, pol, act, i, scr)
-
-
-@njit(cache=True, nogil=True)
-def step_run_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
-    """run_until_nb for Python callers: built-in policies until a seat in ``stop_mask``."""
-    return run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask)
-
-
-@njit(cache=True, nogil=True)
-def step_choice_nb(cf, st, wp, pol, s, act, n):
-    """builtin_choice_nb for Python callers."""
-    return builtin_choice_nb(cf, st, wp, pol, s, act, n)
 
 
 @njit(cache=True, nogil=True)
