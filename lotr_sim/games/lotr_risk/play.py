@@ -1122,11 +1122,17 @@ def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     act = np.zeros((MAXA, 4), dtype=np.int64)
     tr = np.zeros(0, dtype=np.int64)
+    ctx = np.zeros(NCTX)
     for row in range(lo, hi):
         stream_init_nb(seed, first + row, s)
         new_game_nb(cf, st, s, tr)
         st[S_DEBUG] = debug
-        run_until_nb(cf, st, s, tr, wt, pol, act, 0)
+        # run_until_nb's loop (stop_mask 0) written out: every jitted level re-optimises the
+        # whole engine below it when compiled (see minas_tirith/engine.py, first-run compile)
+        ctx[:] = 0.0
+        while st[S_OVER] == 0:
+            n = legal_nb(cf, st, act)
+            apply_nb(cf, st, s, tr, wt, act, choose_nb(cf, st, wt, pol, s, act, n, ctx))
         record_nb(cf, st, row, out)
 
 

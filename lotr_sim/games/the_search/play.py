@@ -612,7 +612,12 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
     buf = np.zeros(600, dtype=np.float64)
     for row in range(lo, hi):
         new_game_nb(cf, st, s, tr, act, seed, first + row, debug)
-        run_until_nb(cf, pol, st, s, tr, act, buf, 0)
+        # run_until_nb's loop (mask 0) written out: every jitted level re-optimises the whole
+        # engine below it when compiled (see minas_tirith/engine.py, first-run compile)
+        while st[S_PHASE] != OVER:
+            apply_nb(cf, st, tr, act, choose_nb(cf, st, s, pol[st[S_SEAT]], act, st[S_NLEGAL], buf))
+            if st[S_STEPS] > MAX_STEPS:
+                end_game_nb(cf, st, tr, R_CAP)
         record_nb(cf, st, row, out)
 
 
