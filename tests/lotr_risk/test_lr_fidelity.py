@@ -97,6 +97,7 @@ def test_lr_2_3_seat_p1_starts_with_three_or_four(players):
         ev = _events(comp, s)
         roll = [e for e in ev if e["event"] == "setup_roll"]
         assert len(roll) == 1 and 1 <= roll[0]["roll"] <= players and roll[0]["first"] == "p1"
+        assert roll[0]["decides"] == "who sits in seat p1"
         first = next(e for e in ev if e["event"] == "turn_start")
         assert first["player"] == "p1" and first["turn"] == 1
 

@@ -5,8 +5,8 @@ Every event has ``game, round, turn, side`` (the side whose turn it is; null in 
 before the first turn) and ``event``. Turns and rounds count from 1 (the set-up is turn 0,
 round 0), as the account prints them.
 
-* ``setup_roll {roll, first}`` (LR-2.2/2.3: the die, 1..players, and the player who starts;
-  with 3-4 players the die only picks who sits in seat 1, so p1 starts);
+* ``setup_roll {roll, first, decides}`` (LR-2.2/2.3: the die, 1..players, and the player who
+  starts; with 3-4 players the die only decides who sits in seat 1, so p1 starts);
 * ``turn_start`` snapshot: ``player`` (p1..p4), ``ring`` (territory) and ``ring_step``,
   ``owners {territory: p1..p4|neutral}``, ``battalions {territory: n}``, ``leaders`` (8 slots,
   two per player: territory or null), ``hands {p1..: [territory cards]}`` and
@@ -100,7 +100,8 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
             e = dict(base, event="decision", seat=_pl(v[0]), kind=L.PHASE_KIND[v[1]], choice=v[2],
                      n_legal=v[3], row=v[4:8])
         elif code == L.EV_SETUP:
-            e = dict(base, event="setup_roll", roll=v[0] + 1, first=_pl(v[1]))
+            e = dict(base, event="setup_roll", roll=v[0] + 1, first=_pl(v[1]),
+                     decides="who starts" if npl == 2 else "who sits in seat p1")
         elif code == L.EV_BALROG:
             e = dict(base, event="balrog", player=_pl(v[0]), roll=v[1], held=bool(v[2]))
         elif code == L.EV_TURN:
@@ -227,7 +228,7 @@ def format_event(e: dict) -> str | None:
             return f"  {p}'s Leader in {e['from']} is removed"
         return f"  {p}'s Leader moves {e['from']} -> {e['to']}"
     if ev == "setup_roll":
-        return f"set-up: the die shows {e['roll']}; {e['first']} starts"
+        return f"set-up: the die shows {e['roll']} ({e['decides']}); {e['first']} starts"
     if ev == "trade":
         bonus = f", +2 in {e['bonus_territory']}" if e.get("bonus_territory") else ""
         return f"  {p} trades {', '.join(e['cards'])} for {e['value']}{bonus}"
