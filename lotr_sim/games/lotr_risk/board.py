@@ -53,7 +53,8 @@ def ev_nb(tr, code, n, v0, v1, v2, v3, v4, v5, v6, v7):
 
 @njit(cache=True, _nrt=False)
 def snapshot_nb(cf, st, tr):
-    """Turn-start snapshot: turn, seat, Ring, owners, battalions, Leaders (replay_check)."""
+    """Turn-start snapshot: turn, seat, Ring, owners, battalions, Leaders (replay_check), then
+    each player's territory hand and adventure hand (count, then HMAX / AHMAX card slots)."""
     if tr.shape[0] == 0:
         return
     h = ev_begin_nb(tr, EV_SNAP)
@@ -69,6 +70,13 @@ def snapshot_nb(cf, st, tr):
         ev_put_nb(tr, h, st[O_TROOPS + t])
     for k in range(8):
         ev_put_nb(tr, h, st[O_LEAD + k])
+    for p in range(4):
+        ev_put_nb(tr, h, st[O_HN + p])
+        for i in range(HMAX):
+            ev_put_nb(tr, h, st[O_HAND + p * HMAX + i] if i < st[O_HN + p] else -1)
+        ev_put_nb(tr, h, st[O_AHN + p])
+        for i in range(AHMAX):
+            ev_put_nb(tr, h, st[O_AHAND + p * AHMAX + i] if i < st[O_AHN + p] else -1)
     ev_end_nb(tr, h)
 
 
@@ -242,8 +250,25 @@ def tdiscard_nb(st, c):
 
 @njit(cache=True, _nrt=False)
 def adraw_nb(st, s):
-    """The top adventure card (reshuffling the discards when empty); -1: none."""
-    return _pile_draw_nb(st, s, O_ADECK, S_ADN, O_ADISC, S_ADD)
+    """The top adventure card; -1 when the deck is empty: a draw from an empty deck draws
+    nothing (LR-9.2 [R]: the discards come back only between turns, ``arefill_nb``)."""
+    if st[S_ADN] == 0:
+        return -1
+    st[S_ADN] -= 1
+    return st[O_ADECK + st[S_ADN]]
+
+
+@njit(cache=True, _nrt=False)
+def arefill_nb(st, s):
+    """Between turns (LR-8.2/9.2 [R]): an empty adventure deck is refilled from its discards,
+    shuffled."""
+    if st[S_ADN] == 0 and st[S_ADD] > 0:
+        nd = st[S_ADD]
+        for i in range(nd):
+            st[O_ADECK + i] = st[O_ADISC + i]
+        st[S_ADD] = 0
+        st[S_ADN] = nd
+        shuffle_range_nb(s, st, O_ADECK, nd)
 
 
 @njit(cache=True, _nrt=False)

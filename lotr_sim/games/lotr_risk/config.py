@@ -111,10 +111,16 @@ PARAMS: list[Param] = [
           "[R] mission cards (one per site of power, in board order; 0..number of sites)", lo=0, hi=16),
     *[Param(f"deck_{slug}", cnt, "int", "LR-9.2 / LR-9.4" if kind == "event" else "LR-9.3 / LR-9.4",
             f"[R] copies of '{name}' in the adventure deck", lo=0, hi=8) for _, slug, name, kind, cnt in CARD_KINDS],
-    Param("first_player", "die", "choice", "LR-2.2",
-          "who claims and plays first: a die roll (the rules), or always the first Good / Evil seat "
-          "(a designer's lever; the die is still rolled, so paired games keep their other draws)",
+    Param("first_player", "die", "choice", "LR-2.2 / LR-2.3",
+          "who claims and plays first: the rules (2 players a die roll, LR-2.2; 3-4 players seat p1, "
+          "LR-2.3: the die only picks who sits there), or always the first Good / Evil seat (a "
+          "designer's lever; the die is still rolled, so paired games keep their other draws)",
           choices=FIRST_PLAYER),
+    Param("leader_extra_move", False, "bool", "LR-6.2",
+          "[R] a Leader moves on its own besides the turn's one fortify move (default: it moves as "
+          "part of that one move, with or without battalions)"),
+    Param("balrog_roll_above", 3, "int", "LR-10.4",
+          "[R] 'A Balrog is Come' holds the Ring in Moria when one die shows more than this", lo=0, hi=6),
     Param("fellowship_roll_above", 3, "int", "LR-10.2", "on a marked territory the die must show more than this",
           lo=0, hi=6),
     Param("points_stronghold", 2, "int", "LR-11.2", "points per stronghold held", lo=0, hi=10),
@@ -162,6 +168,8 @@ P_RMENU = CF.scalar("rmenu")         # reinforce_sizes code (REINFORCE_SIZES ind
 P_MMENU = CF.scalar("mmenu")         # movein_sizes code
 P_FMENU = CF.scalar("fmenu")         # fortify_sizes code
 P_FIRSTP = CF.scalar("firstp")       # first_player code (FIRST_PLAYER index)
+P_LXMOVE = CF.scalar("lxmove")       # leader_extra_move (LR-6.2)
+P_BALROG = CF.scalar("balrog")       # balrog_roll_above (LR-10.4)
 O_REG = CF.array("reg", MAXT)            # region of a territory
 O_RBONUS = CF.array("rbonus", MAXR)
 O_RSIZE = CF.array("rsize", MAXR)
@@ -173,7 +181,7 @@ O_CSIDE = CF.array("cside", MAXT)        # card side of a territory: 0 good 1 ev
 O_CSYM = CF.array("csym", MAXT + 2)      # card symbol 0..2, 3 joker; cards 0..nt-1 = territories
 O_ADJN = CF.array("adjn", MAXT)          # borders (land, bridge, sea)
 O_ADJ = CF.array("adj", MAXT * MAXDEG)
-O_BLKN = CF.array("blkn", MAXT)          # blocked contacts
+O_BLKN = CF.array("blkn", MAXT)          # blocked contacts across mountains (The Way ..., LR-9.3)
 O_BLK = CF.array("blk", MAXT * MAXDEG)
 O_PATH = CF.array("path", MAXPATH)
 O_MARK = CF.array("mark", MAXPATH)
@@ -256,6 +264,8 @@ def validate(data: dict, params: dict) -> None:
     for e in board.get("blocked", []):
         if e[0] not in terrs or e[1] not in terrs:
             _err(f"blocked contact {e[0]} - {e[1]}: unknown territory")
+        if len(e) > 2 and e[2] not in ("mountain", "river"):
+            _err(f"blocked contact {e[0]} - {e[1]}: kind must be mountain or river")
     path = data.get("fellowship", {}).get("path", [])
     if not path or len(path) > MAXPATH:
         _err(f"[fellowship] path needs 1..{MAXPATH} territories")
@@ -340,6 +350,8 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[P_MMENU] = MOVEIN_SIZES.index(p["movein_sizes"])
     cf[P_FMENU] = FORTIFY_SIZES.index(p["fortify_sizes"])
     cf[P_FIRSTP] = FIRST_PLAYER.index(p["first_player"])
+    cf[P_LXMOVE] = 1 if p["leader_extra_move"] else 0
+    cf[P_BALROG] = p["balrog_roll_above"]
     for r, name in enumerate(regions):
         cf[O_RBONUS + r] = p[f"bonus_{_slug(name)}"]
         for t in data["regions"][name]["territories"]:
@@ -376,9 +388,11 @@ def compile_config(cfg: GameConfig) -> Compiled:
     blk: list[list[int]] = [[] for _ in range(nt)]
     for e in data["board"].get("blocked", []):
         a, b = ix[e[0]], ix[e[1]]
-        if b not in blk[a] and b not in adj[a]:
-            blk[a].append(b)
-            blk[b].append(a)
+        # The Way is Under the Mountains crosses mountains only, never a river (card data)
+        if (len(e) > 2 and e[2] != "mountain") or b in blk[a] or b in adj[a]:
+            continue
+        blk[a].append(b)
+        blk[b].append(a)
     if max(len(x) for x in blk) > MAXDEG:
         _err(f"a territory has more than {MAXDEG} blocked contacts")
     pos = 0

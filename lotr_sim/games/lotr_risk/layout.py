@@ -56,6 +56,7 @@ S_ADRAWS = STATE.scalar("adraws")     # adventure cards drawn this turn (events 
 S_TSEAT = STATE.scalar("tseat")       # whose turn it is while a defender decides (PH_WITHDRAW)
 S_NBLOCK = STATE.scalar("nblock")     # bridges closed now (You Shall Not Pass!, LR-9.3)
 S_WDONE = STATE.scalar("wdone")       # the defender withdrew against the attack being declared
+S_NLEGAL = STATE.scalar("nlegal")     # rows legal_nb last listed (the decision trace's n_legal)
 STATE.pad_to(48)
 O_OWNER = STATE.array("owner", MAXT)
 O_TROOPS = STATE.array("troops", MAXT)
@@ -86,17 +87,23 @@ ST_SIZE = STATE.size
 PH_CLAIM, PH_SPLACE, PH_LEADER, PH_TRADE, PH_REINF, PH_ATTACK, PH_MOVEIN, PH_FORT, PH_OVER = range(9)
 PH_BLOCK = 9       # start of a turn: play You Shall Not Pass! on a bridge, or not (LR-9.3)
 PH_WITHDRAW = 10   # an attack declared: the defender plays Strategic Withdrawal, or not (LR-9.3)
+PH_ADISC = 11      # a fourth adventure card: the player discards one of its hand (LR-8.2)
 PHASE_KIND = ("setup", "setup", "leader", "trade", "reinforce", "attack", "move", "fortify", "over",
-              "power", "defend")
+              "power", "defend", "discard")
 
 # action kinds (rows of 4 ints: kind, a, b, c)
 A_PASS, A_CLAIM, A_PLACE, A_LEADER, A_TRADE, A_ATTACK, A_MOVEIN, A_FORT, A_LMOVE, A_POWER = range(10)
+A_ADISC = 10   # (A_ADISC, hand index, card, 0): discard that adventure card (LR-8.2)
+A_FORTL = 11   # (A_FORTL, from, to, battalions): the fortify move with the Leader of ``from`` (LR-6.2)
 
 # trace events
 (EV_SNAP, EV_PLACE, EV_LEADER, EV_TRADE, EV_ROLL, EV_CONQ, EV_FORT, EV_TDRAW, EV_ADV,
- EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW) = range(15)
+ EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW, EV_DECISION, EV_SETUP, EV_BALROG) = range(18)
+# EV_DECISION (seat, phase, choice, n_legal, kind, a, b, c): a decision of the step machine
+# EV_SETUP (die, first seat): the set-up die (LR-2.2/2.3); EV_BALROG (player, die, held) LR-10.4
 # EV_BLOCK (player, bridge, closed 1 / reopened 0); EV_WITHDRAW (player, from, to, battalions)
-# EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed
+# EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed,
+#               5 dealt at the set-up (LR-2.6)
 # EV_PLACE "why": 0 claim, 1 set-up, 2 reinforcement, 3 card territory, 4 mission, 5 event, 6 power,
 #                 7 neutral set-up, 8 dealt
 WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "power", "neutral", "dealt")

@@ -11,7 +11,9 @@ resolves everything up to the next decision):
 * PH_SPLACE  set-up, put 1 battalion on an own territory (LR-2.2/2.3);
 * PH_LEADER  put a Leader on an own territory without one (set-up LR-2.4, no Leader at the
              end of a turn LR-7.1, the event "Appoint a Second Leader" LR-9.2);
-* PH_TRADE   trade one set of territory cards or not (LR-4.3; no pass with 5 cards);
+* PH_TRADE   trade one set of territory cards or not (LR-4.3; no pass with 5 cards): a row
+             (A_TRADE, cards, value, t) per set and per held territory t among its cards, which
+             gets the +2 (once per trade; t = -1 when none is held);
 * PH_REINF   place reinforcements: (territory, amount), amounts from ``reinforce_sizes``
              (default 1, half or all of those left; narrowed from any amount, LR-4.4);
 * PH_ATTACK  attack (from, to, dice 1..3), a power card (LR-9.3), or end the combat step;
@@ -21,8 +23,13 @@ resolves everything up to the next decision):
              the last roll, half the battalions or all but one; narrowed from any number in
              between, LR-5.6);
 * PH_FORT    one battalion move through own territories, amounts from ``fortify_sizes``
-             (default all but one or half; narrowed from any number, LR-6.1), each Leader's
-             move (LR-6.2), "Move by Night", or end the turn;
+             (default all but one or half; narrowed from any number, LR-6.1); LR-6.2 [R]
+             (leader_extra_move false): the same move with the Leader of its territory
+             (A_FORTL) or a Leader alone (A_LMOVE) is the turn's one move; with
+             leader_extra_move each Leader moves alone besides it; "Move by Night" (3 more
+             moves), or end the turn;
+* PH_ADISC   a fourth adventure card (LR-8.2): the player discards one of the four (A_ADISC,
+             hand index, card);
 * PH_BLOCK   start of a turn, the holder of "You Shall Not Pass!" (LR-9.3): close one bridge
              (a row per bridge of the board) or not. Until the holder's next turn starts no
              attack crosses it unless the attacking territory holds the attacker's Leader,
@@ -51,9 +58,12 @@ No measured cost of the narrowing; the search sample is small (about 25 s a game
 Narrowed or automatic (documented simplifications): one "You Shall Not Pass!" per turn (a
 second copy waits for the next turn); the Leader of a withdrawing territory stays (LR-7.2
 would forbid some destinations); a defender that withdrew against an attack does not also play
-Courage against it; a fourth adventure card drawn is the one discarded (LR-8.2); the defender's "Courage Alone Will Not Save You" is played for it when an
+Courage against it; Grima Wormtongue and Ambush are played as a row (from, to) and the attack
+from ``from`` on ``to`` follows at once with the most dice (the card data: "before an
+attack"; the number of dice is narrowed); The Enemy is at Hand lasts the turn for its
+stronghold; the defender's "Courage Alone Will Not Save You" is played for it when an
 attack on it is at even odds or better; "A Balrog is Come" by a holder who is not leading on
-points, "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
+points (then one die must beat balrog_roll_above, LR-10.4), "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
 checked at the start of its holder's turns; an eliminated player's cards are discarded;
 Raiders / Winter Storms / Mustering turn up territory cards that go to the discard pile; a
 Leader moves into a conquered territory with the battalions that move in. Attacks may target
@@ -69,9 +79,9 @@ from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
 from lotr_sim.kernels.piles import shuffle_range_nb
-from lotr_sim.kernels.rng import STATE_SIZE, randint_nb, stream_init_nb
+from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.lotr_risk.board import (
-    add_troops_nb, adiscard_nb, adj_nb, adraw_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
+    add_troops_nb, adiscard_nb, adj_nb, adraw_nb, arefill_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
     hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
     points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
     take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
@@ -81,9 +91,10 @@ from lotr_sim.games.lotr_risk.config import (
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
     K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
     O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_SSIDE, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB,
-    P_FIRSTP, P_FMENU, P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
+    P_BALROG, P_FIRSTP, P_FMENU, P_LXMOVE, P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
 from lotr_sim.games.lotr_risk.layout import (
+    A_ADISC, A_FORTL, EV_BALROG, EV_DECISION, EV_SETUP, PH_ADISC, S_NLEGAL,
     EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
     EV_CONQ, EV_ELIM, EV_END, EV_FORT, EV_RING, EV_ROLL, EV_TDRAW, EV_TRADE, EV_TURN, HMAX, MAXA, MAX_TURNS, O_ACOUNT,
@@ -246,19 +257,23 @@ def new_game_nb(cf, st, s, tr):
                 m -= 1
                 st[O_AHAND + p * AHMAX + st[O_AHN + p]] = st[O_ADECK + m]
                 st[O_AHN + p] += 1
+                ev_nb(tr, EV_ADV, 3, p, st[O_ADECK + m], 5, 0, 0, 0, 0, 0)
     for c in range(na):
         if _is_event(cf[O_AKIND + c]):
             st[O_ADECK + m] = c
             m += 1
     shuffle_range_nb(s, st, O_ADECK, m)
     st[S_ADN] = m
-    # LR-2.2: a die decides who starts
-    st[S_FIRST] = randint_nb(s, np_)
+    # LR-2.2: with 2 players a die decides who starts; LR-2.3: with 3-4 the die only decides who
+    # sits in seat 1 (the deal goes by seat), and seat p1 starts (the die stays drawn all the same)
+    die = randint_nb(s, np_)
+    st[S_FIRST] = die if np_ == 2 else 0
     if cf[P_FIRSTP] > 0:  # first_player good / evil: the first seat of that side (the die above stays drawn)
         for q in range(np_):
             if cf[O_SSIDE + q] == cf[P_FIRSTP] - 1:
                 st[S_FIRST] = q
                 break
+    ev_nb(tr, EV_SETUP, 2, die, st[S_FIRST], 0, 0, 0, 0, 0, 0)
     st[S_CUR] = st[S_FIRST]
     st[S_SETUP] = 0
     st[S_PHASE] = PH_CLAIM
@@ -337,6 +352,7 @@ def begin_turn_nb(cf, st, s, tr):
     territory is checked; reinforcements are counted (LR-4.1/4.2)."""
     seat = st[S_CUR]
     nt = cf[C_NT]
+    arefill_nb(st, s)                        # LR-9.2 [R]: the adventure discards, between turns only
     snapshot_nb(cf, st, tr)
     ev_nb(tr, EV_TURN, 2, st[S_TURN], seat, 0, 0, 0, 0, 0, 0)
     for t in range(nt):
@@ -575,7 +591,7 @@ def _roll_nb(cf, st, s, tr, wt, src, dst, dice):
     st[O_TROOPS + src] -= la
     st[O_TROOPS + dst] -= ld
     st[S_REMOVED] += la + ld
-    ev_nb(tr, EV_ROLL, 8, seat, src, dst, dice * 10 + dd, ab * 10 + db,
+    ev_nb(tr, EV_ROLL, 8, seat, src, dst, d * 100 + dice * 10 + dd, ab * 10 + db,
           a1 * 10000 + a2 * 1000 + a3 * 100 + d1 * 10 + d2, la, ld)
     st[S_SRC] = src
     st[S_DST] = dst
@@ -684,9 +700,9 @@ def end_turn_nb(cf, st, s, tr):
                     ev_nb(tr, EV_TDRAW, 2, seat, c, 0, 0, 0, 0, 0, 0)
         elif stg == 2:
             if st[S_SITE] != 0:              # LR-8.2: one adventure card; events at once (LR-9.2)
-                # a deck of nothing but events (the other cards held or kept for points) would
-                # draw forever: at most one pass through the whole deck per turn
-                c = adraw_nb(st, s) if st[S_ADRAWS] < cf[C_NADV] else -1
+                # an empty deck draws nothing (LR-9.2 [R]: no reshuffle within a turn), so an
+                # event chain ends
+                c = adraw_nb(st, s)
                 st[S_ADRAWS] += 1
                 if c < 0:
                     st[S_SITE] = 0
@@ -698,9 +714,12 @@ def end_turn_nb(cf, st, s, tr):
                     continue
                 st[S_SITE] = 0
                 st[S_ADVLOCK] = 1
-                if st[O_AHN + seat] < cf[P_AHAND] and st[O_AHN + seat] < AHMAX:
+                if st[O_AHN + seat] < AHMAX:
                     st[O_AHAND + seat * AHMAX + st[O_AHN + seat]] = c
                     st[O_AHN + seat] += 1
+                    if st[O_AHN + seat] > cf[P_AHAND]:
+                        st[S_PHASE] = PH_ADISC   # LR-8.2: over the limit, the player discards one
+                        return
                 else:
                     adiscard_nb(st, c)
                     ev_nb(tr, EV_ADV, 3, seat, c, 1, 0, 0, 0, 0, 0)
@@ -753,8 +772,14 @@ def _fellowship_nb(cf, st, s, tr, seat):
             i = _find_power(cf, st, p, K_BALROG)
             if i >= 0 and not leading_nb(cf, st, p):
                 _play_power(cf, st, tr, p, i, 0, 0)
-                ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
-                return False
+                # LR-10.4 [R]: "med et vellykket terningkast": one die above balrog_roll_above
+                bd = d6_nb(s)
+                held = bd > cf[P_BALROG]
+                ev_nb(tr, EV_BALROG, 3, p, bd, 1 if held else 0, 0, 0, 0, 0, 0)
+                if held:
+                    ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
+                    return False
+                break
     nxt = r + 1 if go else r
     ev_nb(tr, EV_RING, 4, r, nxt, die, mod, 0, 0, 0, 0)
     if not go:
@@ -797,11 +822,15 @@ def legal_nb(cf, st, act):
                 for k in range(j + 1, h):
                     v = set_value_nb(cf, st[b + i], st[b + j], st[b + k])
                     if v >= 0:
-                        held = 0
-                        for q in (st[b + i], st[b + j], st[b + k]):
-                            if q < nt and st[O_OWNER + q] == seat:
-                                held += 1
-                        n = _row(act, n, A_TRADE, i * 100 + j * 10 + k, v, held)
+                        # LR-4.3: +2 on one held card territory per trade, the player's choice:
+                        # a row per held territory among the three cards (-1: none held)
+                        n0 = n
+                        if cf[P_CARDB] > 0:
+                            for q in (st[b + i], st[b + j], st[b + k]):
+                                if q < nt and st[O_OWNER + q] == seat:
+                                    n = _row(act, n, A_TRADE, i * 100 + j * 10 + k, v, q)
+                        if n == n0:
+                            n = _row(act, n, A_TRADE, i * 100 + j * 10 + k, v, -1)
         if n == 0:
             n = _row(act, n, A_PASS, 0, 0, 0)
     elif ph == PH_REINF:
@@ -864,14 +893,20 @@ def legal_nb(cf, st, act):
                     reachable_nb(ip, ix, own, seat, t, mask)
                 full = st[O_TROOPS + t] - 1
                 half = st[O_TROOPS + t] // 2
+                fm = MENU_123HA if cf[P_FMENU] != 0 else MENU_AH
+                # LR-6.2: the Leader of t may go with the move (not a second move)
+                sl = leader_slot_at_nb(st, seat, t) if cf[P_LXMOVE] == 0 else -1
+                if sl >= 0 and st[O_LDONE + sl] != 0:
+                    sl = -1
                 for u in range(nt):
                     if u != t and mask[u] != 0:
-                        n = _sized_rows(act, n, A_FORT, t, u, 3, MENU_123HA if cf[P_FMENU] != 0 else MENU_AH,
-                                         1, half, full)
+                        n = _sized_rows(act, n, A_FORT, t, u, 3, fm, 1, half, full)
+                        if sl >= 0 and leader_slot_at_nb(st, seat, u) < 0:
+                            n = _sized_rows(act, n, A_FORTL, t, u, 3, fm, 1, half, full)
         for k in range(2):
             sl = 2 * seat + k
             f = st[O_LEAD + sl]
-            if f < 0 or st[O_LDONE + sl] != 0:
+            if f < 0 or st[O_LDONE + sl] != 0 or (cf[P_LXMOVE] == 0 and st[S_FORT] <= 0):
                 continue
             reachable_nb(ip, ix, own, seat, f, mask)
             for u in range(nt):
@@ -879,6 +914,11 @@ def legal_nb(cf, st, act):
                     n = _row(act, n, A_LMOVE, sl, u, 0)
         if st[S_ADVLOCK] == 0:
             n = _power_rows(cf, st, act, n, seat, True)
+    elif ph == PH_ADISC:
+        b = O_AHAND + seat * AHMAX
+        for i in range(st[O_AHN + seat]):
+            n = _row(act, n, A_ADISC, i, st[b + i], 0)
+    st[S_NLEGAL] = n
     return n
 
 
@@ -921,15 +961,9 @@ def _power_rows(cf, st, act, n, seat, fortify):
             continue
         if k == K_HUNT:
             n = _row(act, n, A_POWER, i, 0, 0)
-        elif k == K_AMBUSH:
+        elif k == K_GRIMA or k == K_ENEMY or k == K_WAY or k == K_AMBUSH:
             for t in range(nt):
-                if st[O_OWNER + t] == seat:
-                    _, cnt = enemy_adj_nb(cf, st, t)
-                    if cnt > 0:
-                        n = _row(act, n, A_POWER, i, t, 0)
-        elif k == K_GRIMA or k == K_ENEMY or k == K_WAY:
-            for t in range(nt):
-                if st[O_OWNER + t] != seat or st[O_TROOPS + t] < 2:
+                if st[O_OWNER + t] != seat or (st[O_TROOPS + t] < 2 and k != K_AMBUSH):
                     continue
                 m = cf[O_BLKN + t] if k == K_WAY else cf[O_ADJN + t]
                 for q in range(m):
@@ -938,7 +972,7 @@ def _power_rows(cf, st, act, n, seat, fortify):
                         continue
                     if k == K_GRIMA and st[O_TROOPS + u] >= 2:
                         n = _row(act, n, A_POWER, i, t, u)
-                    elif k == K_WAY:
+                    elif k == K_WAY or k == K_AMBUSH:
                         n = _row(act, n, A_POWER, i, t, u)
                     elif k == K_ENEMY and cf[O_STRONG + u] != 0 and st[S_NOSTR] != u:
                         n = _row(act, n, A_POWER, i, u, 0)
@@ -946,7 +980,9 @@ def _power_rows(cf, st, act, n, seat, fortify):
 
 
 @njit(cache=True, _nrt=False)
-def _do_power_nb(cf, st, s, tr, seat, i, a, b):
+def _do_power_nb(cf, st, s, tr, wt, seat, i, a, b):
+    """Play power card ``i`` with its row's arguments (LR-9.3). Grima and Ambush go with one
+    attack from ``a`` on ``b``, declared at once with the most dice (narrowed, see module)."""
     c = st[O_AHAND + seat * AHMAX + i]
     k = cf[O_AKIND + c]
     _play_power(cf, st, tr, seat, i, a, b)
@@ -957,12 +993,14 @@ def _do_power_nb(cf, st, s, tr, seat, i, a, b):
         elif ring_advance_nb(cf, st, tr) != 0:
             st[S_RINGT] = st[S_TURN] + 1
             end_game_nb(cf, st, s, tr, R_FELLOWSHIP, -1)
-    elif k == K_AMBUSH:
-        add_troops_nb(st, tr, a, 3, seat, 6)
-    elif k == K_GRIMA:
-        m = take_troops_nb(st, tr, b, 2, 6)
-        if m > 0:
-            add_troops_nb(st, tr, a, m, seat, 6)
+    elif k == K_AMBUSH or k == K_GRIMA:
+        if k == K_AMBUSH:
+            add_troops_nb(st, tr, a, 3, seat, 6)       # +3 in the attacking territory
+        else:
+            m = take_troops_nb(st, tr, b, 2, 6)        # up to 2 from the attacked territory
+            if m > 0:
+                add_troops_nb(st, tr, a, m, seat, 6)   # to the attacking one
+        _attack_nb(cf, st, s, tr, wt, a, b, min(3, st[O_TROOPS + a] - 1))
     elif k == K_ENEMY:
         st[S_NOSTR] = a
     elif k == K_WAY:
@@ -982,6 +1020,7 @@ def apply_nb(cf, st, s, tr, wt, act, i):
     b = act[i, 2]
     c = act[i, 3]
     ph = st[S_PHASE]
+    ev_nb(tr, EV_DECISION, 8, seat, ph, i, st[S_NLEGAL], kind, a, b, c)
     if ph == PH_CLAIM:
         add_troops_nb(st, tr, a, 1, seat, 0)
         st[O_LEFT + seat] -= 1
@@ -1009,10 +1048,10 @@ def apply_nb(cf, st, s, tr, wt, act, i):
             hand_remove_nb(st, seat, x)
             st[S_REINF] += b
             st[S_TRADED] = b
-            ev_nb(tr, EV_TRADE, 5, seat, cx, cy, cz, b, 0, 0, 0)
+            ev_nb(tr, EV_TRADE, 6, seat, cx, cy, cz, b, c, 0, 0)
+            if c >= 0:
+                add_troops_nb(st, tr, c, cf[P_CARDB], seat, 3)   # LR-4.3: once per trade, on c
             for q in (cx, cy, cz):
-                if q < cf[C_NT] and st[O_OWNER + q] == seat and cf[P_CARDB] > 0:
-                    add_troops_nb(st, tr, q, cf[P_CARDB], seat, 3)   # LR-4.3
                 tdiscard_nb(st, q)
         st[S_PHASE] = PH_REINF if st[S_REINF] > 0 else PH_ATTACK
     elif ph == PH_REINF:
@@ -1027,7 +1066,7 @@ def apply_nb(cf, st, s, tr, wt, act, i):
         elif kind == A_ATTACK:
             _attack_nb(cf, st, s, tr, wt, a, b, c)
         else:
-            _do_power_nb(cf, st, s, tr, seat, a, b, c)
+            _do_power_nb(cf, st, s, tr, wt, seat, a, b, c)
     elif ph == PH_BLOCK:
         if kind == A_POWER:                  # LR-9.3 You Shall Not Pass!: bridge b closes
             _play_power(cf, st, tr, seat, a, cf[O_BRG + 2 * b], cf[O_BRG + 2 * b + 1])
@@ -1049,21 +1088,32 @@ def apply_nb(cf, st, s, tr, wt, act, i):
         _roll_nb(cf, st, s, tr, wt, st[S_SRC], dst, st[S_DICE])
     elif ph == PH_MOVEIN:
         _finish_conquest_nb(cf, st, s, tr, a)
+    elif ph == PH_ADISC:                     # LR-8.2: the chosen card goes to the discards
+        adiscard_nb(st, ahand_remove_nb(st, seat, a))
+        ev_nb(tr, EV_ADV, 3, seat, b, 1, 0, 0, 0, 0, 0)
+        end_turn_nb(cf, st, s, tr)
     elif ph == PH_FORT:
         if kind == A_PASS:
             st[S_STAGE] = 0
             end_turn_nb(cf, st, s, tr)
-        elif kind == A_FORT:
+        elif kind == A_FORT or kind == A_FORTL:
+            sl = leader_slot_at_nb(st, seat, a)
             st[O_TROOPS + a] -= c
             st[O_TROOPS + b] += c
             st[S_FORT] -= 1
             ev_nb(tr, EV_FORT, 4, seat, a, b, c, 0, 0, 0, 0)
+            if kind == A_FORTL:                # LR-6.2: its Leader goes with the move
+                put_leader_nb(st, tr, sl, b)
+                st[O_LDONE + sl] = 1
+                _leader_arrives_nb(cf, st, tr, seat, sl, b)
         elif kind == A_LMOVE:
             put_leader_nb(st, tr, a, b)
             st[O_LDONE + a] = 1
+            if cf[P_LXMOVE] == 0:
+                st[S_FORT] -= 1                # LR-6.2: the Leader's move is the turn's move
             _leader_arrives_nb(cf, st, tr, seat, a, b)
         else:
-            _do_power_nb(cf, st, s, tr, seat, a, b, c)
+            _do_power_nb(cf, st, s, tr, wt, seat, a, b, c)
     if st[S_DEBUG] != 0 and not invariant_ok_nb(cf, st):
         st[S_BAD] += 1
 

@@ -29,7 +29,7 @@ from lotr_sim.games.lotr_risk.config import (
     C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY, K_WITHDRAW, K_YSNP, O_BRG,
 )
 from lotr_sim.games.lotr_risk.layout import (
-    AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
+    AHMAX, A_ADISC, A_FORTL, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
     O_AHAND, O_AHN, O_LEAD, O_OWNER, O_PTS, O_TROOPS, PH_REINF, PL_CONC, PL_FORT, PL_MISS,
     PL_POW, PL_THR, PL_TYPE, PH_TRADE, S_CUR, S_DST, S_NOSTR, S_PHASE, S_SRC,
 )
@@ -140,6 +140,31 @@ def leading_nb(cf, st, seat):
 
 
 @njit(cache=True, _nrt=False)
+def _fort_score_nb(pol, seat, a, b, c, ctx):
+    """A battalion move from ``a`` to ``b``: from the interior to the neediest front."""
+    if ctx[a] >= 0.0:          # the source is a front itself
+        return -1.0
+    pd = ctx[b]
+    if pd < 0:
+        return -1.0
+    return pol[seat, PL_FORT] * (0.5 + 0.1 * pd) + 0.001 * c
+
+
+@njit(cache=True, _nrt=False)
+def _lmove_score_nb(cf, st, pol, seat, frm, b, moved):
+    """A Leader's move from ``frm`` to ``b`` (with ``moved`` battalions): to a mission's site,
+    a site, or a stronger front."""
+    if has_mission_nb(cf, st, seat, b):
+        return 2.0 * pol[seat, PL_MISS]
+    if cf[O_SITE + b] != 0 and st[O_AHN + seat] < 3:
+        return 0.4 * pol[seat, PL_MISS]
+    _, ed = enemy_adj_nb(cf, st, b)
+    if ed > 0:
+        return 0.02 * (st[O_TROOPS + b] + moved - st[O_TROOPS + frm] + moved)
+    return -1.0
+
+
+@njit(cache=True, _nrt=False)
 def score_nb(cf, st, wt, pol, act, i, ctx):
     """The heuristic's score of legal action ``i`` (higher is better; pass scores 0)."""
     seat = st[S_CUR]
@@ -176,7 +201,9 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
             v += 1.0
         return v
     if kind == A_TRADE:
-        return float(b) + 2.0 * c     # row: (A_TRADE, cards, set value, held card territories)
+        # row: (A_TRADE, cards, set value, the held card territory that gets +2 or -1, LR-4.3):
+        # the set's value, the bonus, and the bonus on the most pressed front
+        return float(b) + (2.0 + 0.001 * ctx[c] if c >= 0 else 0.0)
     if kind == A_ATTACK:
         if c < 3 and c < st[O_TROOPS + a] - 1:
             return -0.5
@@ -200,22 +227,19 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
             return -float(a)
         return -abs(a - 0.5 * st[O_TROOPS + src])
     if kind == A_FORT:
-        if ctx[a] >= 0.0:          # the source is a front itself
-            return -1.0
-        pd = ctx[b]
-        if pd < 0:
-            return -1.0
-        return pol[seat, PL_FORT] * (0.5 + 0.1 * pd) + 0.001 * c
+        return _fort_score_nb(pol, seat, a, b, c, ctx)
+    if kind == A_FORTL:         # the move with its Leader (LR-6.2): both parts' scores
+        return _fort_score_nb(pol, seat, a, b, c, ctx) + _lmove_score_nb(cf, st, pol, seat, a, b, c)
     if kind == A_LMOVE:
-        frm = st[O_LEAD + a]
-        if has_mission_nb(cf, st, seat, b):
-            return 2.0 * pol[seat, PL_MISS]
-        if cf[O_SITE + b] != 0 and st[O_AHN + seat] < 3:
-            return 0.4 * pol[seat, PL_MISS]
-        _, ed = enemy_adj_nb(cf, st, b)
-        if ed > 0:
-            return 0.02 * (st[O_TROOPS + b] - st[O_TROOPS + frm])
-        return -1.0
+        return _lmove_score_nb(cf, st, pol, seat, st[O_LEAD + a], b, 0)
+    if kind == A_ADISC:
+        # LR-8.2: discard the card worth least: a power scores when played; a mission whose
+        # site the player holds is a Leader's move from done, one held by others is a fight
+        card = st[O_AHAND + seat * AHMAX + a]
+        if cf[O_AKIND + card] != K_MISSION:
+            return -1.2
+        t = cf[O_AARG + card]
+        return -1.5 if st[O_OWNER + t] == seat else -1.0 + 0.01 * st[O_TROOPS + t]
     if kind == A_POWER:
         card = st[O_AHAND + seat * AHMAX + a]
         k = cf[O_AKIND + card]
@@ -225,15 +249,10 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
             mv = min(2, st[O_TROOPS + c] - 1)
             p1 = odds_nb(cf, st, wt, b, c, mv, -mv, False)
             return w * (0.05 + p1 - p0) if p1 >= pol[seat, PL_THR] else -1.0
-        if k == K_AMBUSH:
-            best = -1.0
-            for q in range(cf[O_ADJN + b]):
-                u = adj_nb(cf, b, q)
-                if st[O_OWNER + u] != seat:
-                    g = odds_nb(cf, st, wt, b, u, 3, 0, False) - odds_nb(cf, st, wt, b, u, 0, 0, False)
-                    if g > best:
-                        best = g
-            return w * (0.05 + best) if best > 0 else -1.0
+        if k == K_AMBUSH:          # +3 in b, then the attack from b on c
+            p1 = odds_nb(cf, st, wt, b, c, 3, 0, False)
+            g = p1 - odds_nb(cf, st, wt, b, c, 0, 0, False)
+            return w * (0.05 + g) if p1 >= pol[seat, PL_THR] and g > 0 else -1.0
         if k == K_ENEMY:
             best = -1.0
             for q in range(cf[O_ADJN + b]):

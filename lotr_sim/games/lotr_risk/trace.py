@@ -2,16 +2,24 @@
 (``replay_check``), and tell the game turn by turn (``account``).
 
 Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up
-before the first turn) and ``event``:
+before the first turn) and ``event``. Turns and rounds count from 1 (the set-up is turn 0,
+round 0), as the account prints them.
 
+* ``setup_roll {roll, first, decides}`` (LR-2.2/2.3: the die, 1..players, and the player who
+  starts; with 3-4 players the die only decides who sits in seat 1, so p1 starts);
 * ``turn_start`` snapshot: ``player`` (p1..p4), ``ring`` (territory) and ``ring_step``,
   ``owners {territory: p1..p4|neutral}``, ``battalions {territory: n}``, ``leaders`` (8 slots,
-  two per player: territory or null);
+  two per player: territory or null), ``hands {p1..: [territory cards]}`` and
+  ``adventure_hands {p1..: [adventure cards]}``;
+* ``decision {seat, kind, choice, n_legal, row}``: each decision of the step machine, the seat
+  that took it (p1..p4), its kind (``layout.PHASE_KIND``), the chosen index into the legal
+  list, the number of legal rows and the chosen row's values (kind, a, b, c; play.py);
 * ``place {player, territory, battalions, why}`` (why: claim, setup, reinforce,
   card_territory, mission, event, power, neutral, dealt; a negative number takes battalions
   off, e.g. Raiders); ``leader {player, slot, from, to}`` (from null: placed; to null:
   removed, LR-5.7);
-* ``trade {player, cards, value}`` (LR-4.3); ``attack {player, from, to, defender,
+* ``trade {player, cards, value, bonus_territory}`` (LR-4.3: the held card territory that
+  got the +2, or null); ``attack {player, from, to, defender,
   att_dice, def_dice, att_faces, def_faces, att_bonus, def_bonus, att_losses, def_losses}``
   (LR-5.2-5.4: bonuses on the highest die, ties to the defender); ``conquest {player, from,
   to, moved, from_player}`` (LR-5.6); ``fortify {player, from, to, battalions}`` (LR-6.1);
@@ -19,7 +27,11 @@ before the first turn) and ``event``:
   start of its turn, opened again at its next; ``bridge`` is "A - B"); ``withdrawal {player,
   from, to, battalions}`` (Strategic Withdrawal, LR-9.3: the defender's move before the roll);
 * ``card_drawn {player, card}`` (LR-8.1); ``adventure {player, card, what}`` (what: drawn,
-  discarded, event, power, mission; LR-8.2, LR-9); ``eliminated {player}``;
+  discarded, event, power, mission, dealt (the starting hands, LR-2.6); LR-8.2, LR-9; a power
+  names its territories: ``target`` for The Enemy is at Hand and Courage, ``from``/``to`` for
+  Grima, Ambush, The Way is Under the Mountains, Strategic Withdrawal and You Shall Not Pass!);
+  ``eliminated {player}``;
+* ``balrog {player, roll, held}`` (LR-10.4: the die of "A Balrog is Come");
 * ``fellowship {from, to, roll, modifier, moved}`` (LR-10; roll 0: no die needed);
 * ``game_end {winner, winner_player, reason, points {p1..}}`` (LR-11).
 """
@@ -32,7 +44,9 @@ from lotr_sim.games.lotr_risk import config as C
 from lotr_sim.games.lotr_risk import layout as L
 
 SIDES = ("good", "evil", "neutral")
-WHAT = ("drawn", "discarded", "event", "power", "mission")
+WHAT = ("drawn", "discarded", "event", "power", "mission", "dealt")
+_TARGET = (C.K_ENEMY, C.K_COURAGE)
+_FROM_TO = (C.K_GRIMA, C.K_AMBUSH, C.K_WAY, C.K_WITHDRAW, C.K_YSNP)
 
 
 def _pl(p: int) -> str:
@@ -54,23 +68,42 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
     def tn(t: int):
         return names[t] if 0 <= t < nt else None
 
+    akind = comp.cf[C.O_AKIND:C.O_AKIND + len(adv)]
     out: list[dict] = []
     turn = 0
     seat = -1
     for code, v in iter_events(tr):
         v = [int(x) for x in v]
-        base = {"game": int(game_index), "round": turn // npl, "turn": turn,
+        base = {"game": int(game_index), "round": (turn - 1) // npl + 1 if turn else 0, "turn": turn,
                 "side": sides[seat] if seat >= 0 else None}
         if code == L.EV_SNAP:
-            turn, seat = v[0], v[1]
-            base = {"game": int(game_index), "round": turn // npl, "turn": turn, "side": sides[seat]}
+            turn, seat = v[0] + 1, v[1]
+            base = {"game": int(game_index), "round": (turn - 1) // npl + 1, "turn": turn, "side": sides[seat]}
             own = v[3: 3 + nt]
             tro = v[3 + nt: 3 + 2 * nt]
             lead = v[3 + 2 * nt: 3 + 2 * nt + 8]
+            hands, ahands = {}, {}
+            k = 3 + 2 * nt + 8
+            for p in range(C.MAXP):
+                h = v[k + 1: k + 1 + v[k]]
+                k += 1 + L.HMAX
+                a = v[k + 1: k + 1 + v[k]]
+                k += 1 + L.AHMAX
+                if p < npl:
+                    hands[_pl(p)] = [card(c) for c in h]
+                    ahands[_pl(p)] = [adv[c] for c in a]
             e = dict(base, event="turn_start", player=_pl(seat), ring=path[v[2]], ring_step=v[2],
                      owners={names[t]: _pl(own[t]) for t in range(nt)},
                      battalions={names[t]: tro[t] for t in range(nt)},
-                     leaders=[tn(x) for x in lead])
+                     leaders=[tn(x) for x in lead], hands=hands, adventure_hands=ahands)
+        elif code == L.EV_DECISION:
+            e = dict(base, event="decision", seat=_pl(v[0]), kind=L.PHASE_KIND[v[1]], choice=v[2],
+                     n_legal=v[3], row=v[4:8])
+        elif code == L.EV_SETUP:
+            e = dict(base, event="setup_roll", roll=v[0] + 1, first=_pl(v[1]),
+                     decides="who starts" if npl == 2 else "who sits in seat p1")
+        elif code == L.EV_BALROG:
+            e = dict(base, event="balrog", player=_pl(v[0]), roll=v[1], held=bool(v[2]))
         elif code == L.EV_TURN:
             continue
         elif code == L.EV_PLACE:
@@ -79,12 +112,14 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
         elif code == L.EV_LEADER:
             e = dict(base, event="leader", player=_pl(v[0]), slot=v[1], **{"from": tn(v[2])}, to=tn(v[3]))
         elif code == L.EV_TRADE:
-            e = dict(base, event="trade", player=_pl(v[0]), cards=[card(c) for c in v[1:4]], value=v[4])
+            e = dict(base, event="trade", player=_pl(v[0]), cards=[card(c) for c in v[1:4]], value=v[4],
+                     bonus_territory=tn(v[5]))
         elif code == L.EV_ROLL:
             f = v[5]
             faces = [f // 10000, (f // 1000) % 10, (f // 100) % 10, (f // 10) % 10, f % 10]
-            ad, dd = v[3] // 10, v[3] % 10
+            ad, dd = (v[3] // 10) % 10, v[3] % 10
             e = dict(base, event="attack", player=_pl(v[0]), **{"from": names[v[1]]}, to=names[v[2]],
+                     defender=_pl(v[3] // 100),
                      att_dice=ad, def_dice=dd, att_faces=faces[:ad], def_faces=faces[3:3 + dd],
                      att_bonus=v[4] // 10, def_bonus=v[4] % 10, att_losses=v[6], def_losses=v[7])
         elif code == L.EV_CONQ:
@@ -97,6 +132,10 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
             e = dict(base, event="card_drawn", player=_pl(v[0]), card=card(v[1]))
         elif code == L.EV_ADV:
             e = dict(base, event="adventure", player=_pl(v[0]), card=adv[v[1]], what=WHAT[v[2]])
+            if v[2] == 3 and akind[v[1]] in _TARGET:
+                e["target"] = tn(v[3])
+            elif v[2] == 3 and akind[v[1]] in _FROM_TO:
+                e["from"], e["to"] = tn(v[3]), tn(v[4])
         elif code == L.EV_RING:
             e = dict(base, event="fellowship", **{"from": path[v[0]]},
                      to=path[v[1]] if v[1] < len(path) else "left the Dead Marshes" if v[1] > v[0] else path[v[1]],
@@ -177,7 +216,7 @@ def format_event(e: dict) -> str | None:
             held[o] = held.get(o, 0) + 1
         army = {o: sum(n for t, n in e["battalions"].items() if e["owners"][t] == o) for o in held}
         parts = ", ".join(f"{o} {held[o]} terr/{army[o]} batt" for o in sorted(held))
-        return f"\n== turn {e['turn'] + 1} (round {e['round'] + 1}): {p} ({e['side']}) — Ring in {e['ring']}; {parts}"
+        return f"\n== turn {e['turn']} (round {e['round']}): {p} ({e['side']}) — Ring in {e['ring']}; {parts}"
     if ev == "place":
         if e["why"] in ("dealt", "neutral", "claim", "setup"):
             return None
@@ -188,8 +227,13 @@ def format_event(e: dict) -> str | None:
         if e["to"] is None:
             return f"  {p}'s Leader in {e['from']} is removed"
         return f"  {p}'s Leader moves {e['from']} -> {e['to']}"
+    if ev == "setup_roll":
+        return f"set-up: the die shows {e['roll']} ({e['decides']}); {e['first']} starts"
     if ev == "trade":
-        return f"  {p} trades {', '.join(e['cards'])} for {e['value']}"
+        bonus = f", +2 in {e['bonus_territory']}" if e.get("bonus_territory") else ""
+        return f"  {p} trades {', '.join(e['cards'])} for {e['value']}{bonus}"
+    if ev == "balrog":
+        return f"  {p}'s Balrog roll {e['roll']}: the Ring {'is held in Moria' if e['held'] else 'goes on'}"
     if ev == "attack":
         bon = f" (+{e['att_bonus']}/+{e['def_bonus']})" if e["att_bonus"] or e["def_bonus"] else ""
         return (f"  {p} attacks {e['from']} -> {e['to']}: {e['att_faces']} v {e['def_faces']}{bon}, "
@@ -201,7 +245,8 @@ def format_event(e: dict) -> str | None:
     if ev == "card_drawn":
         return f"  {p} draws a territory card ({e['card']})"
     if ev == "adventure":
-        return f"  {p} adventure card {e['card']}: {e['what']}"
+        where = f" on {e['target']}" if "target" in e else f" {e['from']} -> {e['to']}" if "from" in e else ""
+        return f"  {p} adventure card {e['card']}: {e['what']}{where}"
     if ev == "bridge":
         if e["closed"]:
             return f"  {p} plays You Shall Not Pass!: the bridge {e['bridge']} is closed until its next turn"
