@@ -559,7 +559,7 @@ def format_event(e: dict) -> str | None:
         return f"  {S} plays '{e['card']}' ({e['effect']})" + (f" at {e['territory']}" if "territory" in e else "")
     if ev == "load":
         return f"  {S} loads {_units(e['units'])} onto '{e['card']}'" + \
-            (f" for a {_cards([e['hand_card']])} card" if "hand_card" in e else "")
+            (f" with one card: {_cards([e['hand_card']])}" if "hand_card" in e else "")
     if ev == "place":
         who = f" with {', '.join(e['leaders'])}" if e["leaders"] else ""
         return f"  {S} places {_units(e['units'])}{who} in {e['territory']} (from {e['source']})"
