@@ -222,3 +222,27 @@ def test_bombard_names_who_fired(game, comp, pos):
     b = [e for e in p.bombard("North Wall", "East Fields", 2, side="good") if e["event"] == "bombard"][0]
     assert b["archers"] == 0 and b["shooters"] == 1 and b["catapult"].startswith("Catapult")
     assert b["archers_at"] == {"archer": 1} and b["archers_fired_before"] == 1
+
+
+def test_search_seat_game_logs_both_seats_and_replays(game, comp):
+    """A traced game with the search player in one seat (``play``: its decisions go through
+    ``apply``, the other seat's inside the engine): both seats' decisions are logged, the
+    search seat's card steps too, and the logged choices replay the game through ``apply``."""
+    for seat in ("good", "evil"):
+        pols = {"good": "greedy", "evil": "greedy", seat: "search-fast"}
+        row, events = game.play(comp, pols, 3, 1)
+        dec = [e for e in events if e["event"] == "decision"]
+        assert {d["seat"] for d in dec} == {"good", "evil"}
+        assert {d["seat"] for d in dec if d["kind"] == "card"} == {seat}   # built-in seats: in the engine
+        end = _replay(game, comp, pols, 3, 1, dec)
+        _same_rows(game.result(comp, end), row)
+        assert game.replay_check(comp, events) > 0
+
+
+def test_account_shows_hands_cards_and_shooters_not_decisions(game, comp):
+    """The readable account (``lotr-sim play``) shows the hand after each draw, the cards of a
+    trade and who fired, and leaves the decision events out."""
+    _row, events = game.play(comp, {"good": "greedy", "evil": "greedy"}, 1, 4)
+    text = game.account(events)
+    assert "\n  hand: " in text and "trades a set of" in text and "archer(s))" in text
+    assert "decision" not in text and "'row'" not in text
