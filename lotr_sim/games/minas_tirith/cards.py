@@ -257,12 +257,14 @@ def trade_nb(cf, st, tr, s, pol, side, k):
 @njit(cache=True, _nrt=False)
 def load_nb(cf, st, tr, side, i, c, u):
     """MT-5.5: trade the single card at hand index i for one unit of type u on holder c."""
+    card = st[O_HAND + side * HMAX + i]
     hand_remove_nb(st, side, i)
     st[O_POOL + u] -= 1
     st[O_HOLD + c * MAXU + u] += 1
     h = ev_begin_nb(st, tr, EV_LOAD)
     ev_put_nb(st, tr, h, c)
     ev_put_nb(st, tr, h, u)
+    ev_put_nb(st, tr, h, card)   # trace_version 3: the reinforcement card traded for the unit
     ev_end_nb(st, tr, h)
 
 

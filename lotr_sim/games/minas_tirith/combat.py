@@ -631,6 +631,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
         st[O_CFIRED + cat] = 1
     else:
         nc = 0
+    fired_before = st[O_FIRED + a]
     st[O_FIRED + a] += na
     shooters = na + nc
     banner = 1 if (side == EVIL and cf[O_BANNER + b] == 1) else 0
@@ -653,6 +654,14 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
         _stream_restore_nb(s)
     else:
         ev_put_nb(st, tr, h, -1)
+    # trace_version 3 (issue 18): who fired - the archers (of the archers standing at a, those
+    # that had fired before this turn's shot), and the catapult card or -1
+    if h >= 0:
+        ev_put_nb(st, tr, h, na)
+        ev_put_nb(st, tr, h, fired_before)
+        ev_put_nb(st, tr, h, cat if nc == 1 else -1)
+        for u in range(cf[C_NU]):
+            ev_put_nb(st, tr, h, st[O_UNITS + a * MAXU + u] if cf[O_UARCH + u] == 1 and cf[O_USIDE + u] == side else 0)
     ev_end_nb(st, tr, h)
     if hits > 0:
         seat = side if cf[P_BOMB_LOSS] == 1 else 1 - side

@@ -110,7 +110,7 @@ from .layout import (
     A_CARD, CD_LOAD, CD_MUSTER, CD_STOP, CD_TRADE, PH_CARD, PL_CARDS,
     A_RETREAT, PH_RETREAT, S_RT_A, S_RT_CUR, S_RT_K, S_RT_LMASK, S_RT_NP, S_RT_SIDE, S_RT_STEPS, S_RT_VEC,
     EVIL, EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_CATLOST, EV_DISCARD, EV_END, EV_EXCHANGE, EV_GATE, EV_LOAD,
-    EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
+    EV_DECISION, EV_LREMOVED, EV_MOVE, EV_PLACE, EV_PLAYED, EV_RETREAT, EV_SETUP, EV_TRADE, EV_TURN, GOOD, HMAX,
     K_CATAPULT, K_GROND, K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, MAXA, MAX_TURNS, NPOL, O_CAPT, O_CFIRED,
     O_CLOC, O_CST, O_DEC, O_DMG, O_DORD, O_DRAWN, O_FIRED, O_HAND, O_HOLD, O_LAT, O_LLOC, O_MTORD, O_PATH,
     O_POOL, O_SCA, O_SCB, O_THR, O_TOT, O_UNITS, O_WKAT, PH_ACT, PH_ALOSS, PH_DIE, PH_DLOSS, PH_LOSS, PH_ROUND, PL_ADV, PL_CW, PL_DEF,
@@ -121,8 +121,8 @@ from .layout import (
     S_WINNER, TR_MARGIN, W_DRAW, W_EVIL, W_GOOD,
 )
 from .events import (
-    STREAM_SIZE, _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb,
-    ev_end_nb, ev_put_nb, snapshot_nb,
+    STREAM_SIZE, _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, decision_nb,
+    ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb,
 )
 from .board import (
     _debug_check_nb, check_win_nb, cross_fast_nb, cross_ok_nb, end_game_nb, holds_nb, invariant_ok_nb,
@@ -455,4 +455,5 @@ __all__ = [
     'retreat_value_nb',
     'A_CARD', 'CD_LOAD', 'CD_MUSTER', 'CD_STOP', 'CD_TRADE', 'PH_CARD', 'PL_CARDS',
     'card_options_nb', 'card_score_nb', 'card_step_nb',
+    'EV_DECISION', 'decision_nb',
 ]

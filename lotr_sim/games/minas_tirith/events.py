@@ -16,8 +16,8 @@ from lotr_sim.kernels.combat import _dice5_nb, dice_each_nb
 from lotr_sim.kernels.rng import STATE_SIZE
 from lotr_sim.games.minas_tirith.config import C_NC, C_ND, C_NL, C_NU, C_T, MAXU
 from lotr_sim.games.minas_tirith.layout import (
-    O_CAPT, O_CLOC, O_CST, O_HOLD, O_LLOC, O_POOL, O_UNITS, S_DTOP, S_GATE, S_MTTOP, S_ROUND, S_SIDE,
-    S_TROVF, S_TRPOS, S_TURN, TR_MARGIN,
+    EV_DECISION, HMAX, O_CAPT, O_CLOC, O_CST, O_HAND, O_HOLD, O_LLOC, O_POOL, O_UNITS, S_DTOP, S_GATE, S_HN,
+    S_MTTOP, S_PHASE, S_ROUND, S_SIDE, S_TROVF, S_TRPOS, S_TURN, TR_MARGIN,
 )
 
 
@@ -73,6 +73,28 @@ def snapshot_nb(cf, st, tr, h):
     ev_put_nb(st, tr, h, st[S_GATE])
     ev_put_nb(st, tr, h, cf[C_ND] - st[S_DTOP])
     ev_put_nb(st, tr, h, cf[C_NC] - st[S_MTTOP])
+    # trace_version 3 (issue 18): each side's reinforcement-card hand (MT-5.1: face up), in hand order
+    for side in range(2):
+        ev_put_nb(st, tr, h, st[S_HN + side])
+        for i in range(st[S_HN + side]):
+            ev_put_nb(st, tr, h, st[O_HAND + side * HMAX + i])
+
+
+@njit(cache=True, _nrt=False)
+def decision_nb(st, tr, seat, act, i, n):
+    """Log one decision of the step machine (issue 18) before it is applied: the seat that
+    takes it, the phase (the decision's kind), the index chosen, the number of legal rows and
+    the chosen row. Returns at once without a trace."""
+    h = ev_begin_nb(st, tr, EV_DECISION)
+    if h < 0:
+        return
+    ev_put_nb(st, tr, h, seat)
+    ev_put_nb(st, tr, h, st[S_PHASE])
+    ev_put_nb(st, tr, h, i)
+    ev_put_nb(st, tr, h, n)
+    for k in range(act.shape[1]):
+        ev_put_nb(st, tr, h, act[i, k])
+    ev_end_nb(st, tr, h)
 
 
 # ---- dice faces for the trace ----------------------------------------------------------

@@ -164,6 +164,8 @@ class MinasTirith(Game):
 
     def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.minas_tirith import engine as E
+        if state.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'
+            E.decision_nb(state.st, state.tr, E.to_move_nb(state.st), state.act, i, np.int64(state.n_legal))
         E.apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act, i, state.scr)
 
     def to_move(self, state):
@@ -268,7 +270,7 @@ class MinasTirith(Game):
         from lotr_sim.players.registry import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
-                "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
+                "trace_version": 3, "game_name": self.name, "lotr_sim_version": __version__,
                 "config_hash": meta.get("config_hash"), "config": meta.get("config"),
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),

@@ -112,6 +112,7 @@ ST_SIZE = STATE.size
 EV_SETUP, EV_TURN, EV_TRADE, EV_PLAYED, EV_LOAD, EV_PLACE, EV_EXCHANGE, EV_MOVE = 1, 2, 3, 4, 5, 6, 7, 8
 EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_RETREAT, EV_LREMOVED, EV_GATE, EV_END = 9, 10, 11, 12, 13, 14, 15
 EV_CATLOST, EV_DISCARD = 16, 17
+EV_DECISION = 18   # one decision of the step machine (issue 18): seat, phase, choice, n legal, row
 
 # card kinds
 K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5

@@ -30,7 +30,9 @@ from lotr_sim.games.minas_tirith.layout import (
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
     S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
 )
-from lotr_sim.games.minas_tirith.events import STREAM_SIZE, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb
+from lotr_sim.games.minas_tirith.events import (
+    STREAM_SIZE, decision_nb, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb,
+)
 from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
 from lotr_sim.games.minas_tirith.combat import (
     assault_resume_nb, catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
@@ -342,13 +344,16 @@ def builtin_choice_nb(cf, st, wp, pol, s, act, n):
 @njit(cache=True, _nrt=False, nogil=True)
 def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
     """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
-    game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end."""
+    game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end. A
+    traced game logs each decision before applying it (``decision_nb``); a decision of a seat
+    held in Python is logged by ``MinasTirith._apply_legal``, with the same kernel."""
     while st[S_OVER] == 0:
         seat = to_move_nb(st)
         if (stop_mask >> seat) & 1:
             return seat
         n = legal_actions_nb(cf, st, act)
         i = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        decision_nb(st, tr, seat, act, i, n)   # the trace's "decision" event (no-op untraced)
         apply_nb(cf, st, tr, s, pol, act, i, scr)
     return -1
 

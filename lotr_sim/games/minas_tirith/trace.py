@@ -41,6 +41,35 @@ Issue 7 additions, so that a trace can be checked on its own:
   from them by MT-7.4: highest against highest, ``att_bonus``/``def_bonus`` on the highest
   die only, then second against second when both rolled two or more, ties to the defender;
 * ``bombard`` also carries ``faces`` (one per die; each 6 is a hit, MT-7.2).
+
+Trace version 3 (issue 18: every rule auditable from the trace) adds, and changes nothing else
+(tests/minas_tirith/test_mt_golden.py checks that a version-3 trace without these additions is
+the version-2 trace):
+
+* ``decision {seat, kind, choice, n_legal, row}``, one per decision of the step machine, logged
+  just before it is applied, whoever takes it - a built-in player inside the engine's loop
+  (``run_until_nb``) or a seat held in Python through ``apply``: ``seat`` the seat that decides
+  (``good``/``evil``; ``side`` stays whose turn it is), ``kind`` the decision's kind as
+  ``Game.decision_kind`` names it (``die``, ``action``, ``loss``, ``retreat``, ``card``),
+  ``choice`` the index taken in the legal list, ``n_legal`` its length and ``row`` the chosen
+  row's six ints (MinasTirith's step-machine comment documents the columns). Fed back through
+  ``apply`` from the same seed and players, the choices replay the game (a built-in random
+  player also draws from the game's stream when it chooses, so only its heuristic seats replay
+  by choices alone). A mission-die decision comes before its ``turn_start`` and so carries the
+  previous turn's number. A built-in seat makes its card step inside the engine (MT-5): only a
+  seat held in Python has ``card`` decisions;
+* snapshots (``setup``, ``turn_start``) carry ``hands {side: [{id, type, shield}]}``, each side's
+  reinforcement cards (MT-5.1: face up) in hand order, ``id`` the card's index in the config's
+  deck; the units loaded on holder cards were already in ``holders``. ``turn_start`` adds
+  ``drawn_ids``, the ids of ``cards_drawn``;
+* ``trade`` adds ``card_ids`` (the ids of ``cards``, the set traded); ``discard`` (hand limit)
+  adds ``card_ids``; ``load`` adds ``hand_card {id, type, shield}``, the card traded for the unit
+  (MT-5.5);
+* ``bombard`` adds who fired (MT-6.1, MT-7.2, MT-9.4): ``archers`` (how many of the shooters are
+  archers, all standing at ``from``), ``archers_at {type: n}`` (the archer units standing at
+  ``from`` when they fire), ``archers_fired_before`` (how many of them had already fired this
+  turn) and ``catapult`` (the catapult card that fired, or null); ``shooters`` = ``archers`` + 1
+  if a catapult fired.
 """
 from __future__ import annotations
 
@@ -58,7 +87,9 @@ WHY = ("alone", "same_colour", "last_unit")
 
 EV = {1: "setup", 2: "turn_start", 3: "trade", 4: "card_played", 5: "load", 6: "place", 7: "exchange",
       8: "move", 9: "assault", 10: "bombard", 11: "capture", 12: "retreat", 13: "leader_removed",
-      14: "gate_broken", 15: "game_end", 16: "catapult_lost", 17: "discard"}
+      14: "gate_broken", 15: "game_end", 16: "catapult_lost", 17: "discard", 18: "decision"}
+# the decision kinds of Game.decision_kind, by step-machine phase (layout.PH_*)
+KIND = {1: "die", 2: "action", 3: "loss", 4: "loss", 5: "loss", 6: "retreat", 7: "card"}
 
 
 def card_labels(names) -> list[str]:
@@ -81,6 +112,11 @@ class _Reader:
         v = int(self.buf[self.pos])
         self.pos += 1
         return v
+
+
+def _deck_card(nm, c) -> dict:
+    """A reinforcement card (MT-3.1): its deck index ``id`` (the config's deck order), type, shield."""
+    return {"id": int(c), "type": nm["deck_types"][c], "shield": nm["deck_shields"][c]}
 
 
 def _snapshot(r: _Reader, comp) -> dict:
@@ -139,11 +175,14 @@ def _snapshot(r: _Reader, comp) -> dict:
     gate = r.get()
     deck_left = r.get()
     mt_left = r.get()
+    hands = {}
+    for side in SIDES:
+        hands[side] = [_deck_card(nm, r.get()) for _ in range(r.get())]
     for k in leaders:
         leaders[k].sort()
     return dict(units=units, leaders=leaders, holders=holders, pools=pools, captured=captured,
                 mt_cards=mt_cards, catapults=catapults, mt_discard=discard, leaders_off=leaders_off,
-                deck_left=deck_left, mt_deck_left=mt_left, gate_broken=bool(gate))
+                deck_left=deck_left, mt_deck_left=mt_left, gate_broken=bool(gate), hands=hands)
 
 
 def decode(comp, buf, game_index: int) -> list[dict]:
@@ -191,14 +230,16 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             e["die"] = r.get()
             e["missions"] = r.get()
             nd = r.get()
-            e["cards_drawn"] = [card(r.get()) for _ in range(nd)]
+            drawn = [r.get() for _ in range(nd)]
+            e["cards_drawn"] = [card(c) for c in drawn]
             e.update(_snapshot(r, comp))
+            e["drawn_ids"] = drawn
         elif code == 3:
             k = r.get()
             cards = [r.get() for _ in range(3)]
             mt, kept, bonus, b1, b2, b3 = (r.get() for _ in range(6))
             e.update(set=CLASS_CARD[k], cards=[card(c) for c in cards if c >= 0], mt_card=lab(mt),
-                     mt_kept=bool(kept), bonus=BONUS[bonus])
+                     mt_kept=bool(kept), bonus=BONUS[bonus], card_ids=[c for c in cards if c >= 0])
             if bonus == 1:
                 e["bonus_drawn"] = [lab(x) for x in (b1, b2) if x >= 0]
                 e["bonus_kept"] = lab(b3)
@@ -213,8 +254,8 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             if t >= 0:
                 e["territory"] = terr[t]
         elif code == 5:
-            c, u = r.get(), r.get()
-            e.update(card=lab(c), units={ut[u]: 1})
+            c, u, hc = r.get(), r.get(), r.get()
+            e.update(card=lab(c), units={ut[u]: 1}, hand_card=_deck_card(nm, hc))
         elif code == 6:
             t, src = r.get(), r.get()
             units = unitvec(r)
@@ -256,6 +297,8 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             nf = r.get()
             if nf >= 0:
                 e["faces"] = [r.get() for _ in range(nf)]
+            na, before, cat = r.get(), r.get(), r.get()
+            e.update(archers=na, archers_fired_before=before, archers_at=unitvec(r), catapult=lab(cat))
         elif code == 11:
             by, t, u, l = (r.get() for _ in range(4))
             e.update(by=SIDES[by], territory=terr[t])
@@ -285,14 +328,19 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             e.update(card=lab(c), territory=terr[t])
         elif code == 17:
             k = r.get()
-            e["cards"] = [card(r.get()) for _ in range(k)]
+            ids = [r.get() for _ in range(k)]
+            e["cards"] = [card(c) for c in ids]
+            e["card_ids"] = ids
+        elif code == 18:
+            seat, ph, i, nl = r.get(), r.get(), r.get(), r.get()
+            e.update(seat=SIDES[seat], kind=KIND[ph], choice=i, n_legal=nl, row=[r.get() for _ in range(6)])
         events.append(e)
         pos += length
     return events
 
 
 SNAP_KEYS = ("units", "leaders", "holders", "pools", "captured", "mt_cards", "catapults", "mt_discard",
-             "leaders_off", "deck_left", "mt_deck_left", "gate_broken")
+             "leaders_off", "deck_left", "mt_deck_left", "gate_broken", "hands")
 
 
 def snapshot_of(e: dict) -> dict:
@@ -351,13 +399,27 @@ def _mt_discard(st, label):
     st["mt_discard"].append(label)
 
 
+def _hand_drop(st, side, ids):
+    """Cards leave ``side``'s hand (a trade, a load, the hand limit)."""
+    hand = st["hands"][side]
+    for c in ids:
+        j = next((k for k, x in enumerate(hand) if x["id"] == c), None)
+        if j is None:
+            raise AssertionError(f"card {c} leaves {side}'s hand but is not in it")
+        hand.pop(j)
+
+
 def apply_event(comp, st: dict, e: dict) -> None:
     """Apply one event to a snapshot dict in place."""
     ev = e["event"]
     side = e["side"]
     if ev == "turn_start":
         st["deck_left"] -= len(e["cards_drawn"])
+        st["hands"][side].extend(_deck_card(comp.names, c) for c in e["drawn_ids"])
+    elif ev == "discard":
+        _hand_drop(st, side, e["card_ids"])
     elif ev == "trade":
+        _hand_drop(st, side, e["card_ids"])
         if e["mt_card"] is not None:
             st["mt_deck_left"] -= 1
             if e["mt_kept"]:
@@ -383,6 +445,7 @@ def apply_event(comp, st: dict, e: dict) -> None:
         del st["catapults"][e["card"]]
         st["mt_discard"].append(e["card"])
     elif ev == "load":
+        _hand_drop(st, side, [e["hand_card"]["id"]])
         for u, n in e["units"].items():
             st["pools"][side][u] -= n
             _add(st["holders"].setdefault(e["card"], {}), u, n)
@@ -448,6 +511,8 @@ def normalise(snap: dict) -> dict:
         s["captured"][side] = {k: v for k, v in s["captured"][side].items() if k == "leaders" or v}
     s["mt_discard"] = sorted(s["mt_discard"])
     s["holders"] = {k: v for k, v in s["holders"].items() if v}
+    if "hands" in s:
+        s["hands"] = {side: sorted(s["hands"][side], key=lambda c: c["id"]) for side in SIDES}
     return s
 
 
@@ -456,6 +521,10 @@ def normalise(snap: dict) -> dict:
 # --------------------------------------------------------------------------------------
 def _units(d: dict) -> str:
     return ", ".join(f"{n} {u}" for u, n in d.items()) or "nothing"
+
+
+def _cards(cards: list[dict]) -> str:
+    return ", ".join(c["type"] + ("" if c["shield"] == "none" else f" ({c['shield']} shield)") for c in cards)
 
 
 def format_event(e: dict) -> str | None:
@@ -470,13 +539,13 @@ def format_event(e: dict) -> str | None:
         head = ""
         if "dice_rolled" in e:
             head = f"\n== Round {e['round']} == mission dice {e['dice_rolled']}\n"
-        drawn = ", ".join(c["type"] + ("" if c["shield"] == "none" else f"({c['shield']} shield)")
-                          for c in e["cards_drawn"])
+        drawn = _cards(e["cards_drawn"])
+        hand = e.get("hands", {}).get(e["side"])
         return (f"{head}-- Turn {e['turn']}: {S} takes die {e['die']}: {e['missions']} missions, "
                 f"draws {len(e['cards_drawn'])} card(s){': ' + drawn if drawn else ''} "
-                f"[deck {e['deck_left']}]")
+                f"[deck {e['deck_left']}]" + (f"\n  hand: {_cards(hand) or 'empty'}" if hand is not None else ""))
     if ev == "trade":
-        s = f"  {S} trades a set of {e['set']}"
+        s = f"  {S} trades a set of {e['set']} ({_cards(e['cards'])})"
         if e["mt_card"]:
             s += f", draws '{e['mt_card']}'" + ("" if e["mt_kept"] else " (unusable, discarded)")
         if e["bonus"] == "draw_two":
@@ -489,7 +558,8 @@ def format_event(e: dict) -> str | None:
     if ev == "card_played":
         return f"  {S} plays '{e['card']}' ({e['effect']})" + (f" at {e['territory']}" if "territory" in e else "")
     if ev == "load":
-        return f"  {S} loads {_units(e['units'])} onto '{e['card']}'"
+        return f"  {S} loads {_units(e['units'])} onto '{e['card']}'" + \
+            (f" with one card: {_cards([e['hand_card']])}" if "hand_card" in e else "")
     if ev == "place":
         who = f" with {', '.join(e['leaders'])}" if e["leaders"] else ""
         return f"  {S} places {_units(e['units'])}{who} in {e['territory']} (from {e['source']})"
@@ -506,7 +576,11 @@ def format_event(e: dict) -> str | None:
                 f"vs {e['def_dice']} dice [{e['defenders_before']} defenders, bonus +{e['att_bonus']}/+{e['def_bonus']}]"
                 f": attacker loses {e['att_losses']}, defender loses {e['def_losses']}")
     if ev == "bombard":
-        return (f"  {S} bombards {e['to']} from {e['from']}: {e['shooters']} shooters, {e['dice']} dice, "
+        who = ""
+        if "archers" in e:
+            who = " (" + " + ".join(([f"{e['archers']} archer(s)"] if e["archers"] else [])
+                                    + ([f"'{e['catapult']}'"] if e["catapult"] else [])) + ")"
+        return (f"  {S} bombards {e['to']} from {e['from']}: {e['shooters']} shooters{who}, {e['dice']} dice, "
                 f"{e['hits']} hit(s)" + (" (banner)" if e["banner"] else ""))
     if ev == "capture":
         what = e.get("unit") or e.get("leader")
