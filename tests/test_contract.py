@@ -128,6 +128,7 @@ def test_trace_is_evidence(gc):
         assert _rows_equal(row, ref, 0, 0)
 
 
+@pytest.mark.slow
 def test_search_beats_random(gc):
     """The search player in one seat against random, paired with random in that seat: it
     must win more often (|z| > 3 on the paired difference)."""
@@ -143,6 +144,7 @@ def test_search_beats_random(gc):
     assert d.mean() > 0 and z > 3, (a.mean(), b.mean(), z)
 
 
+@pytest.mark.slow
 def test_search_seat_is_reproducible(gc):
     """A game with a search seat depends only on (seed, game index): the player's look-ahead
     uses its own streams, so threads and batches do not change it."""

@@ -2,6 +2,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,6 +26,7 @@ def test_closest_name_suggestions():
     assert closest("foo", names) == ""
 
 
+@pytest.mark.slow
 def test_wheel_ships_the_configs_folder(tmp_path):
     """Issue 18: a non-editable install could not find configs/. The wheel built from the
     source tree carries every file of configs/ as lotr_sim/configs/ (where

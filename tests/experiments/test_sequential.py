@@ -168,6 +168,7 @@ RIGHT = {0.02: RAISES, 0.0: NO_CHANGE, -0.02: LOWERS}
 REPS = 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
 @pytest.mark.parametrize("effect", [0.02, 0.0, -0.02])
 def test_error_rates_by_simulation(effect, paired):
