@@ -151,6 +151,7 @@ def test_c_reference_plays_the_same_battles_as_numba(c_reference, rules, a, d, s
                                             res["rolls"], first)
 
 
+@pytest.mark.slow
 def test_numba_cache_falls_back_when_home_cache_unwritable(tmp_path):
     """With no NUMBA_CACHE_DIR and an unusable cache home, a writable fallback is used."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}

@@ -147,6 +147,7 @@ def test_largest_battles_accepted_and_fast():
     assert r.exit_code == 0 and json.loads(r.stdout)["bombard"]["dice"] == 17
 
 
+@pytest.mark.slow
 def test_battle_and_bombard_chunked_equal_unchunked(monkeypatch):
     """Memory-bounded Monte Carlo: battles in chunks of 1000 give exactly the counts of
     one chunk (battle i uses stream (seed, i) however it is cut)."""

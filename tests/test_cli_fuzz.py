@@ -357,6 +357,8 @@ def _make(command: str):
 
 for _cmd in OPTIONS:
     globals()[f"test_fuzz_{_cmd}"] = _make(_cmd)
+# play compiles and plays whole games of every engine: the slowest fuzz target (~65 s)
+test_fuzz_play = pytest.mark.slow(test_fuzz_play)  # noqa: F821 - defined just above
 
 
 @fuzz_settings(40)

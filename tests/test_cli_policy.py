@@ -56,9 +56,31 @@ def test_params_lists_every_games_sides_and_players():
     from lotr_sim.games.registry import game_names, get_game
     for name in game_names():
         g = get_game(name)
-        r = CliRunner().invoke(app, ["params", "--game", name])
+        for cols in ("80", "200"):
+            r = CliRunner().invoke(app, ["params", "--game", name], env={"COLUMNS": cols})
+            assert r.exit_code == 0, r.output
+            lines = r.output.splitlines()
+            start = [i for i, ln in enumerate(lines) if ln.startswith("sides: ")]
+            assert len(start) == 1, r.output[-400:]
+            last = " ".join(lines[start[0]:])
+            for word in list(g.sides) + list(g.policies):
+                assert word in last, (name, word, last)
+
+
+@pytest.mark.parametrize("cols", [80, 100, 160])
+def test_params_fits_the_terminal(cols):
+    """Issue 18: `params --game lotr-risk` printed a table over 200 columns wide. Every line
+    fits $COLUMNS, and every parameter's name and rule ID are still printed whole."""
+    from typer.testing import CliRunner
+
+    from lotr_sim.cli.main import app
+    from lotr_sim.games.registry import game_names, get_game
+    for name in game_names():
+        r = CliRunner().invoke(app, ["params", "--game", name], env={"COLUMNS": str(cols)})
         assert r.exit_code == 0, r.output
-        last = [ln for ln in r.output.splitlines() if ln.startswith("sides: ")]
-        assert len(last) == 1, r.output[-400:]
-        for word in list(g.sides) + list(g.policies):
-            assert word in last[0], (name, word, last[0])
+        widths = [len(ln) for ln in r.output.splitlines()]
+        assert max(widths) <= cols, (name, cols, max(widths))
+        for row in get_game(name).describe_params():
+            assert row["name"] in r.output, (name, row["name"])
+            for rid in row["rule"].replace(",", " ").split():
+                assert rid in r.output, (name, rid)

@@ -363,6 +363,9 @@ def test_cli_exact_only_and_plot(tmp_path):
     (["--players", "5"], "--players must be 2, 3 or 4"),
     (["--seed", "-1"], "seed"),
     (["--threads", "0"], "--threads"),
+    (["--game", "minas-tirith"], "fellowship is for lotr-risk only"),
+    (["-g", "the-search"], "fellowship is for lotr-risk only"),
+    (["-g", "lotr-rsk"], "did you mean 'lotr-risk'"),
 ])
 def test_cli_bad_input_is_one_line(args, needle):
     r = invoke("fellowship", "-n", "0", *args)
@@ -380,3 +383,33 @@ def test_cli_config_file_sets_the_threshold(tmp_path):
     assert json.loads(r.stdout)["exact"]["mean"] == 20
     r = invoke("fellowship", "-n", "0", "-c", tmp_path / "missing.toml")
     assert r.exit_code == 2 and r.stderr.startswith("lotr-sim: error: config file not found")
+
+
+def test_cli_accepts_its_game():
+    """Issue 18: `fellowship` says which game it is for and takes -g/--game lotr-risk."""
+    for args in (["-g", "lotr-risk"], ["--game", "lotr-risk"], []):
+        r = invoke("fellowship", "-n", "0", "--json", *args)
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["exact"]["mean"] == 17
+
+
+@pytest.mark.parametrize("value,ok", [(0, True), (5, True), (6, False), (7, False), (-1, False)])
+def test_roll_above_has_one_range_for_run_and_fellowship(value, ok):
+    """Issue 18: fellowship_roll_above=6 was accepted by `run` (the Ring never leaves: 100%
+    conquest) but refused by `fellowship`. The game's parameter and the track agree: 0..5."""
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.exact.fellowship import DEFAULT_DIE_SIDES, FellowshipTrack
+    from lotr_sim.games.registry import get_game
+    g = get_game("lotr-risk")
+    p = {q.name: q for q in g.params()}["fellowship_roll_above"]
+    assert (p.lo, p.hi) == (0, DEFAULT_DIE_SIDES - 1)
+    sets = [f"fellowship_roll_above={value}"]
+    if ok:
+        g.load(None, sets)
+        FellowshipTrack.default(value)
+        api.fellowship(sets=sets, games=0)
+    else:
+        with pytest.raises(ConfigError, match="fellowship_roll_above"):
+            g.load(None, sets)          # what `run --set` checks
+        with pytest.raises(ConfigError, match="fellowship_roll_above"):
+            api.fellowship(sets=sets, games=0)

@@ -2,6 +2,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -22,3 +24,26 @@ def test_closest_name_suggestions():
     assert closest("hand_limt", names) == "; did you mean 'hand_limit'?"
     assert closest("retreat", names) == "; did you mean 'retreat_trigger'?"
     assert closest("foo", names) == ""
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_configs_folder(tmp_path):
+    """Issue 18: a non-editable install could not find configs/. The wheel built from the
+    source tree carries every file of configs/ as lotr_sim/configs/ (where
+    ``config.configs_dir`` looks in an installed copy). CI also installs it and runs it."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                             "__pycache__", ".pytest_cache", "reports"))
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                        "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (whl,) = (tmp_path / "dist").glob("lotr_sim-*.whl")   # built as pip builds it (isolated, pyproject.toml's setuptools)
+    names = set(zipfile.ZipFile(whl).namelist())
+    want = {"lotr_sim/configs/" + p.relative_to(ROOT / "configs").as_posix()
+            for p in (ROOT / "configs").rglob("*") if p.is_file()}
+    assert want and want <= names, sorted(want - names)
+    assert "lotr_sim/configs/games/lotr-risk.toml" in names

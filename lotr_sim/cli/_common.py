@@ -61,18 +61,27 @@ def print_json(obj: Any) -> None:
 
 # --- options shared by the commands that play games: one declaration, one help text ---------
 
+# The sides (and seats) of every game, for help texts, which cannot depend on --game (click
+# prints --help before it parses the other options). tests/test_cli_help.py checks it against
+# the games' own sides and seats.
+SIDES_HELP = "good/evil in minas-tirith, good/evil or seats p1-p4 in lotr-risk, frodo/sam in the-search"
+
+
 def policy_option() -> Any:
     """``--policy SEAT=NAME`` (repeatable): the AI player of a seat, for any number of seats."""
-    return typer.Option([], "--policy", "-P", help="A seat's AI player as SEAT=NAME (repeatable, e.g. "
-                        "--policy good=greedy --policy evil=random); seats and players are the game's own.")
+    return typer.Option([], "--policy", "-P", help="A side's or seat's AI player as SIDE=NAME (repeatable, "
+                        f"e.g. --policy frodo=greedy --policy sam=random). Sides: {SIDES_HELP}; "
+                        "`lotr-sim params -g GAME` lists them and the players.")
 
 
 def good_option() -> Any:
-    return typer.Option(None, "--good", help="Good's AI player (same as --policy good=NAME).")
+    return typer.Option(None, "--good", help="Good's AI player, for the games with a Good side (minas-tirith, "
+                        "lotr-risk): the same as --policy good=NAME. The Search: --policy frodo=NAME.")
 
 
 def evil_option() -> Any:
-    return typer.Option(None, "--evil", help="Evil's AI player (same as --policy evil=NAME).")
+    return typer.Option(None, "--evil", help="Evil's AI player, for the games with an Evil side (minas-tirith, "
+                        "lotr-risk): the same as --policy evil=NAME. The Search: --policy sam=NAME.")
 
 
 def seat_policies(policy: list[str] | None, good: str | None = None, evil: str | None = None) -> dict[str, str]:
@@ -91,7 +100,8 @@ def seat_policies(policy: list[str] | None, good: str | None = None, evil: str |
 
 
 def game_option(default: str | None = "minas-tirith", extra: str = "") -> Any:
-    return typer.Option(default, "--game", "-g", help="Game name, e.g. minas-tirith." + extra)
+    return typer.Option(default, "--game", "-g", help="The game: minas-tirith, lotr-risk or the-search."
+                        + extra)
 
 
 def seed_option(default: int | None = 1) -> Any:
@@ -101,7 +111,7 @@ def seed_option(default: int | None = 1) -> Any:
 
 def config_option() -> Any:
     return typer.Option(None, "--config", "-c", help="Game config TOML, merged over the game's default "
-                        "(any table, including [params], may be given).")
+                        "(any of its tables may be given, the params table included).")
 
 
 def sets_option() -> Any:

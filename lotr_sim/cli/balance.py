@@ -14,8 +14,8 @@ def balance(
     game: str = game_option(),
     param: str = typer.Option(..., "--param", "-p", help="A numeric rule parameter."),
     range_: str = typer.Option(..., "--range", "-r", help="a:b, the values to search between."),
-    target: str = typer.Option("0.5", "--target", "-t", help="Parity: Good's win rate = a number in (0, 1), "
-                               "or 'equal' (Good's win rate = Evil's)."),
+    target: str = typer.Option("0.5", "--target", "-t", help="Parity: the first side's win rate (Good's; "
+                               "Frodo's in the-search) = a number in (0, 1), or 'equal' (= the second side's)."),
     games: int = typer.Option(4000, "--games", "-n", parser=parse_count, help="Games per evaluated value."),
     sets: List[str] = sets_option(),
     players: Optional[int] = players_option(short=False),
@@ -30,7 +30,8 @@ def balance(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Find the value of --param where Good's win rate crosses --target (or Evil's, with 'equal').
+    """Find the value of --param where the first side's win rate (Good's; Frodo's in the-search)
+    crosses --target (or the second side's, with 'equal').
 
     Bisection on paired runs; for an integer parameter the two bracketing values."""
     from lotr_sim import api

@@ -13,7 +13,7 @@ from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_op
 @cli_errors
 def compare(
     game: str = game_option(),
-    set_a: List[str] = typer.Option([], "--set", help="Variant A: name=value (repeatable; good=/evil= for policies)."),
+    set_a: List[str] = typer.Option([], "--set", help="Variant A: name=value (repeatable; SIDE=NAME, e.g. good=greedy or frodo=racer, for a player)."),
     set_b: List[str] = typer.Option([], "--vs", help="Variant B: name=value (repeatable)."),
     base: List[str] = typer.Option([], "--base", help="Common override for both variants (repeatable)."),
     players: Optional[int] = players_option(),
@@ -25,8 +25,8 @@ def compare(
     beta: float = typer.Option(0.05, "--beta", help="P(missing a change of --delta)."),
     p0: Optional[float] = typer.Option(None, "--p0", hidden=True, help="Gone: use --delta."),
     p1: Optional[float] = typer.Option(None, "--p1", hidden=True, help="Gone: use --delta."),
-    delta: float = typer.Option(0.02, "--delta", help="The change of Good's win rate that matters "
-                                "(0.02 = 2 percentage points)."),
+    delta: float = typer.Option(0.02, "--delta", help="The change of the first side's win rate (Good's; "
+                                "Frodo's in the-search) that matters (0.02 = 2 percentage points)."),
     min_games: int = typer.Option(100, "--min-games", parser=parse_count, help="No decision before this many pairs."),
     max_games: int = typer.Option(200000, "--max-games", parser=parse_count, help="Stop undecided after this many pairs."),
     seed: int = seed_option(),
@@ -35,7 +35,8 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Does variant A move Good's win rate by at least --delta either way, compared with B?
+    """Does variant A move the first side's win rate (Good's; Frodo's in the-search) by at least
+    --delta either way, compared with B?
 
     Paired games (game i of both variants uses stream i) and two sequential likelihood-ratio
     tests on the paired win/draw/loss outcomes; stops when the evidence decides (raises /

@@ -8,11 +8,26 @@ from typing import Optional
 import typer
 
 from lotr_sim.reports.fellowship import SHOW_TAIL, plot_fellowship, shown_turns
-from lotr_sim.cli._common import (cli_errors, config_option, parse_count, print_json, seed_option,
-                                  sets_option, threads_option)
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, print_json,
+                                  seed_option, sets_option, threads_option)
+
+GAME = "lotr-risk"     # the one game with a Fellowship track (LR-10)
+
+
+def check_game(game: str) -> None:
+    """``fellowship`` is LOTR Risk's: any other game (or an unknown name) is one error line."""
+    from lotr_sim.errors import LotrSimError
+    from lotr_sim.games.registry import get_game
+    if game == GAME:
+        return
+    get_game(game)      # an unknown name: its own error line, with a suggestion
+    raise LotrSimError(f"fellowship is for {GAME} only (the Fellowship's journey, LR-10); "
+                       f"{game} has no Fellowship track")
+
 
 @cli_errors
 def fellowship(
+    game: str = game_option(GAME, extra=" The Fellowship is LOTR Risk's: only lotr-risk is accepted."),
     games: int = typer.Option(100_000, "--games", "-n", parser=parse_count,
                               help="Monte Carlo journeys (0: exact only; a whole number, at most 1e15)."),
     seed: int = seed_option(),
@@ -25,9 +40,10 @@ def fellowship(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart (PNG) of the exact and "
                                         "Monte Carlo distributions of the number of turns."),
 ) -> None:
-    """Player turns until the Fellowship leaves the Dead Marshes (LR-10), without cards:
-    the exact law from the config's path and fellowship_roll_above, and Monte Carlo."""
+    """LOTR Risk only: player turns until the Fellowship leaves the Dead Marshes (LR-10), without
+    cards: the exact law from the config's path and fellowship_roll_above, and Monte Carlo."""
     from lotr_sim.api import fellowship as api_fellowship
+    check_game(game)
 
     res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
                          threads=threads)

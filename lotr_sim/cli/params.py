@@ -19,19 +19,55 @@ def params(
     if as_json:
         print_json(rows)
         return
-    from rich.console import Console
-    from rich.table import Table
-    con = Console()
-    if not con.is_terminal:
-        con = Console(width=200)
-    t = Table(title=f"{g.name}: {len(rows)} parameters (override with --set name=value)")
-    for c in ("name", "default", "allowed", "rule", "help"):
-        t.add_column(c)
-    for r in rows:
-        d = r["default"]
-        t.add_row(r["name"], str(d).lower() if isinstance(d, bool) else str(d), r["allowed"], r["rule"], r["help"])
-    con.print(t)
+    width = _width()
     defaults = ", ".join(f"{side} {pol}" for side, pol in g.default_policies.items())
     seats = (f"; seats: {', '.join(g.seat_keys)} (--policy SEAT=NAME, over its side's)" if g.seat_keys else "")
-    con.print(f"sides: {', '.join(g.sides)} (--policy SIDE=NAME){seats}; players: {', '.join(g.policies)}; "
-              f"default: {defaults}")
+    tail = (f"sides: {', '.join(g.sides)} (--policy SIDE=NAME){seats}; players: {', '.join(g.policies)}; "
+            f"default: {defaults}")
+    if width < WIDE:
+        _print_list(g.name, rows, tail, width)
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+    con = Console(width=width, soft_wrap=False)
+    t = Table(title=f"{g.name}: {len(rows)} parameters (override with --set name=value)", expand=True)
+    # names stay whole; the other columns wrap to fit the terminal, the help taking most room
+    t.add_column("name", no_wrap=True)
+    t.add_column("default", overflow="fold", ratio=1)
+    t.add_column("allowed", overflow="fold", ratio=2)
+    t.add_column("rule", overflow="fold", ratio=1)
+    t.add_column("help", overflow="fold", ratio=5)
+    for r in rows:
+        t.add_row(*(Text(x) for x in (r["name"], _default(r["default"]), r["allowed"], r["rule"], r["help"])))
+    con.print(t)
+    con.print(Text(tail))
+
+
+WIDE = 140      # at least this many columns: a table; fewer: one short block per parameter
+
+
+def _default(d) -> str:
+    return str(d).lower() if isinstance(d, bool) else str(d)
+
+
+def _print_list(game: str, rows: list[dict], tail: str, width: int) -> None:
+    """One block per parameter for a narrow terminal: ``name = default  (allowed; rule)``, then
+    the help indented, every line wrapped to ``width``."""
+    import textwrap
+    out = [f"{game}: {len(rows)} parameters (override with --set name=value)", ""]
+    for r in rows:
+        head = f"{r['name']} = {_default(r['default'])}  ({r['allowed']}; {r['rule'] or 'no rule ID'})"
+        out += textwrap.wrap(head, width, subsequent_indent="      ", break_on_hyphens=False) or [head]
+        out += textwrap.wrap(r["help"], width, initial_indent="    ", subsequent_indent="    ",
+                             break_on_hyphens=False)
+    out.append("")
+    out += textwrap.wrap(tail, width, break_on_hyphens=False)
+    typer.echo("\n".join(out))
+
+
+def _width() -> int:
+    """The terminal's width ($COLUMNS first); 120 when the output is not a terminal and no
+    $COLUMNS says otherwise. Never below 60."""
+    import shutil
+    return max(60, shutil.get_terminal_size((120, 24)).columns)

@@ -43,8 +43,11 @@ def play(
     trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
 ) -> None:
-    """Play one game and print a readable account: dice, missions, battles, retreats, cards,
-    captures, the end and the score."""
+    """Play one game of --game and print a readable turn-by-turn account, its end and its score.
+
+    The dice, moves, battles and cards are the game's own (--trace writes them as events).
+
+    Sides: Good and Evil (minas-tirith; lotr-risk, seats p1-p4), Frodo and Sam (the-search)."""
     from lotr_sim.games.registry import get_game
     from lotr_sim.kernels.rng import check_seed
     check_seed(seed)  # a SeedError is a LotrSimError: one error line

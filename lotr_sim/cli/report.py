@@ -11,8 +11,8 @@ from lotr_sim.cli._common import cli_errors
 
 @cli_errors
 def report(folder: Path = typer.Argument(..., help="A sweep output folder."),
-           target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (Good wins "
-                                                "50% of games) or equal (Good = Evil); default: the sweep's.")
+           target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (the first "
+                                                "side, Good or Frodo, wins 50% of games) or equal (first = second); default: the sweep's.")
            ) -> None:
     """Rebuild a sweep's report (verdict, tables and plots) from its results.parquet."""
     from lotr_sim import api

@@ -14,11 +14,11 @@ def sweep(
     game: Optional[str] = typer.Option(None, "--game", "-g", help="Game name (default minas-tirith; "
                                        "taken from the folder with --resume)."),
     param: List[str] = typer.Option([], "--param", "-p", help="name=v1,v2,... or name=start:stop:step "
-                                    "(stop included; repeatable). A side name (good/evil) sweeps its policy."),
+                                    "(stop included; repeatable). A side name (good/evil; frodo/sam in the-search) sweeps its player."),
     grid: Optional[bool] = typer.Option(None, "--grid/--one-at-a-time", help="Full factorial instead of one-at-a-time."),
     games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count, help="Games per point."),
     precision: Optional[float] = typer.Option(None, "--precision", help="Run in batches until every point's "
-                                              "95% half-width on Good's win rate is at most this."),
+                                              "95% half-width on the first side's (Good's; Frodo's) win rate is at most this."),
     max_games: Optional[int] = typer.Option(None, "--max-games", parser=parse_count, help="Cap per point with --precision."),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
@@ -30,8 +30,8 @@ def sweep(
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
                                             "every pairing of the game's policies (default: the sweep file's "
                                             "`pairings`, which the default sweep sets)."),
-    target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (Good wins 50% "
-                                         "of games, default) or equal (Good wins as often as Evil)."),
+    target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (the first side, "
+                                         "Good or Frodo, wins 50% of games, default) or equal (it wins as often as the second)."),
     seed: Optional[int] = seed_option(None),
     threads: Optional[int] = threads_option(),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
@@ -45,7 +45,8 @@ def sweep(
     as_json: bool = typer.Option(False, "--json", help="Print the results and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Sweep rule parameters (or policies) and report Good's win rate at each point.
+    """Sweep rule parameters (or players) and report the win rates (Good's and Evil's; Frodo's and
+    Sam's in the-search) at each point.
 
     One at a time around the baseline (or --grid), common random numbers (game i of every
     point uses stream i); writes results.parquet, manifest.json and report.md/html with

@@ -133,18 +133,35 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     )
 
 
+def _pp_range(lo: float, hi: float) -> str:
+    return f"[{100 * lo:+.2f}, {100 * hi:+.2f}] percentage points"
+
+
 def compare_headline(decision: str | None, outcome: str, a: str, b: str, delta: float, lo: float, hi: float,
                      max_games: int) -> str:
-    """The one-line answer of ``compare``; consistent with the interval ``[lo, hi]`` of A - B
-    (the test only stops when they agree; undecided runs describe the interval only)."""
+    """The one-line answer of ``compare``: the direction the test decided and the 95%
+    interval ``[lo, hi]`` of A - B (Good's win rate under A minus under B).
+
+    The headline never claims more than the interval shows: a rise or fall is said to be
+    "at least δ" only when the interval excludes every smaller change (``lo >= δ`` or
+    ``hi <= -δ``); otherwise it gives the direction and the interval, and says whether a
+    change of δ is still possible. The test stops on "raises" when the interval excludes no
+    change and still reaches δ (``lo > 0`` and ``hi >= δ``), so most stops say only the
+    direction. "No change" is given only when the interval lies within (-δ, δ)."""
     from lotr_sim.experiments.sequential import LOWERS, NO_CHANGE, RAISES
     pts = f"{100 * delta:g} percentage point" + ("" if 100 * delta == 1 else "s")
+    who = f"{outcome.capitalize()}'s win rate"
+    iv = f"A - B in {_pp_range(lo, hi)}"
     if decision == RAISES:
-        return f"A ({a}) raises {outcome.capitalize()}'s win rate by {pts} or more"
+        if lo >= delta:
+            return f"A ({a}) raises {who} by at least {pts}: {iv}"
+        return f"A ({a}) raises {who}: {iv} (a rise of {pts} is within the interval, not established)"
     if decision == LOWERS:
-        return f"A ({a}) lowers {outcome.capitalize()}'s win rate by {pts} or more"
+        if hi <= -delta:
+            return f"A ({a}) lowers {who} by at least {pts}: {iv}"
+        return f"A ({a}) lowers {who}: {iv} (a fall of {pts} is within the interval, not established)"
     if decision == NO_CHANGE:
-        return f"no change as large as {pts}: A ({a}) and B ({b}) are within {pts} of each other"
+        return f"no change as large as {pts}: A ({a}) and B ({b}) are within {pts} of each other ({iv})"
     return f"undecided within {max_games} games (the interval below is the answer)"
 
 

@@ -43,6 +43,11 @@ hypothesis to reach ``e^a`` (by Ville's inequality for a likelihood-ratio martin
 most ``e^-a = α/(2(1 - β))`` under the other hypothesis; the generalized ratio is checked by
 simulation in the test suite). Between 0 and ±δ either neighbouring verdict is allowed.
 
+A "raises" or "lowers" verdict says the direction, not the size: the interval may still
+reach below δ (it only has to exclude 0 and reach δ). ``compare_headline`` therefore states
+the direction and the interval, and says "at least δ" only when the interval excludes every
+smaller change (``lo >= δ``, or ``hi <= -δ``).
+
 **The printed interval** of ``mu`` is the adjusted Wald interval for paired data of Bonett
 and Price (2012): one game added to each discordant cell of the 2×2 table. Unlike the plain
 t interval it is not degenerate when no pair differs, and unlike Agresti–Min's half game it

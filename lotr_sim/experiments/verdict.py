@@ -40,6 +40,7 @@ from lotr_sim.errors import LotrSimError
 from lotr_sim.stats import wilson, z_value, zero_crossing
 
 TARGETS = ("good50", "equal")
+DRAWS_NEGLIGIBLE = 0.005   # as reports.tables.NEGLIGIBLE: draws above this are shown
 TARGET_TEXT = {
     "good50": "parity = {o0} wins 50% of games",
     "equal": "parity = {o0} wins as often as {o1}",
@@ -275,7 +276,8 @@ def _baseline_rule_rows(df):
 
 def pairing_cells(df, sides) -> list[dict]:
     """Good's win rate at every pairing of policies played on the baseline rules (points
-    with no rule override), ``[{policies, rate, lo, hi, label}]``."""
+    with no rule override), ``[{policies, rate, lo, hi, games, label}]``, with ``draw``,
+    ``draw_lo``, ``draw_hi`` when the game has a draw outcome."""
     if "params" not in df or "policies" not in df:
         return []
     cells, seen = [], set()
@@ -285,9 +287,12 @@ def pairing_cells(df, sides) -> list[dict]:
         if key in seen:
             continue
         seen.add(key)
-        cells.append(dict(policies={s: pol.get(s) for s in sides}, rate=float(r[f"rate_{o0}"]),
-                          lo=float(r[f"lo_{o0}"]), hi=float(r[f"hi_{o0}"]), games=int(r["games"]),
-                          label=str(r["label"])))
+        c = dict(policies={s: pol.get(s) for s in sides}, rate=float(r[f"rate_{o0}"]),
+                 lo=float(r[f"lo_{o0}"]), hi=float(r[f"hi_{o0}"]), games=int(r["games"]),
+                 label=str(r["label"]))
+        if "rate_draw" in r:
+            c.update(draw=float(r["rate_draw"]), draw_lo=float(r["lo_draw"]), draw_hi=float(r["hi_draw"]))
+        cells.append(c)
     return cells
 
 
@@ -416,6 +421,13 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                 # a random player is a floor, not a designer's opponent: give the spread without it too
                 text = text[:-1] + (f"; without the random player {100 * min(c['rate'] for c in serious):.0f}%–"
                                     f"{100 * max(c['rate'] for c in serious):.0f}% across {len(serious)}).")
+            if any(c.get("draw", 0.0) > DRAWS_NEGLIGIBLE for c in cells):
+                # draws are not negligible: the first side's rate alone hides them (issue 18)
+                dmax = max(cells, key=lambda c: c["draw"])
+                dmin = min(cells, key=lambda c: c["draw"])
+                text += (f" Draws: {_pct(dmin['draw'])}%–{_pct(dmax['draw'])}% across the pairings (most with "
+                         f"{_players(dmax['policies'], sides)}: {_pct(dmax['draw'])}% "
+                         f"[{_pct(dmax['draw_lo'])}, {_pct(dmax['draw_hi'])}]).")
             pairings = dict(cells=cells, min=lo_c["rate"], max=hi_c["rate"], spread=hi_c["rate"] - lo_c["rate"],
                             lowest=lo_c["policies"], highest=hi_c["policies"], text=text,
                             without_random=[min(c["rate"] for c in serious), max(c["rate"] for c in serious)]

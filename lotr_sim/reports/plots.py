@@ -152,22 +152,34 @@ def plot_tornado(dt, o0, path=None):
 
 
 def plot_pairings(df, o0, sides, path=None):
-    """Heat map of Good's win rate under every pairing of policies, rates in the cells;
-    returns the Figure, or None when the sweep played no pairings."""
-    from lotr_sim.reports.tables import pairing_matrix
+    """Heat map of Good's win rate under every pairing of policies, rates in the cells (and
+    the draw rate with its 95% interval under it when draws are not negligible,
+    ``tables.draws_shown``); returns the Figure, or None when the sweep played no pairings."""
+    import pandas as pd
+
+    from lotr_sim.reports.tables import DRAW, draws_shown, pairing_matrix
     rows, cols, cells = pairing_matrix(df, sides)
     if len(cells) < 2:
         return None
     m = np.full((len(rows), len(cols)), np.nan)
+    draw = {}
     for (rp, cp), r in cells.items():
         m[rows.index(rp), cols.index(cp)] = 100 * r[f"rate_{o0}"]
-    fig = new_figure((1.3 * len(cols) + 3, 0.9 * len(rows) + 1.8))
+        if f"rate_{DRAW}" in r:
+            draw[rows.index(rp), cols.index(cp)] = (100 * r[f"rate_{DRAW}"], 100 * r[f"lo_{DRAW}"],
+                                                    100 * r[f"hi_{DRAW}"])
+    show_draws = draws_shown(pd.DataFrame(list(cells.values())), [o0, DRAW])
+    fig = new_figure((1.3 * len(cols) + 3, (1.4 if show_draws else 0.9) * len(rows) + 1.8))
     ax = fig.subplots()
     im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=100, aspect="auto")
     for i in range(len(rows)):
         for j in range(len(cols)):
             if m[i, j] == m[i, j]:
-                ax.text(j, i, f"{m[i, j]:.1f}%", ha="center", va="center", fontsize=10,
+                text = f"{m[i, j]:.1f}%"
+                if show_draws and (i, j) in draw:
+                    d, lo, hi = draw[i, j]
+                    text += f"\ndraw {d:.1f}%\n[{lo:.1f}, {hi:.1f}]"
+                ax.text(j, i, text, ha="center", va="center", fontsize=9 if show_draws else 10,
                         color="white" if abs(m[i, j] - 50) > 30 else "black")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([str(c) for c in cols])
@@ -175,7 +187,8 @@ def plot_pairings(df, o0, sides, path=None):
     ax.set_yticklabels([str(r) for r in rows])
     ax.set_xlabel(f"{_name(sides[1])}'s AI")
     ax.set_ylabel(f"{_name(sides[0])}'s AI")
-    ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing")
+    ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing"
+                 + ("\nunder it: draws (% of games, 95% interval)" if show_draws else ""))
     fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
     if path is not None:
         save_figure(fig, path)

@@ -14,6 +14,23 @@ def _name(o: str, sides=("good", "evil")) -> str:
     return o.capitalize() if o in sides else o
 
 
+DRAW = "draw"
+NEGLIGIBLE = 0.005   # draws are shown (rate and interval) once any point's draw rate exceeds this
+
+
+def draws_shown(df, outcomes) -> bool:
+    """True when the game has a draw outcome and some row of ``df`` (a point, a pairing)
+    ends in a draw more often than ``NEGLIGIBLE`` (0.5% of games): then every table and plot
+    that gives the first side's win rate gives the draw rate beside it (issue 18: The
+    Search's pairing table hid 57% draws)."""
+    col = f"rate_{DRAW}"
+    return DRAW in outcomes and col in df and len(df) > 0 and bool((df[col].astype(float) > NEGLIGIBLE).any())
+
+
+def _rate_ci(r, o: str) -> str:
+    return f"{_pct(r[f'rate_{o}'])} [{_pct(r[f'lo_{o}'])}, {_pct(r[f'hi_{o}'])}]"
+
+
 def _missed(r) -> bool:
     return "precision_met" in r and r["precision_met"] is not None and r["precision_met"] == r["precision_met"] \
         and not bool(r["precision_met"])
@@ -125,9 +142,10 @@ def _is_pairing(r) -> bool:
 
 def compact_rich(df, outcomes, title: str = ""):
     """The terminal table, 80 columns wide for Minas Tirith: point, Good's rate with its
-    interval, the other outcomes' rates, Good's paired change in percentage points (games
-    only when they differ between points). Pairing points are left to ``pairings_rich``;
-    labels wrap, never "…"."""
+    interval, the other outcomes' rates (the draw rate with its interval too when draws are
+    not negligible, ``draws_shown``), Good's paired change in percentage points (games only
+    when they differ between points). Pairing points are left to ``pairings_rich``; labels
+    wrap, never "…"."""
     from rich import box
     from rich.table import Table
     o0 = outcomes[0]
@@ -140,15 +158,19 @@ def compact_rich(df, outcomes, title: str = ""):
     if not same:
         t.add_column("games", justify="right", overflow="fold")
     t.add_column(f"{_name(o0)} %\n[95% CI]", justify="right", overflow="fold")
+    draws = draws_shown(sel, outcomes)
     for o in outcomes[1:]:
-        t.add_column(f"{_name(o)}\n%", justify="right", overflow="fold")
+        t.add_column(f"{_name(o)} %\n[95% CI]" if draws and o == DRAW else f"{_name(o)}\n%",
+                     justify="right", overflow="fold")
     t.add_column(f"Δ{_name(o0)}, percentage\npoints [95% CI]", justify="right", overflow="fold")
     for _, r in sel.iterrows():
         cells = [str(r["label"])]
         if not same:
             cells.append(f"{int(r['games'])}" + ("*" if _missed(r) else ""))
-        cells.append(f"{_pct(r[f'rate_{o0}'])} [{_pct(r[f'lo_{o0}'])}, {_pct(r[f'hi_{o0}'])}]")
-        cells += [_pct(r[f"rate_{o}"]) for o in outcomes[1:]]
+        # with draws shown, the intervals go under their rates: the table stays within 80 columns
+        cells.append(_rate_ci(r, o0).replace(" ", "\n", 1) if draws else _rate_ci(r, o0))
+        cells += [_rate_ci(r, o).replace(" ", "\n", 1) if draws and o == DRAW else _pct(r[f"rate_{o}"])
+                  for o in outcomes[1:]]
         if r["point"] == 0:
             cells.append("baseline")
         else:
@@ -174,20 +196,33 @@ def pairing_matrix(df, sides) -> tuple[list[str], list[str], dict]:
 
 
 def pairings_rich(df, outcomes, sides):
-    """Good's win rate (percent) under every pairing of policies, or None."""
+    """Good's win rate (percent) under every pairing of policies, or None; when draws are
+    not negligible (``draws_shown``) each cell also gives the draw rate with its 95%
+    interval."""
     from rich import box
     from rich.table import Table
     if "varied" not in df or not (df["varied"] == "pairings").any():
         return None
     o0 = outcomes[0]
     rws, cols, cells = pairing_matrix(df, sides)
-    t = Table(title=f"{_name(o0)} win rate % by AI pairing", box=box.SIMPLE_HEAD, show_edge=False,
-              pad_edge=False, caption=f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI")
+    draws = draws_shown(df[[bool(_is_pairing(r)) or r["point"] == 0 for _, r in df.iterrows()]], outcomes)
+    title = f"{_name(o0)} win rate % by AI pairing"
+    caption = f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI"
+    if draws:
+        title += ", and draws % [95% CI]"
+        caption += f"; each cell: {_name(o0)} win %, then draw % [95% CI]"
+    t = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, caption=caption)
     t.add_column(f"{_name(sides[0])} \\ {_name(sides[1])}", overflow="fold")
     for c in cols:
         t.add_column(str(c), justify="right", overflow="fold")
+
+    def cell(key) -> str:
+        if key not in cells:
+            return "-"
+        r = cells[key]
+        return _pct(r[f"rate_{o0}"]) + (f"\ndraw {_rate_ci(r, DRAW)}" if draws else "")
     for rp in rws:
-        t.add_row(str(rp), *[_pct(cells[(rp, c)][f"rate_{o0}"]) if (rp, c) in cells else "-" for c in cols])
+        t.add_row(str(rp), *[cell((rp, c)) for c in cols])
     return t
 
 

@@ -22,6 +22,7 @@ def cluster():
     c.close()
 
 
+@pytest.mark.slow
 def test_local_cluster_bit_identical_to_local(fake, tmp_path):
     local = api.sweep(fake, params=PARAMS, games=3000, chunk=1000, seed=5, out=tmp_path / "l", report=False)
     dask = api.sweep(fake, params=PARAMS, games=3000, chunk=1000, seed=5, out=tmp_path / "d", report=False,
@@ -31,6 +32,7 @@ def test_local_cluster_bit_identical_to_local(fake, tmp_path):
     assert len(g) == 4 * 3000 and "lost_good_infantry" in g  # all columns came back from workers
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_sweep_same_result(fake, tmp_path, cluster):
     kw = dict(params=PARAMS, games=2000, chunk=200, seed=6, sets=["delay_ms=150"], report=False)
     box = {}

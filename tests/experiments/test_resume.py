@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from lotr_sim import api
 
@@ -21,6 +22,7 @@ def _drop_volatile(df):
     return df.reset_index(drop=True)
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path, fake):
     out = tmp_path / "killed"
     p = subprocess.Popen(CLI + ARGS + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -72,6 +74,7 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
     """Ctrl-C (SIGINT) ends a sweep with one line naming the resume command, exit 130,
     the finished chunks kept and the manifest marked interrupted."""

@@ -168,6 +168,7 @@ RIGHT = {0.02: RAISES, 0.0: NO_CHANGE, -0.02: LOWERS}
 REPS = 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
 @pytest.mark.parametrize("effect", [0.02, 0.0, -0.02])
 def test_error_rates_by_simulation(effect, paired):
@@ -222,3 +223,81 @@ def test_headline_never_contradicts_the_interval(seed):
         else:
             assert t.n == 30_000 and text.startswith("undecided")
             assert "raises" not in text and "lowers" not in text
+
+
+# --- fast exact checks: the headline, the bounds, the sign of delta, the decision ---------
+
+@pytest.mark.parametrize("decision,lo,hi,claim", [
+    # issue 18: "lowers ... by 2 percentage points or more" beside [-2.23, -0.49]
+    (LOWERS, -0.0223, -0.0049, "lowers Good's win rate: A - B in [-2.23, -0.49] percentage points"),
+    (LOWERS, -0.041, -0.020, "lowers Good's win rate by at least 2 percentage points: A - B in [-4.10, -2.00]"),
+    (LOWERS, -0.041, -0.0199, "lowers Good's win rate: A - B in [-4.10, -1.99]"),
+    (RAISES, 0.0049, 0.0223, "raises Good's win rate: A - B in [+0.49, +2.23] percentage points"),
+    (RAISES, 0.02, 0.05, "raises Good's win rate by at least 2 percentage points: A - B in [+2.00, +5.00]"),
+    (RAISES, 0.0199, 0.05, "raises Good's win rate: A - B in [+1.99, +5.00]"),
+    (NO_CHANGE, -0.011, 0.013, "no change as large as 2 percentage points"),
+])
+def test_headline_claims_at_least_delta_only_when_the_interval_excludes_less(decision, lo, hi, claim):
+    """The headline states the direction and the interval, and "at least delta" only when
+    the interval lies wholly beyond delta; never "or more" beside an interval that reaches
+    below delta."""
+    text = compare_headline(decision, "good", "x=1", "x=2", 0.02, lo, hi, 1000)
+    assert claim in text, text
+    assert "or more" not in text
+    assert ("at least" in text) == (hi <= -0.02 or lo >= 0.02)
+    if "at least" not in text and decision != NO_CHANGE:
+        assert "not established" in text
+
+
+def test_bounds_are_exact():
+    """a = ln((1 - beta)/(alpha/2)), b = ln(beta/(1 - alpha/2)), computed by hand for unequal
+    alpha and beta (swapping them changes both)."""
+    t = ThreeWayTest(alpha=0.1, beta=0.02)
+    b, a = t.bounds
+    assert a == pytest.approx(math.log(0.98 / 0.05), rel=1e-12)     # 2.9704...
+    assert b == pytest.approx(math.log(0.02 / 0.95), rel=1e-12)     # -3.8607...
+    assert a == pytest.approx(2.97553, abs=1e-5) and b == pytest.approx(-3.86073, abs=1e-5)
+    s = ThreeWayTest(alpha=0.02, beta=0.1)
+    assert s.bounds != pytest.approx(t.bounds)
+    assert s.bounds == pytest.approx((math.log(0.1 / 0.99), math.log(0.9 / 0.01)))
+
+
+def test_sign_of_delta_in_the_likelihood_ratios():
+    """L+ compares mu = +delta with 0 on pairs won under A only (n10): many A-only pairs make
+    L+ large and L- small, and the mirror counts swap them exactly."""
+    t = ThreeWayTest(delta=0.05)
+    lp, lm = t.llr(1000, 120, 40)
+    assert lp > 5 and lm < 0
+    lp2, lm2 = t.llr(1000, 40, 120)
+    assert lp2 == pytest.approx(lm) and lm2 == pytest.approx(lp)
+    # by hand at n10 = n, n01 = 0: l(mu) = n ln((1 + mu)/2) for mu >= 0, and l(0) = n ln(1/2)
+    lp, lm = t.llr(10, 10, 0)
+    assert lp == pytest.approx(10 * math.log(1.05)) and lp > 0
+    # and l(-delta) = n ln((1 - delta)/2): every pair A-only is the least likely under a fall
+    assert lm == pytest.approx(10 * math.log(0.95))
+
+
+@pytest.mark.parametrize("n,n10,n01,want", [
+    (2000, 160, 60, RAISES),        # L+ well above a, interval [+3.4, +6.6]: raises
+    (2000, 60, 160, LOWERS),
+    (20000, 300, 300, NO_CHANGE),   # no difference, tight interval within +-2 points
+    (300, 8, 2, None),              # too little evidence: go on
+    (99, 99, 0, None),              # below min_games (100): go on
+])
+def test_decision_on_hand_built_counts(n, n10, n01, want):
+    """The documented rule, on counts built by hand: the verdict comes from the likelihood
+    ratios against the exact bounds and the interval; checked with the values written out."""
+    t = ThreeWayTest()
+    b, a = t.bounds
+    lp, lm = (float(x) for x in t.llr(n, n10, n01))
+    lo, hi = paired_interval(n, n10, n01)
+    code = int(t.codes(n, n10, n01))
+    got = {1: RAISES, -1: LOWERS, 2: NO_CHANGE, 0: None}[code]
+    assert got == want, (lp, lm, lo, hi, a, b)
+    if want == RAISES:
+        assert lp >= a and lm <= b and lo > 0
+    elif want == LOWERS:
+        assert lm >= a and lp <= b and hi < 0
+    elif want == NO_CHANGE:
+        assert lp <= b and lm <= b and -0.02 < lo and hi < 0.02
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from typer.testing import CliRunner
 
 from lotr_sim import api
@@ -13,6 +14,7 @@ from lotr_sim.cli.main import app
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
     from fakegame import win_probability
     res = api.skill(fake, ["random", "greedy", "search"], games=3000, sets=["strength=7"],
@@ -44,6 +46,7 @@ def test_skill_cli_json_and_bad_player(fake, tmp_path):
     assert r.exit_code == 2 and "unknown player 'clever'" in r.output
 
 
+@pytest.mark.slow
 def test_search_is_a_sweep_dimension(fake, tmp_path):
     """``--param good=greedy,search`` works in sweeps: the search point follows the exact law."""
     from fakegame import win_probability

@@ -173,6 +173,7 @@ def test_resume_refuses_other_game_or_config(fake, tmp_path):
     assert r.exit_code == 0, r.output
 
 
+@pytest.mark.slow
 def test_minas_tirith_smoke(tmp_path):
     """The layer on the real game, when its engine is present (tiny counts)."""
     import importlib.util

@@ -25,6 +25,7 @@ def test_there_are_notebooks():
     assert {p.name for p in NOTEBOOKS} <= set(EXPECT), "a new notebook needs its EXPECT entry"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes_shows_plots_and_writes_under_repo_root(path, tmp_path):
     game, texts, min_plots = EXPECT[path.name]

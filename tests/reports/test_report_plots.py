@@ -92,6 +92,19 @@ def test_legends_do_not_cover_the_axes(figs, name):
 
 
 def test_pairings_heat_map_writes_rates_in_cells(figs):
+    """Good's rate in each cell and, draws being 1% and 5% here (not negligible), the draw
+    rate with its 95% Wilson interval under it (issue 18)."""
     ax = _ax(figs["pairings"])
     texts = sorted(t.get_text() for t in ax.texts)
-    assert texts == ["3.0%", "45.0%"]
+    assert texts == ["3.0%\ndraw 1.0%\n[0.5, 1.8]", "45.0%\ndraw 5.0%\n[3.8, 6.5]"]
+    assert "draws" in ax.get_title()
+
+
+def test_pairings_heat_map_without_draws_gives_the_rate_only():
+    df = frame([row(0, "baseline", "baseline", {"x": 1}, 1000, (450, 548, 2)),
+                row(1, "good=random,evil=greedy", "pairings", {"x": 1}, 1000, (30, 966, 4), delta=(0, 420),
+                    policies={"good": "random", "evil": "greedy"})])
+    fig = plots.plot_pairings(df, "good", ["good", "evil"])
+    ax = _ax(fig)
+    assert sorted(t.get_text() for t in ax.texts) == ["3.0%", "45.0%"]      # draws 0.2%, 0.4%: negligible
+    assert "draw" not in ax.get_title()

@@ -85,14 +85,17 @@ def test_console_summary_fits_80_columns_without_ellipsis():
     assert "end_on_last_card=end_of_turn" in text          # the longest label whole, on one line
     assert "+32.1 [" in text and "percentage" in text and "pts" not in text
     # each outcome in its own column: x=2 has Good 43.2%, Evil 32.1%, draw 24.7%
-    row2 = next(ln for ln in lines if ln.startswith("x=2 ")).split()
-    assert row2[1] == "43.2" and row2[4:6] == ["32.1", "24.7"], row2
+    # (draws are 24.7-66.7% here: each interval goes under its rate, draw's too)
+    i2 = next(i for i, ln in enumerate(lines) if ln.startswith("x=2 "))
+    row2 = lines[i2].split()
+    assert row2[1:4] == ["43.2", "32.1", "24.7"], row2
+    assert lines[i2 + 1].split() == ["[40.2,", "46.3]", "[22.1,", "27.5]"], lines[i2 + 1]
     assert "Evil is favoured by" in text
 
 
 @pytest.mark.parametrize("width", [80, 100])
 def test_pairings_matrix_cells(width):
-    rows = [row(0, "baseline", "baseline", {"x": 1}, 1000, (450, 500, 50))]
+    rows = [row(0, "baseline", "baseline", {"x": 1}, 1000, (450, 550, 0))]
     for i, (g, e, k) in enumerate([("greedy", "random", 960), ("random", "greedy", 35),
                                    ("random", "random", 450)], start=1):
         rows.append(row(i, f"good={g},evil={e}", "pairings", {"x": 1}, 1000, (k, 1000 - k, 0),
@@ -102,3 +105,33 @@ def test_pairings_matrix_cells(width):
              ("greedy", "random")}
     # columns: Evil greedy, Evil random (sorted)
     assert lines["greedy"] == ["45.0", "96.0"] and lines["random"] == ["3.5", "45.0"]
+
+
+def test_pairings_matrix_shows_draws_when_not_negligible():
+    """Issue 18: The Search's pairing table gave Frodo's rate only, hiding 57% draws. With
+    draws above 0.5% anywhere, each cell gives the draw rate and its 95% interval too."""
+    rows = [row(0, "baseline", "baseline", {"x": 1}, 1000, (200, 230, 570))]
+    for i, (g, e, w) in enumerate([("greedy", "random", (600, 100, 300)), ("random", "greedy", (35, 960, 5)),
+                                   ("random", "random", (430, 430, 140))], start=1):
+        rows.append(row(i, f"good={g},evil={e}", "pairings", {"x": 1}, 1000, w, policies={"good": g, "evil": e}))
+    df = frame(rows)
+    assert tables.draws_shown(df, OUTCOMES)
+    out = _render(tables.pairings_rich(df, OUTCOMES, ["good", "evil"]), 100)
+    assert "draw 57.0 [53.9, 60.0]" in out and "draw 30.0 [27.2, 32.9]" in out and "draw 0.5 [" in out
+    assert "draws % [95% CI]" in out
+    from framebuild import MANIFEST
+    from lotr_sim.experiments.verdict import verdict
+    text = verdict(df, MANIFEST)["pairings"]["text"]
+    assert "Draws: 0.5%–57.0% across the pairings (most with Good greedy v Evil greedy: 57.0% [53.9, 60.0])" \
+        in text, text
+
+
+def test_negligible_draws_are_not_shown():
+    rows = [row(0, "baseline", "baseline", {"x": 1}, 1000, (450, 546, 4)),
+            row(1, "good=random,evil=greedy", "pairings", {"x": 1}, 1000, (35, 960, 5),
+                policies={"good": "random", "evil": "greedy"})]
+    df = frame(rows)
+    assert not tables.draws_shown(df, OUTCOMES)
+    out = _render(tables.pairings_rich(df, OUTCOMES, ["good", "evil"]), 100)
+    assert "draw" not in out
+    assert not tables.draws_shown(df, ["good", "evil"])      # a game without draws (LOTR Risk)

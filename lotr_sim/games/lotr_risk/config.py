@@ -122,7 +122,7 @@ PARAMS: list[Param] = [
     Param("balrog_roll_above", 3, "int", "LR-10.4",
           "[R] 'A Balrog is Come' holds the Ring in Moria when one die shows more than this", lo=0, hi=6),
     Param("fellowship_roll_above", 3, "int", "LR-10.2", "on a marked territory the die must show more than this",
-          lo=0, hi=6),
+          lo=0, hi=5),  # above 6 a d6 never succeeds: the Ring would never leave (one range for run and fellowship)
     Param("points_stronghold", 2, "int", "LR-11.2", "points per stronghold held", lo=0, hi=10),
     Param("points_territory", 1, "int", "LR-11.2", "points per territory held", lo=0, hi=10),
     # the engine's menus of amounts (narrowings of a free choice, see play.py's docstring)

@@ -1,0 +1,93 @@
+"""The search player scores playouts for its own seat's side, on every side and seat of every
+game (issue 18: a mutation scoring them for the first side whatever the seat, `side = 0` in
+``SearchPlayer.choose``, took Sam from 84% to 1% against greedy and only the fake game's skill
+test noticed; the contract tests put search on ``sides[0]`` only).
+
+The game's playouts are rigged: one candidate (never the heuristic's own choice) always ends
+with the seat's side winning, every other candidate with the other side winning. A player
+scoring for its own side must take that candidate, at a real decision of that seat in a
+real game state; one scoring for the wrong side takes another. Fast: one decision per seat.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lotr_sim.games import registry
+from lotr_sim.players.search import SearchPlayer
+
+sys.path.insert(0, str(Path(__file__).parent / "experiments"))
+
+# (game, rule overrides): LOTR Risk at every player count, so every seat p1..p4 is checked
+CASES = [("minas-tirith", {}), ("the-search", {}), ("lotr-risk", {"players": 2}),
+         ("lotr-risk", {"players": 3}), ("lotr-risk", {"players": 4}), ("fake", {})]
+
+
+class _Rigged:
+    """The game, with playouts whose winners are fixed: ``target`` wins for ``own``, every
+    other candidate for ``other`` (outcome indexes)."""
+
+    def __init__(self, game, target: int, own: int, other: int):
+        self._g, self.target, self.own, self.other = game, int(target), int(own), int(other)
+
+    def __getattr__(self, name):
+        return getattr(self._g, name)
+
+    def playouts(self, compiled, state, candidates, m, key):
+        out = np.full((len(candidates), int(m)), self.other, dtype=np.int64)
+        out[np.asarray(candidates) == self.target] = self.own
+        return out
+
+
+def _state_at_seat(g, comp, seat: int, pols: dict):
+    """A real game state where ``seat`` is to move with a choice of at least two actions
+    (random play up to it), or None."""
+    rng = np.random.default_rng(seat + 1)
+    for index in range(40):
+        st = g.new_state(comp, pols, 5, index)
+        for _ in range(20_000):
+            if g.is_over(st):
+                break
+            n = g.legal_actions(comp, st).shape[0]
+            if g.to_move(st) == seat and n >= 2:
+                return st
+            g.apply(comp, st, int(rng.integers(n)))
+    return None
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: c[0] + "".join(f"-{k}{v}" for k, v in c[1].items()))
+def case(request):
+    name, sets = request.param
+    if name == "fake":
+        registry.register("fake", "fakegame:FakeGame")
+    g = registry.get_game(name)
+    yield g, g.compile(g.load(None, sets or None))
+    if name == "fake":
+        registry.unregister("fake")
+
+
+def test_search_scores_playouts_for_its_own_side_on_every_seat(case):
+    g, comp = case
+    pols = {side: "random" for side in g.sides}
+    seats = g.seat_names(comp)
+    assert len(seats) >= 2
+    checked_sides = set()
+    for seat in range(len(seats)):
+        st = _state_at_seat(g, comp, seat, pols)
+        assert st is not None, f"{g.name}: seat {seats[seat]} never had a choice"
+        side = g.seat_side(comp, seat)
+        own = g.outcomes.index(g.sides[side])
+        other = g.outcomes.index(g.sides[1 - side])
+        probe = SearchPlayer(g, 3, budget=64, width=4, start=4)
+        cand = probe.candidates(comp, st)
+        if cand.shape[0] < 2:
+            continue
+        target = int(cand[-1])               # not the heuristic's own choice (cand[0])
+        p = SearchPlayer(_Rigged(g, target, own, other), 3, budget=64, width=4, start=4)
+        got = p.choose(comp, st.copy())
+        assert got == target, (g.name, seats[seat], g.sides[side], got, target, cand.tolist())
+        checked_sides.add(side)
+    assert checked_sides == set(range(len(g.sides))), (g.name, checked_sides)
