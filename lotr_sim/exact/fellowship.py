@@ -1,6 +1,6 @@
 """The Fellowship track of LOTR Risk and the exact law of the game's length (LR-10).
 
-Rules (``../shared/rules/lotr-risk.md``):
+Rules (``docs/rules/lotr-risk.md``):
 
 * LR-10.1 The Ring starts in The Shire and, at the end of every turn of a player (never of
   the neutral army), moves to the next territory of the path.

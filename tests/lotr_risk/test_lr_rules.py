@@ -1,4 +1,4 @@
-"""LOTR Risk: one test per rule ID (shared/rules/lotr-risk.md) on crafted states and traces,
+"""LOTR Risk: one test per rule ID (docs/rules/lotr-risk.md) on crafted states and traces,
 the invariants after every step, and config errors."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 and compiling it into the flat ``cf`` int64 array (layout ``CF`` below) and the ``wt``
 float64 table of exact attack odds the numba engine reads.
 
-Rule IDs refer to shared/rules/lotr-risk.md. Every **[R]** item of the rules is a parameter
+Rule IDs refer to docs/rules/lotr-risk.md. Every **[R]** item of the rules is a parameter
 here with the rules' default: the adventure deck's composition and points (LR-9.4), where a
 mission's reward goes (LR-9.1); the rest are the levers a designer varies (region bonuses,
 stronghold and leader bonuses, set values, the Fellowship threshold, players).

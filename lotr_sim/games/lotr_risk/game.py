@@ -281,4 +281,4 @@ class LotrRisk(Game):
                 "players": int(compiled.cf[C.C_NP]), "seat_sides": compiled.names["seat_sides"],
                 "seed": int(seed), "game_index": int(game_index),
                 "search": {p: player_settings(p) for p in seats.values() if player_settings(p)},
-                "rules": "shared/rules/lotr-risk.md"}
+                "rules": "docs/rules/lotr-risk.md"}

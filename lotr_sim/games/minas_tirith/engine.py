@@ -4,7 +4,7 @@ of games, run on a thread pool by game.py; game i always uses stream (seed, i)).
 
 This module is a facade: ``from lotr_sim.games.minas_tirith import engine as E; E.name``
 reaches every name of the engine. The code lives in modules named by role; rule IDs (MT-x.y)
-refer to shared/rules/minas-tirith.md, the config layout (``cf``) is in config.py:
+refer to docs/rules/minas-tirith.md, the config layout (``cf``) is in config.py:
 
 * layout.py    the state layout (``S_*`` slots, ``O_*`` offsets, ``ST_SIZE``) and the codes:
                events ``EV_*``, card kinds ``K_*`` (MT-9), actions ``A_*`` (MT-6/7), policy

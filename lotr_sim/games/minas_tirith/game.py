@@ -275,4 +275,4 @@ class MinasTirith(Game):
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
                 "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
-                "rules": "shared/rules/minas-tirith.md"}
+                "rules": "docs/rules/minas-tirith.md"}
