@@ -54,8 +54,9 @@ PARAMS: list[Param] = [
     Param("orc_leader_tokens", 2, "int", "TS-2.5 [R]", "Orc leader tokens among the brown ones", lo=0, hi=6),
     Param("orc_tokens", 4, "int", "TS-2.5 [R]", "Orc tokens among the brown ones", lo=0, hi=6),
     Param("empty_caves", 10, "int", "TS-2.5 [R]", "empty caves among the brown tokens", lo=0, hi=14),
-    Param("phase3_cap", 200, "int", "TS-5.4",
-          "safety cap: phase-3 turns after which a stuck game ends as a draw", lo=10, hi=10000),
+    Param("phase3_cap", 200, "int", "TS-5.4 [R]",
+          "safety cap: phase-3 turns after which a game that does not finish ends (end reason "
+          "cap) and is decided on points; only equal points draw", lo=10, hi=10000),
 ]
 PARAM_NAMES = [p.name for p in PARAMS]
 # TS-2.5 [R] counts: the parameter sets the count of the token of this name in [[tokens]]

@@ -11,7 +11,8 @@ the turn from its current stage to the next decision; a move decision whose only
 Turn stages: place (phase 1 and 2), move (phase 2 and 3; a fighting player loses it,
 TS-6.5), draw (TS-5.1/5.2), Ent (phase 2), next turn. Phase 1 ends when the cross is laid
 (TS-5.1, TS-9.1); phase 2 ends at once when the last tile is placed (TS-5.3), and phase 3
-starts with that player. A game stops as a draw after ``phase3_cap`` phase-3 turns.
+starts with that player. A game that does not finish stops after ``phase3_cap`` phase-3
+turns (TS-5.4 [R], reason ``cap``) and is decided on points; only equal points draw.
 
 The search player's playouts (``playouts_nb``) see only what the searching seat can see:
 before each playout the copy is determinized from that seat's point of view
@@ -194,17 +195,18 @@ def _phase_ev_nb(st, tr):
 
 @njit(cache=True, _nrt=False)
 def end_game_nb(cf, st, tr, reason):
-    """TS-8: score; most points wins, a tie goes to the hobbit on Mount Doom (TS-8.3); the
-    safety cap is a draw."""
+    """TS-8: score; most points wins, a tie goes to the hobbit on Mount Doom (TS-8.3). A game
+    stopped by the safety cap (TS-5.4 [R], reason ``R_CAP``) is decided the same way: only
+    equal points with nobody on Mount Doom make a draw."""
     score_nb(cf, st)
-    if reason == R_CAP:
-        st[S_WINNER] = W_DRAW
-    elif st[S_POINTS] > st[S_POINTS + 1]:
+    if st[S_POINTS] > st[S_POINTS + 1]:
         st[S_WINNER] = 0
     elif st[S_POINTS + 1] > st[S_POINTS]:
         st[S_WINNER] = 1
-    else:
+    elif st[S_REACHED] >= 0:
         st[S_WINNER] = st[S_REACHED]
+    else:
+        st[S_WINNER] = W_DRAW
     st[S_REASON] = reason
     st[S_PHASE] = OVER
     st[S_NLEGAL] = 0
