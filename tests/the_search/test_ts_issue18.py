@@ -7,6 +7,7 @@ written so that the bug it guards against makes it fail."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lotr_sim.games.the_search import layout as L
 
@@ -100,5 +101,78 @@ def test_ts_5_4_capped_random_games_are_decided_on_points(game):
     want = np.where(pf > ps, 0, np.where(ps > pf, 1, 2))
     assert np.array_equal(r["winner"][cap], want)
     assert (want != 2).sum() > 0
+
+
+# -- TS-6.5 / TS-7.3: fights ------------------------------------------------------------------
+def test_ts_6_5_a_fight_neither_ends_the_move_nor_keeps_the_monster(game, comp):
+    """TS-6.5: entering a monster's region does not end the move (a mover token may still be
+    used this turn), the fight takes the player's next move(s), and the monster is taken
+    right after the fight ("После этого игрок берет фишку"), not after the lost moves."""
+    st, i, root = _phase2_step_state(game, comp)
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    orc = _toks(comp, "Orc")[0]
+    _put(comp, s, orc, root)
+    _give(comp, s, _tok(comp, "Lembas"), seat)            # a mover, no fighter
+    game.apply(comp, st, i)
+    assert s[L.O_TWHERE + orc] == L.T_HELD and s[L.O_TOWNER + orc] == seat
+    assert s[L.O_RTOK + root] < 0
+    assert s[L.S_FLEFT + seat] == 1
+    assert not game.is_over(st) and game.to_move(st) == seat and s[L.S_DK] == L.DK_MOVE
+    acts = game.legal_actions(comp, st)
+    assert any(a[0] == L.A_STEP and a[2] == 1 for a in acts)   # the mover's extra region
+
+
+def test_ts_6_5_a_cancelled_fight_takes_nothing_away(game, comp):
+    """TS-6.5 / TS-7.3: a fight cancelled by a fighter costs no move: no move is lost and the
+    turn's move goes on (a mover may still be used); the monster is taken at once."""
+    st, i, root = _phase2_step_state(game, comp, index=3)
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    troll = _toks(comp, "Troll")[0]
+    _put(comp, s, troll, root)
+    _give(comp, s, _tok(comp, "Pippin"), seat)
+    _give(comp, s, _tok(comp, "Lembas"), seat)
+    game.apply(comp, st, i)
+    assert s[L.S_DK] == L.DK_FIGHT and game.to_move(st) == seat
+    acts = game.legal_actions(comp, st)
+    k = next(j for j, a in enumerate(acts) if a[1] == 1)
+    game.apply(comp, st, k)
+    assert s[L.S_FLEFT + seat] == 0
+    assert s[L.O_TWHERE + troll] == L.T_HELD and s[L.O_TWHERE + _tok(comp, "Pippin")] == L.T_USED
+    assert game.to_move(st) == seat and s[L.S_DK] == L.DK_MOVE
+
+
+@pytest.mark.parametrize("name", ["Balrog", "Shelob"])
+def test_ts_7_3_one_fighter_cancels_one_of_two_lost_moves(game, comp, name):
+    """TS-7.3 ("чтобы не потерять один ход"): against a Balrog or Shelob (2 dots, 2 fighters
+    to cancel) one fighter may be used to lose one move instead of two."""
+    st, i, root = _phase2_step_state(game, comp, index=6)
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    m = _tok(comp, name)
+    _put(comp, s, m, root)
+    _give(comp, s, _tok(comp, "Merry"), seat)
+    game.apply(comp, st, i)
+    assert s[L.S_DK] == L.DK_FIGHT
+    acts = game.legal_actions(comp, st)
+    assert sorted(int(a[1]) for a in acts) == [0, 1]
+    game.apply(comp, st, next(j for j, a in enumerate(acts) if a[1] == 1))
+    assert s[L.S_FLEFT + seat] == 1
+    assert s[L.O_TWHERE + _tok(comp, "Merry")] == L.T_USED and s[L.O_TWHERE + m] == L.T_HELD
+
+
+def test_ts_6_5_every_fought_monster_is_taken_at_the_fight(game, comp):
+    """TS-6.5: in whole games, each fight is followed at once by its monster being taken by
+    the fighter (so no game ends with a fought monster left untaken)."""
+    fights = 0
+    for i in range(6):
+        _, ev = game.play(comp, {"frodo": "racer", "sam": "racer"}, 37, 78 + i)
+        for k, e in enumerate(ev):
+            if e["event"] == "fight":
+                fights += 1
+                nxt = [x for x in ev[k + 1:k + 5] if x["event"] == "token_taken"]
+                assert nxt and nxt[0]["token"]["id"] == e["token"]["id"] and nxt[0]["side"] == e["side"]
+    assert fights > 0
 
 

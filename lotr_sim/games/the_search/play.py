@@ -3,7 +3,8 @@ machine and whole games.
 
 The step machine rests at one of five decisions (``S_DK``): a placement (tile, cell,
 rotation: one action; TS-3), a neutral tile (which tile, which cell; TS-3.4), a move step
-(movement.py), cancelling a fight (TS-7.3) and using an Ent (TS-7.2). ``advance_nb`` runs
+(movement.py), the fighters used in a fight (TS-7.3: none, or one, or two against a Balrog
+or Shelob) and using an Ent (TS-7.2). ``advance_nb`` runs
 the turn from its current stage to the next decision; a move decision whose only action is
 "stop" is skipped. The number of legal actions of the current decision is kept in
 ``S_NLEGAL``; ``legal_nb`` writes them again (the same rows) for a Python caller.
@@ -46,7 +47,8 @@ from .layout import (
     STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE, S_STAMP, O_QUEUE, O_SEEN, O_DIST, O_TMP,
 )
 from .movement import (
-    GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, lose_move_nb,
+    GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, fight_options_nb,
+    lose_move_nb,
     move_options_nb, score_nb, use_nb,
 )
 from .placement import fits_nb, legal_cells_nb, place_nb, ter_nb, CAND
@@ -347,7 +349,7 @@ def apply_nb(cf, st, tr, act, i):
             st[S_STAGE] = STG_MOVE
     elif kind == A_FIGHT:
         fight_nb(cf, st, tr, seat, act[i, 1])
-        _after_move_nb(st)
+        st[S_STAGE] = STG_STEP                 # TS-6.5: the fight does not end the move
     elif kind == A_ENT:
         if act[i, 1] == 1:
             use_nb(cf, st, tr, seat, cheapest_held_nb(cf, st, seat, P_ENT))
@@ -358,12 +360,11 @@ def apply_nb(cf, st, tr, act, i):
         if r == GO_DOOM:
             end_game_nb(cf, st, tr, R_DOOM)
         elif r == GO_FIGHT:
-            _row_nb(act, 0, A_FIGHT, 0, 0, 0)
-            _row_nb(act, 1, A_FIGHT, 1, 0, 0)
+            n = fight_options_nb(cf, st, seat, act)
             st[S_DK] = DK_FIGHT
-            st[S_NLEGAL] = 2
+            st[S_NLEGAL] = n
             _debug_nb(cf, st)
-            return 2
+            return n
         elif r == GO_END:
             _after_move_nb(st)
         else:
@@ -392,9 +393,10 @@ def legal_nb(cf, st, act):
         return neutral_options_nb(cf, st, seat, act)
     if dk == DK_MOVE:
         return move_options_nb(cf, st, seat, act)
-    k = A_FIGHT if dk == DK_FIGHT else A_ENT
-    _row_nb(act, 0, k, 0, 0, 0)
-    _row_nb(act, 1, k, 1, 0, 0)
+    if dk == DK_FIGHT:
+        return fight_options_nb(cf, st, seat, act)
+    _row_nb(act, 0, A_ENT, 0, 0, 0)
+    _row_nb(act, 1, A_ENT, 1, 0, 0)
     return 2
 
 

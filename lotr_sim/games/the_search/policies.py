@@ -43,11 +43,11 @@ from lotr_sim.kernels.rng import randint_nb
 from .layout import (
     A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
     DK_NEUTRAL, DK_PLACE, GC, O_CTILE, O_NBR, O_PAT, O_STER, S_CMAX, S_CMIN, S_RMAX, S_RMIN, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
-    O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
+    O_TCOL, O_TDOTS, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
-from .movement import token_worth_nb, unseen_brown_nb
+from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import site_gain_nb
 from .regions import bfs_nb, fits_box_nb, touches_cell_nb
 
@@ -170,9 +170,9 @@ def scores_nb(cf, st, pol, act, n, out):
     if dk == DK_FIGHT:
         tok = st[S_FTOKS + seat]
         for i in range(n):
-            if act[i, 1] == 1:
-                out[i] = pol[PL_FIGHT] * cf[O_TDOTS + tok] * (2.0 if st[S_PHASE] == PH3 else 1.0) \
-                    - max(1, cf[O_TFIGHT + tok]) * 1.0
+            k = act[i, 1]
+            saved = cf[O_TDOTS + tok] - fight_lost_nb(cf, tok, k)
+            out[i] = pol[PL_FIGHT] * saved * (2.0 if st[S_PHASE] == PH3 else 1.0) - k * 1.0
         return
     if dk == DK_ENT:
         for i in range(n):

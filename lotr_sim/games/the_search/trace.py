@@ -89,7 +89,8 @@ def decode(compiled, tr: np.ndarray, game_index: int) -> list[dict]:
         elif code == EV_USE:
             ev("token_used", SIDES[v[0]], token=tok(v[1]))
         elif code == EV_FIGHT:
-            ev("fight", SIDES[v[0]], token=tok(v[1]), dots=v[2], cancelled=bool(v[3]))
+            ev("fight", SIDES[v[0]], token=tok(v[1]), dots=v[2], cancelled=bool(v[3]), fighters=v[4],
+               moves_lost=v[5])
         elif code == EV_LOST:
             ev("move_lost", SIDES[v[0]], fight_moves_left=v[1])
         elif code == EV_BOAT:
@@ -213,8 +214,11 @@ def account(events: list[dict]) -> str:
         elif k == "token_used":
             out.append(f"{who} uses {e['token']['name']}")
         elif k == "fight":
-            out.append(f"{who} meets {e['token']['name']}: " + ("fight cancelled" if e["cancelled"]
-                                                               else f"loses {e['dots']} move(s)"))
+            f = e.get("fighters", 0)
+            with_f = f" with {f} fighter(s)" if f else ""
+            out.append(f"{who} meets {e['token']['name']}{with_f}: " + (
+                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)")
+                + f"; takes {e['token']['name']}")
         elif k == "move_lost":
             out.append(f"{who} loses a move to a fight ({e['fight_moves_left']} left)")
         elif k == "boat":
