@@ -82,6 +82,33 @@ def _phase2_step_state(game, comp, seed=2, index=0):
     raise AssertionError("no phase-2 step found")
 
 
+# -- TS-7.2: the Ent's extra turn ------------------------------------------------------------
+def test_ts_7_2_ent_extra_turn_move_is_compulsory(game, comp, steps):
+    """TS-7.2 ("он должен выполнить, по возможности, все 3 действия"): in the extra turn an
+    Ent gives, the move is compulsory where possible - while a normal step (or Gwaihir's
+    flight) is open, the move decision offers no stop; the turn still places and draws."""
+    seen = [0, 0]
+    for i in range(12):
+        mark = {"turn": -1, "seat": -1, "hand": -1}
+
+        def check(state, acts, j, mark=mark):
+            s = state.st
+            seat = int(s[L.S_SEAT])
+            if s[L.S_DK] == L.DK_ENT and acts[j][1] == 1:
+                mark.update(turn=int(s[L.S_TURN]) + 1, seat=seat)
+            if int(s[L.S_TURN]) == mark["turn"] and s[L.S_PHASE] == L.PH2:
+                assert seat == mark["seat"]
+                if s[L.S_DK] == L.DK_MOVE and s[L.S_NORMAL] == 0:
+                    if any(a[0] in (L.A_STEP, L.A_GWAIHIR) for a in acts):
+                        assert not any(a[0] == L.A_STOP for a in acts), acts
+                        assert game.pass_action(comp, state) == -1
+                        seen[0] += 1
+                if s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL):
+                    seen[1] += 1
+        steps(game, comp, G, 14, i, check, debug=False)
+    assert seen[0] > 0 and seen[1] > 0, seen
+
+
 # -- TS-5.4: the safety cap decides on points --------------------------------------------------
 def test_ts_5_4_cap_is_a_reconstruction_citing_ts_5_4(game):
     """TS-5.4 [R]: the ``phase3_cap`` parameter cites TS-5.4 and is marked a reconstruction."""

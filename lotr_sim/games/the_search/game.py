@@ -189,8 +189,11 @@ class TheSearch(Game):
         return "over" if state.st[S_PHASE] == OVER else DECISIONS[int(state.st[S_DK])]
 
     def pass_action(self, compiled, state):
-        from .layout import DK_ENT, DK_FIGHT, DK_MOVE, S_DK
-        return 0 if int(state.st[S_DK]) in (DK_MOVE, DK_FIGHT, DK_ENT) else -1
+        from .layout import A_STOP, DK_ENT, DK_FIGHT, DK_MOVE, S_DK
+        dk = int(state.st[S_DK])
+        if dk == DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
+            return 0 if int(self.legal_actions(compiled, state)[0, 0]) == A_STOP else -1
+        return 0 if dk in (DK_FIGHT, DK_ENT) else -1
 
     def run_builtin(self, compiled, state, stop_seats):
         from . import play as E

@@ -52,7 +52,7 @@ NPOL = 11
 
 # trace events
 (EV_SETUP, EV_TURN, EV_PLACE, EV_CLOSE, EV_TOKEN, EV_MOVE, EV_TAKE, EV_FIGHT, EV_LOST, EV_BOAT, EV_USE,
- EV_PHASE, EV_UNPLACEABLE, EV_END, EV_SNAP, EV_REDRAW) = range(16)
+ EV_PHASE, EV_UNPLACEABLE, EV_END, EV_SNAP, EV_REDRAW, EV_DECISION, EV_DRAW) = range(18)
 
 # ---- compiled config ---------------------------------------------------------------------
 CF = Layout("the-search-cf")

@@ -1,9 +1,11 @@
 """Moving the hobbits (TS-6), the tokens they take and use (TS-6.4-6.6, TS-7) and the score
 (TS-8).
 
-A move decision lists: stop (always first; the pass action), a step into each adjacent
-region the hobbit may enter (TS-6.1-6.3) - the turn's normal move, or, once that is used,
-a mover token's extra region (TS-7.4) -, Gwaihir's flight in each direction that has a
+A move decision lists: stop (first; the pass action - left out in an Ent's extra turn while
+the normal move is possible, TS-7.2), a step into each adjacent region the hobbit may enter
+(TS-6.1-6.3) - the turn's normal move, or, once that is used, a mover token's extra region
+(TS-7.4) -, the step back into the Shire from a region with a section on its tile (TS-1.4,
+TS-6.3), Gwaihir's flight in each direction that has a
 target (TS-7.1, instead of the normal move), buying a boat (TS-6.6) and, in phase 3, the
 step onto Mount Doom from a region with a section on its tile (TS-5.4).
 
@@ -28,7 +30,7 @@ from .layout import (
     EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
     O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
     P_MONSTER, P_MOVER, P_RING, PH3, S_BOAT, S_BOATS, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_HCELL, S_HOB,
-    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
+    S_ENTTURN, S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
     T_USED,
 )
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb
@@ -181,6 +183,19 @@ def move_options_nb(cf, st, seat, act):
         act[n, 2] = 0
         act[n, 3] = 0
         n += 1
+    if normal and st[S_ENTTURN] == 1:
+        # TS-7.2: in an Ent's extra turn the move is compulsory where possible - no stop
+        # while a normal step or Gwaihir's flight is open
+        must = False
+        for j in range(1, n):
+            if act[j, 0] == A_STEP or act[j, 0] == A_GWAIHIR:
+                must = True
+                break
+        if must:
+            for j in range(n - 1):
+                for q in range(4):
+                    act[j, q] = act[j + 1, q]
+            n -= 1
     return n
 
 

@@ -37,7 +37,7 @@ from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from .layout import (
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
     C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
-    EV_SNAP, EV_TURN, EV_UNPLACEABLE, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
+    EV_SNAP, EV_TURN, EV_UNPLACEABLE, A_STOP, S_ENTTURN, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
     O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
     O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
     S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
@@ -270,7 +270,7 @@ def advance_nb(cf, st, tr, act):
             continue
         if stage == STG_STEP:
             n = move_options_nb(cf, st, seat, act)
-            if n <= 1:
+            if n == 0 or (n == 1 and act[0, 0] == A_STOP):
                 _after_move_nb(st)
                 continue
             st[S_DK] = DK_MOVE
@@ -292,8 +292,10 @@ def advance_nb(cf, st, tr, act):
         # STG_NEXT: the next turn
         if st[S_EXTRA] == 1:
             st[S_EXTRA] = 0
+            st[S_ENTTURN] = 1                  # TS-7.2: the Ent's extra turn
         else:
             st[S_SEAT] = 1 - seat
+            st[S_ENTTURN] = 0
         if st[S_PHASE] == PH1 and _phase1_done_nb(cf, st):
             st[S_PHASE] = PH2
             st[S_SEAT] = 0                     # TS-5.2: Frodo first again
@@ -343,6 +345,7 @@ def apply_nb(cf, st, tr, act, i):
                 st[S_DOOM] = st[S_LAST]
             st[S_PHASE] = PH3
             st[S_P3TURNS] = 1
+            st[S_ENTTURN] = 0                  # TS-7.2: no Ent in phase 3
             _phase_ev_nb(st, tr)
             st[S_STAGE] = STG_MOVE
         else:
