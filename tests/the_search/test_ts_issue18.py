@@ -203,3 +203,34 @@ def test_ts_6_5_every_fought_monster_is_taken_at_the_fight(game, comp):
     assert fights > 0
 
 
+# -- TS-3.4: neutral sections link ---------------------------------------------------------------
+def test_ts_3_4_neutral_sections_of_one_terrain_link(game, comp):
+    """TS-3.4 ("Все соединяющиеся одинаковые типы местности составляют регион"): two
+    side-sharing sections of a neutral tile that took the same terrain are one region, unless
+    mountain (TS-1.3: a mountain region stays at exactly 2 sections)."""
+    pairs = 0
+    for i in range(30):
+        r = game.simulate(comp, R, 41, i, 1, threads=1)
+        if r["neutral_tiles"][0] == 0:
+            continue
+        st = game.new_state(comp, R, 41, i)
+        game.run_builtin(comp, st, [])
+        s = st.st
+        for c in range(L.NCELL):
+            if s[L.O_CTILE + c] < 0 or s[L.O_CNEU + c] == 0:
+                continue
+            for d in range(4):
+                a, b = 4 * c + d, 4 * c + (d + 1) % 4
+                t = s[L.O_STER + a]
+                if t == s[L.O_STER + b] and t < L.NEUTRAL:
+                    if t == L.MOUNTAIN:
+                        assert _root(s, a) != _root(s, b)
+                    else:
+                        pairs += 1
+                        assert _root(s, a) == _root(s, b), (i, c, d)
+        h0, h1 = s[L.S_HOB], s[L.S_HOB + 1]
+        if h0 >= 0 and h1 >= 0:
+            assert _root(s, h0) != _root(s, h1)          # TS-3.5 still holds
+    assert pairs > 0
+
+

@@ -37,7 +37,7 @@ def _regions(st):
             s = todo.pop()
             c, d = divmod(s, 4)
             nbrs = []
-            if ster[s] != L.MOUNTAIN and st[L.O_CNEU + c] == 0:   # TS-3.4: neutral sections unlinked
+            if ster[s] != L.MOUNTAIN:       # TS-1.3; TS-3.4: neutral sections link like any others
                 nbrs += [4 * c + (d + 1) % 4, 4 * c + (d + 3) % 4]
             dr, dc = ((-1, 0), (0, 1), (1, 0), (0, -1))[d]
             r, q = divmod(c, L.GC)

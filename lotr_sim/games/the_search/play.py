@@ -51,7 +51,7 @@ from .movement import (
     lose_move_nb,
     move_options_nb, score_nb, use_nb,
 )
-from .placement import fits_nb, legal_cells_nb, place_nb, ter_nb, CAND
+from .placement import fits_nb, legal_cells_nb, neutral_fits_nb, place_nb, ter_nb, CAND
 from .policies import choose_nb
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
@@ -97,14 +97,20 @@ def place_options_nb(cf, st, seat, act):
 @njit(cache=True, _nrt=False)
 def neutral_options_nb(cf, st, seat, act):
     """TS-3.4: which hand tile goes face down (``neutral_tile = first``: the first) and on
-    which legal cell."""
+    which legal cell - one where its links would not join both hobbits' regions (TS-3.5);
+    if every legal cell would, any (narrowed: the link that would join them is not made)."""
     nc = legal_cells_nb(cf, st)
     n = 0
     k = 1 if cf[C_NEUTRAL_FIRST] == 1 else st[S_HANDN + seat]
+    ok = 0
+    for j in range(nc):
+        if neutral_fits_nb(cf, st, st[CAND + j]):
+            ok += 1
     for slot in range(k):
         tile = st[O_HAND + HAND * seat + slot]
         for j in range(nc):
-            n = _row_nb(act, n, A_NEUTRAL, slot, st[CAND + j], tile * 256)
+            if ok == 0 or neutral_fits_nb(cf, st, st[CAND + j]):
+                n = _row_nb(act, n, A_NEUTRAL, slot, st[CAND + j], tile * 256)
     return n
 
 
