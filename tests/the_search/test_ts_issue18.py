@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lotr_sim.games.the_search import layout as L
+from lotr_sim.games.the_search.regions import SHIRE_CELL
 
 G = {"frodo": "greedy", "sam": "greedy"}
 R = {"frodo": "random", "sam": "random"}
@@ -232,5 +233,32 @@ def test_ts_3_4_neutral_sections_of_one_terrain_link(game, comp):
         if h0 >= 0 and h1 >= 0:
             assert _root(s, h0) != _root(s, h1)          # TS-3.5 still holds
     assert pairs > 0
+
+
+# -- TS-1.4 / TS-6.3: the Shire --------------------------------------------------------------------
+def test_ts_6_3_hobbits_may_move_back_into_the_shire(game, comp, steps, rng):
+    """TS-1.4 / TS-6.3: the Shire is a region adjacent to the regions of its tile's four
+    sections, exempt from the one-hobbit rule: a hobbit in such a region is offered the step
+    into the Shire, also while the other hobbit stands there."""
+    offered = [0, 0]
+
+    def check(state, acts, j):
+        s = state.st
+        if s[L.S_DK] != L.DK_MOVE:
+            return
+        seat = int(s[L.S_SEAT])
+        h = s[L.S_HOB + seat]
+        can_step = s[L.S_NORMAL] == 0 or _held(comp, s, seat, L.P_MOVER)
+        if h >= 0 and can_step:
+            touches = any(s[L.O_STER + 4 * SHIRE_CELL + d] < L.NEUTRAL and _root(s, 4 * SHIRE_CELL + d) == _root(s, h)
+                          for d in range(4))
+            has = any(a[0] == L.A_STEP and a[1] == L.AT_SHIRE for a in acts)
+            assert has == bool(touches)
+            if has:
+                offered[0] += 1
+                offered[1] += int(s[L.S_HOB + 1 - seat] == L.AT_SHIRE)
+    for i in range(6):
+        steps(game, comp, R, 43, i, check, rng=rng, debug=False)
+    assert offered[0] > 0 and offered[1] > 0, offered
 
 

@@ -30,7 +30,7 @@ from .layout import (
     EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
     O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
     P_MONSTER, P_MOVER, P_RING, PH3, S_BOAT, S_BOATS, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_HCELL, S_HOB,
-    S_ENTTURN, S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
+    S_ENTTURN, S_NORMAL, S_NTAKEN, S_PREV, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
     T_USED,
 )
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb
@@ -162,6 +162,12 @@ def move_options_nb(cf, st, seat, act):
                 act[n, 3] = 0
                 n += 1
         h = st[S_HOB + seat]
+        if h >= 0 and touches_cell_nb(st, find_nb(st, h), SHIRE_CELL):
+            act[n, 0] = A_STEP                 # TS-1.4 / TS-6.3: back into the Shire
+            act[n, 1] = AT_SHIRE
+            act[n, 2] = via
+            act[n, 3] = 0
+            n += 1
         if st[S_PHASE] == PH3 and h >= 0 and touches_cell_nb(st, find_nb(st, h), st[S_DOOM]):
             act[n, 0] = A_STEP
             act[n, 1] = AT_DOOM
@@ -212,6 +218,11 @@ def enter_nb(cf, st, tr, seat, target, how, used):
     ev_put_nb(tr, h, used)
     ev_end_nb(tr, h)
     st[S_NORMAL] = 1
+    st[S_PREV + seat] = st[S_HOB + seat]
+    if target == AT_SHIRE:                     # TS-6.3: the Shire holds both hobbits
+        st[S_HOB + seat] = AT_SHIRE
+        st[S_HCELL + seat] = SHIRE_CELL
+        return GO_ON
     if target == AT_DOOM:
         st[S_HOB + seat] = AT_DOOM
         st[S_REACHED] = seat
