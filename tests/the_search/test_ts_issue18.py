@@ -131,6 +131,24 @@ def test_ts_5_4_capped_random_games_are_decided_on_points(game):
     assert (want != 2).sum() > 0
 
 
+def test_ts_5_4_greedy_does_not_shuttle_in_phase_3(game, comp):
+    """TS-5.4: with nothing within reach, greedy's phase-3 hobbit does not walk back and forth
+    between two regions (a pattern A B A B A of its positions); the games checked are the
+    long ones (phase 3 over 60 turns) of 2000, where a stuck race shows."""
+    r = game.simulate(comp, G, 31, 0, 2000, threads=1)
+    long = np.flatnonzero(r["phase3_turns"] > 60)
+    assert long.size > 0
+    for idx in long[:8]:
+        _, ev = game.play(comp, G, 31, int(idx))
+        for side in ("frodo", "sam"):
+            pos = [str(e["to"]) for e in ev if e["event"] == "move" and e["side"] == side
+                   and e["turn"] > 0 and any(x["event"] == "phase" and x["phase"] == 3 and x["turn"] <= e["turn"]
+                                              for x in ev)]
+            shuttle = any(pos[k] == pos[k + 2] == pos[k + 4] and pos[k + 1] == pos[k + 3] != pos[k]
+                          for k in range(len(pos) - 4))
+            assert not shuttle, (idx, side, pos[-10:])
+
+
 # -- TS-6.5 / TS-7.3: fights ------------------------------------------------------------------
 def test_ts_6_5_a_fight_neither_ends_the_move_nor_keeps_the_monster(game, comp):
     """TS-6.5: entering a monster's region does not end the move (a mover token may still be
