@@ -280,3 +280,69 @@ def test_ts_6_3_hobbits_may_move_back_into_the_shire(game, comp, steps, rng):
     assert offered[0] > 0 and offered[1] > 0, offered
 
 
+# -- traces -----------------------------------------------------------------------------------------
+def test_trace_logs_every_decision_with_its_seat(game, comp):
+    """Traces: each decision of the step machine is an event ``decision`` with exactly seat,
+    kind, choice, n_legal and row; replaying the logged choices through the step machine
+    gives the same legal lists, the same rows and the same game."""
+    for pols, idx in ((G, 3), (R, 4)):
+        row, ev = game.play(comp, pols, 47, idx)
+        dec = [e for e in ev if e["event"] == "decision"]
+        assert dec
+        assert all({"seat", "kind", "choice", "n_legal", "row"} <= set(e) for e in dec)
+        st = game.new_state(comp, pols, 47, idx)
+        for e in dec:
+            assert game.to_move(st) == e["seat"] and e["side"] == game.sides[e["seat"]]
+            assert game.decision_kind(comp, st) == e["kind"]
+            acts = game.legal_actions(comp, st)
+            assert len(acts) == e["n_legal"] and list(acts[e["choice"]]) == e["row"]
+            game.apply(comp, st, e["choice"])
+        assert game.is_over(st)
+        res = game.result(comp, st)
+        assert all(np.array_equal(res[k], row[k]) for k in row)
+
+
+def test_trace_hands_and_tiles_drawn(game, comp):
+    """Traces: every tile drawn is logged (who, which tile) and the hands in each snapshot
+    are what the draws and placements leave."""
+    _, ev = game.play(comp, G, 48, 0)
+    hands = {"frodo": [], "sam": []}
+    draws = 0
+    for e in ev:
+        if e["event"] == "draw":
+            hands[e["side"]].append(e["tile"])
+            draws += 1
+        elif e["event"] == "place" and e["side"]:
+            hands[e["side"]].remove(e["tile"])
+        elif e["event"] == "snapshot":
+            pats = comp.names["tiles"]
+            assert {k: sorted(pats[t] for t in v) for k, v in hands.items()} == \
+                {k: sorted(v) for k, v in e["hands"].items()}
+    assert draws == 47
+
+
+def test_outcomes_identical_with_trace_on_and_off(game, comp):
+    """A traced game (``play``) has the same outcome row as the untraced batch run of that
+    game index, for heuristic and random players."""
+    for pols in (G, R, {"frodo": "racer", "sam": "greedy"}):
+        for idx in (0, 7, 124):
+            row, _ = game.play(comp, pols, 31, idx)
+            batch = game.simulate(comp, pols, 31, idx, 1, threads=1)
+            assert all(np.array_equal(row[k], batch[k]) for k in row), (pols, idx)
+
+
+def test_doom_cell_means_the_same_in_trace_and_outcomes(game, comp):
+    """``doom_cell`` is ``row * 8 + column`` of the drawn 6 x 8 map both in games.parquet and
+    in the trace, and the account names Mount Doom's row and column in that map."""
+    for idx in range(3):
+        row, ev = game.play(comp, G, 49, idx)
+        end = ev[-1]
+        assert end["event"] == "game_end" and end["doom_cell"] == int(row["doom_cell"][0])
+        ph = next(e for e in ev if e["event"] == "phase" and e["phase"] == 3)
+        assert ph["doom_cell"] == end["doom_cell"]
+        places = [e for e in ev if e["event"] == "place"]
+        assert {(e["row"], e["col"]) for e in places} == {(r, c) for r in range(6) for c in range(8)}
+        text = game.account(ev)
+        d = end["doom_cell"]
+        assert f"Mount Doom at row {d // 8} col {d % 8}" in text
+        assert "hands:" in text and "tokens" in text.split("GAME END")[1]

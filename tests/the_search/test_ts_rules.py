@@ -386,7 +386,7 @@ def test_ts_6_4_entering_a_token_region_takes_it(game, comp):
         for k, e in enumerate(ev[:-1]):
             if e["event"] == "move" and e["to_section"] in onmap:
                 t = onmap.pop(e["to_section"])
-                nxt = ev[k + 1]
+                nxt = next(x for x in ev[k + 1:] if x["event"] != "decision")
                 monster = comp.cf[L.O_TPOW + t["id"]] == L.P_MONSTER
                 assert nxt["event"] == ("fight" if monster else "token_taken")
     assert takes > 0

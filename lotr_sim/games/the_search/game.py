@@ -9,12 +9,13 @@ decodes, draws and audits traces; catalogue.py generates tile catalogues.
 
 Step-machine actions are rows of 4 ints ``(kind, a, b, c)``:
 place ``(0, hand slot, cell, tile * 256 + rotation)``; neutral ``(1, hand slot, cell,
-tile * 256)``; step ``(2, region root or -2 for Mount Doom, 0 normal / 1 mover, 0)``;
+tile * 256)``; step ``(2, region root, -1 for the Shire or -2 for Mount Doom, 0 normal / 1 mover, 0)``;
 Gwaihir ``(3, direction, region root, 0)``; boat ``(4, 0, 0, 0)``; stop ``(5, 0, 0, 0)``
-(the pass action, always first in a move decision); fight ``(6, cancel 0/1, 0, 0)``; Ent
-``(7, use 0/1, 0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with
-the Shire at (5, 7); the outcome column ``doom_cell`` is ``row * 8 + column`` in the
-final 6 x 8 map.
+(the pass action, first in a move decision; left out in an Ent's extra turn while the move
+is possible, TS-7.2); fight ``(6, fighters used 0..2, 0, 0)`` (TS-7.3); Ent ``(7, use 0/1,
+0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with the Shire at
+(5, 7); ``doom_cell`` (games.parquet and traces alike) is ``row * 8 + column`` of the
+drawn 6 x 8 map, counted from its top-left tile.
 """
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from .layout import (
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
     C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
-    EV_SNAP, EV_TURN, EV_UNPLACEABLE, A_STOP, S_ENTTURN, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
+    EV_SNAP, EV_TURN, EV_UNPLACEABLE, EV_DECISION, EV_DRAW, A_STOP, S_ENTTURN, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
     O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
     O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
     S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
@@ -115,8 +115,9 @@ def neutral_options_nb(cf, st, seat, act):
 
 
 @njit(cache=True, _nrt=False)
-def draw_nb(cf, st, seat):
-    """Draw one tile: from the face-down stack, then (TS-9.2) from the open stock."""
+def draw_nb(cf, st, tr, seat):
+    """Draw one tile: from the face-down stack, then (TS-9.2) from the open stock (traced:
+    who drew which tile)."""
     if st[S_HANDN + seat] >= HAND:
         return
     if st[S_DECKPOS] < NTILE:
@@ -131,6 +132,10 @@ def draw_nb(cf, st, seat):
         return
     st[O_HAND + HAND * seat + st[S_HANDN + seat]] = t
     st[S_HANDN + seat] += 1
+    h = ev_begin_nb(tr, EV_DRAW)
+    ev_put_nb(tr, h, seat)
+    ev_put_nb(tr, h, t)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -163,7 +168,7 @@ def redraw_nb(cf, st, tr, seat, act):
         for _ in range(HAND):
             if st[S_DECKPOS] >= NTILE:
                 from_stock = True
-            draw_nb(cf, st, seat)
+            draw_nb(cf, st, tr, seat)
         if from_stock:
             tried += HAND
         n = place_options_nb(cf, st, seat, act)
@@ -173,7 +178,7 @@ def redraw_nb(cf, st, tr, seat, act):
 
 @njit(cache=True, _nrt=False)
 def snapshot_nb(cf, st, tr):
-    """Trace: the position at a turn's start (placed tiles, hobbits, tokens)."""
+    """Trace: the position at a turn's start (placed tiles, hobbits, hands, tokens)."""
     if tr.shape[0] == 0:
         return
     h = ev_begin_nb(tr, EV_SNAP)
@@ -186,6 +191,10 @@ def snapshot_nb(cf, st, tr):
             ev_put_nb(tr, h, st[O_CNEU + c])
     ev_put_nb(tr, h, st[S_HOB])
     ev_put_nb(tr, h, st[S_HOB + 1])
+    for seat in range(2):                  # the hands (count, then the tiles)
+        ev_put_nb(tr, h, st[S_HANDN + seat])
+        for j in range(st[S_HANDN + seat]):
+            ev_put_nb(tr, h, st[O_HAND + HAND * seat + j])
     for t in range(cf[C_NTOK]):
         ev_put_nb(tr, h, st[O_TWHERE + t])
         ev_put_nb(tr, h, st[O_TOWNER + t])
@@ -193,11 +202,21 @@ def snapshot_nb(cf, st, tr):
 
 
 @njit(cache=True, _nrt=False)
+def map_cell_nb(st, cell):
+    """An engine cell as ``row * 8 + column`` of the drawn 6 x 8 map (its rows and columns
+    counted from the map's top-left tile, TS-3.1); -1 for none. Meant for a finished map
+    (phase 3), where the bounds are final: ``doom_cell`` in traces and in games.parquet."""
+    if cell < 0:
+        return -1
+    return (cell // GC - st[S_RMIN]) * MAP_C + (cell % GC - st[S_CMIN])
+
+
+@njit(cache=True, _nrt=False)
 def _phase_ev_nb(st, tr):
     h = ev_begin_nb(tr, EV_PHASE)
     ev_put_nb(tr, h, st[S_PHASE])
     ev_put_nb(tr, h, st[S_SEAT])
-    ev_put_nb(tr, h, st[S_DOOM])
+    ev_put_nb(tr, h, map_cell_nb(st, st[S_DOOM]))
     ev_end_nb(tr, h)
 
 
@@ -224,7 +243,11 @@ def end_game_nb(cf, st, tr, reason):
     ev_put_nb(tr, h, st[S_POINTS])
     ev_put_nb(tr, h, st[S_POINTS + 1])
     ev_put_nb(tr, h, st[S_REACHED])
-    ev_put_nb(tr, h, st[S_DOOM])
+    ev_put_nb(tr, h, map_cell_nb(st, st[S_DOOM]))
+    for seat in range(2):                  # the score's parts (TS-8.1 / TS-8.2)
+        ev_put_nb(tr, h, st[S_TOKPTS + seat])
+        ev_put_nb(tr, h, st[S_USEDN + seat])
+        ev_put_nb(tr, h, st[S_DOOMPTS + seat])
     ev_end_nb(tr, h)
 
 
@@ -283,7 +306,7 @@ def advance_nb(cf, st, tr, act):
             st[S_NLEGAL] = n
             return n
         if stage == STG_DRAW:
-            draw_nb(cf, st, seat)
+            draw_nb(cf, st, tr, seat)
             st[S_STAGE] = STG_ENT
             continue
         if stage == STG_ENT:
@@ -341,6 +364,14 @@ def apply_nb(cf, st, tr, act, i):
     seat = st[S_SEAT]
     kind = act[i, 0]
     st[S_STEPS] += 1
+    h = ev_begin_nb(tr, EV_DECISION)          # the trace: who chose which legal row
+    ev_put_nb(tr, h, seat)
+    ev_put_nb(tr, h, st[S_DK])
+    ev_put_nb(tr, h, i)
+    ev_put_nb(tr, h, st[S_NLEGAL])
+    for q in range(4):
+        ev_put_nb(tr, h, act[i, q])
+    ev_end_nb(tr, h)
     if kind == A_PLACE or kind == A_NEUTRAL:
         slot = act[i, 1]
         tile = st[O_HAND + HAND * seat + slot]
@@ -452,8 +483,8 @@ def new_game_nb(cf, st, s, tr, act, seed, index, debug):
     for c in range(4):
         shuffle_range_nb(s, st, O_TSTK + c * MAXTOK, st[S_TN + c])
     for _ in range(HAND):
-        draw_nb(cf, st, 0)
-        draw_nb(cf, st, 1)
+        draw_nb(cf, st, tr, 0)
+        draw_nb(cf, st, tr, 1)
     st[S_PHASE] = PH1
     st[S_SEAT] = 0
     st[S_TURN] = 1
@@ -579,8 +610,7 @@ def record_nb(cf, st, row, out):
     out[row, 13] = st[S_NNEUTRAL]
     out[row, 14] = st[S_UNPL]
     out[row, 15] = st[S_UNPL + 1]
-    d = st[S_DOOM]
-    out[row, 16] = -1 if d < 0 else (d // GC - st[S_RMIN]) * MAP_C + (d % GC - st[S_CMIN])
+    out[row, 16] = map_cell_nb(st, st[S_DOOM])
     out[row, 17] = st[S_P1TURNS]
     out[row, 18] = st[S_P2TURNS]
     out[row, 19] = st[S_P3TURNS]
