@@ -280,6 +280,27 @@ def test_ts_6_3_hobbits_may_move_back_into_the_shire(game, comp, steps, rng):
     assert offered[0] > 0 and offered[1] > 0, offered
 
 
+def test_ts_1_1_setup_warnings_name_each_departure(game):
+    """TS-1.1: a set-up whose token totals depart from 8/8/8/20 says so, one line per
+    colour, naming the parameters that moved it."""
+    w = game.setup_warnings(game.load(overrides={"gwaihir_tokens": 2, "orc_tokens": 5, "empty_caves": 9}))
+    assert len(w) == 1 and "7 blue" in w[0] and "gwaihir_tokens=2" in w[0]
+    w = game.setup_warnings(game.load(overrides={"gwaihir_tokens": 2, "orc_tokens": 5}))
+    assert len(w) == 2 and any("21 brown" in x and "orc_tokens=5" in x for x in w)
+
+
+def test_ts_1_1_cli_prints_setup_warnings():
+    """The CLI prints each set-up warning as one ``lotr-sim: warning:`` line on stderr."""
+    from typer.testing import CliRunner
+    from lotr_sim.cli.main import app
+    r = CliRunner().invoke(app, ["run", "-g", "the-search", "-n", "3", "--set", "ent_tokens=1", "-q"])
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("lotr-sim: warning: ")]
+    assert len(lines) == 1 and "6 blue tokens instead of 8 (ent_tokens=1)" in lines[0]
+    r = CliRunner().invoke(app, ["run", "-g", "the-search", "-n", "3", "-q"])
+    assert "warning" not in r.stderr
+
+
 # -- traces -----------------------------------------------------------------------------------------
 def test_trace_logs_every_decision_with_its_seat(game, comp):
     """Traces: each decision of the step machine is an event ``decision`` with exactly seat,

@@ -74,6 +74,34 @@ def token_counts(data: dict, params: dict) -> list[int]:
     return out
 
 
+RULEBOOK_TOTALS = {"blue": 8, "brown": 20, "green": 8, "yellow": 8}     # TS-1.1
+
+
+def setup_departures(cfg: GameConfig) -> list[str]:
+    """TS-1.1: one line per token colour whose total is not the rulebook's (8/20/8/8)."""
+    data, params = cfg.data, cfg.params
+    counts = token_counts(data, params)
+    tot = {c: 0 for c in RULEBOOK_TOTALS}
+    moved: dict[str, list[str]] = {c: [] for c in RULEBOOK_TOTALS}
+    by_name = {v: k for k, v in COUNT_PARAMS.items()}
+    defaults = {p.name: p.default for p in PARAMS}
+    for t, n in zip(data["tokens"], counts):
+        col = t.get("colour")
+        if col not in tot:
+            continue
+        tot[col] += n
+        k = by_name.get(t.get("name"))
+        if k is not None and params[k] != defaults[k]:
+            moved[col].append(f"{k}={params[k]}")
+    out = []
+    for col, want in RULEBOOK_TOTALS.items():
+        if tot[col] != want:
+            why = f" ({', '.join(moved[col])})" if moved[col] else " (the [[tokens]] table)"
+            out.append(f"the set-up departs from the rulebook (TS-1.1): {tot[col]} {col} tokens instead "
+                       f"of {want}{why}")
+    return out
+
+
 def load(config: str | None = None,
          overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
     """Default TOML merged with a user TOML (a user's ``tokens`` list replaces the default

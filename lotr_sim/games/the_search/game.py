@@ -73,7 +73,18 @@ class TheSearch(Game):
 
     def load(self, config: str | None = None,
              overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
-        return C.load(config, overrides)
+        import warnings
+        from lotr_sim.games.base import SetupWarning
+        cfg = C.load(config, overrides)
+        for line in self.setup_warnings(cfg):
+            warnings.warn(line, SetupWarning, stacklevel=2)
+        return cfg
+
+    def setup_warnings(self, config: GameConfig) -> list[str]:
+        """TS-1.1: a line for each token colour whose total departs from the rulebook's
+        8 blue, 20 brown, 8 green and 8 yellow (e.g. moved by the TS-2.5 [R] count
+        parameters), naming the parameters that moved it."""
+        return C.setup_departures(config)
 
     def compile(self, cfg: GameConfig) -> C.Compiled:
         return C.checked(C.compile_config, cfg)
