@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from lotr_sim.games.the_search import layout as L
+from lotr_sim.games.the_search.movement import score_nb
+from lotr_sim.games.the_search.play import advance_nb
 from lotr_sim.games.the_search.regions import SHIRE_CELL
 
 G = {"frodo": "greedy", "sam": "greedy"}
@@ -280,6 +282,43 @@ def test_ts_6_3_hobbits_may_move_back_into_the_shire(game, comp, steps, rng):
     assert offered[0] > 0 and offered[1] > 0, offered
 
 
+# -- TS-1.1 / TS-2.5: components and token values ------------------------------------------------
+RULEBOOK_TOKENS = {   # TS-2.5: name -> (colour, value)
+    "Gandalf": ("green", 5), "Aragorn": ("green", 4), "Galadriel": ("green", 4), "Legolas": ("green", 3),
+    "Boromir": ("green", 3), "Gimli": ("green", 3), "Pippin": ("green", 2), "Merry": ("green", 2),
+    "Sting": ("yellow", 5), "Anduril": ("yellow", 4), "Mithril": ("yellow", 4), "Elven cloak": ("yellow", 3),
+    "Elven rope": ("yellow", 3), "Phial": ("yellow", 3), "Lembas": ("yellow", 2), "Athelas": ("yellow", 2),
+    "The Ring": ("blue", 1), "Gollum": ("blue", 0), "Gwaihir": ("blue", 1), "Ent": ("blue", 1),
+    "Balrog": ("brown", 5), "Shelob": ("brown", 4), "Troll": ("brown", 3), "Orc leader": ("brown", 3),
+    "Orc": ("brown", 2), "Empty cave": ("brown", 0),
+}
+
+
+def test_ts_2_5_default_token_values_are_the_rulebooks(comp):
+    """TS-2.5: every default token has the rulebook's colour and value (e.g. Gandalf 5), and
+    the brown ones their dots (Balrog and Shelob 2, the others 1, caves 0)."""
+    names = comp.names["tokens"]
+    assert set(names) == set(RULEBOOK_TOKENS)
+    for t, n in enumerate(names):
+        col, val = RULEBOOK_TOKENS[n]
+        assert L.COLOURS[int(comp.cf[L.O_TCOL + t])] == col, n
+        assert int(comp.cf[L.O_TVAL + t]) == val, n
+        if col == "brown":
+            assert int(comp.cf[L.O_TDOTS + t]) == (2 if n in ("Balrog", "Shelob") else 0 if n == "Empty cave" else 1)
+
+
+def test_ts_1_1_components(game, comp):
+    """TS-1.1: 48 land tiles (the Shire and 47 others), 8 blue, 8 yellow, 8 green and 20
+    brown tokens, 2 boats, two hobbits on the Shire."""
+    assert len(comp.names["tiles"]) >= 47
+    cols = [L.COLOURS[int(comp.cf[L.O_TCOL + t])] for t in range(comp.cf[L.C_NTOK])]
+    assert {c: cols.count(c) for c in set(cols)} == {"blue": 8, "yellow": 8, "green": 8, "brown": 20}
+    s = game.new_state(comp, G, 1, 0).st
+    assert s[L.S_BOATS] == 2 and s[L.S_HOB] == s[L.S_HOB + 1] == L.AT_SHIRE
+    assert s[L.S_NPLACED] + s[L.S_HANDN] + s[L.S_HANDN + 1] + (47 - s[L.S_DECKPOS]) == 48
+    assert game.setup_warnings(game.load()) == []
+
+
 def test_ts_1_1_setup_warnings_name_each_departure(game):
     """TS-1.1: a set-up whose token totals depart from 8/8/8/20 says so, one line per
     colour, naming the parameters that moved it."""
@@ -299,6 +338,156 @@ def test_ts_1_1_cli_prints_setup_warnings():
     assert len(lines) == 1 and "6 blue tokens instead of 8 (ent_tokens=1)" in lines[0]
     r = CliRunner().invoke(app, ["run", "-g", "the-search", "-n", "3", "-q"])
     assert "warning" not in r.stderr
+
+
+# -- TS-8.2: Gollum ------------------------------------------------------------------------------
+@pytest.mark.parametrize("ring,reached,want", [
+    (False, False, -1), (False, True, 3 - 1), (True, True, 5), (True, False, -1)])
+def test_ts_8_2_gollum(game, comp, ring, reached, want):
+    """TS-8.2: Mount Doom +3, with the Ring +4, with the Ring and Gollum +5; Gollum held
+    without reaching Mount Doom with the Ring: -1 (also when Mount Doom is reached without
+    the Ring)."""
+    st = game.new_state(comp, G, 1, 0)
+    s = st.st
+    _give(comp, s, _tok(comp, "Gollum"), 0)
+    if ring:
+        _give(comp, s, _tok(comp, "The Ring"), 0)
+    s[L.S_REACHED] = 0 if reached else -1
+    score_nb(comp.cf, s)
+    assert int(s[L.S_DOOMPTS]) == want
+    assert int(s[L.S_POINTS]) == want + (1 if ring else 0)
+
+
+# -- TS-5.4: who starts phase 3 -------------------------------------------------------------------
+def test_ts_5_4_phase_3_starts_with_the_last_placer(game, comp, steps):
+    """TS-5.4: phase 3 starts with the player who placed the last tile, then the players
+    alternate: on phase-3 turn k the placer moves when k is odd."""
+    checked = [0]
+    for i in range(3):
+        last = {"seat": -1}
+
+        def check(state, acts, j, last=last):
+            s = state.st
+            if s[L.S_PHASE] == L.PH2 and s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL):
+                last["seat"] = int(s[L.S_SEAT])
+            if s[L.S_PHASE] == L.PH3:
+                k = int(s[L.S_P3TURNS])
+                assert int(s[L.S_SEAT]) == (last["seat"] if k % 2 == 1 else 1 - last["seat"])
+                checked[0] += 1
+        steps(game, comp, G, 17, i, check, debug=False)
+    assert checked[0] > 10
+
+
+# -- rule IDs named by no test before --------------------------------------------------------------
+def test_ts_1_4_shire_and_mount_doom_touch_their_tiles_regions(game, comp, steps, rng):
+    """TS-1.4: from the Shire a hobbit steps into exactly the (enterable) regions of the Shire
+    tile's four sections; the step onto Mount Doom is offered exactly from a region with a
+    section on Mount Doom's tile (phase 3)."""
+    seen = [0, 0]
+
+    def check(state, acts, j):
+        s = state.st
+        if s[L.S_DK] != L.DK_MOVE:
+            return
+        seat = int(s[L.S_SEAT])
+        h = s[L.S_HOB + seat]
+        steps_to = {int(a[1]) for a in acts if a[0] == L.A_STEP}
+        if h == L.AT_SHIRE and (s[L.S_NORMAL] == 0 or _held(comp, s, seat, L.P_MOVER)):
+            want = set()
+            for d in range(4):
+                r = _root(s, 4 * SHIRE_CELL + d)
+                other = s[L.S_HOB + 1 - seat]
+                if s[L.O_STER + r] == L.WATER and s[L.S_BOAT + seat] == 0:
+                    continue
+                if other >= 0 and _root(s, other) == r:
+                    continue
+                want.add(r)
+            assert steps_to == want
+            seen[0] += 1
+        if h >= 0 and s[L.S_PHASE] == L.PH3 and (s[L.S_NORMAL] == 0 or _held(comp, s, seat, L.P_MOVER)):
+            doom = int(s[L.S_DOOM])
+            touch = any(s[L.O_STER + 4 * doom + d] < L.NEUTRAL and _root(s, 4 * doom + d) == _root(s, h)
+                        for d in range(4))
+            assert (L.AT_DOOM in steps_to) == touch
+            seen[1] += int(touch)
+    for i in range(4):
+        steps(game, comp, R, 44, i, check, rng=rng, debug=False)
+    assert seen[0] > 0 and seen[1] > 0, seen
+
+
+def test_ts_3_6_no_tiles_in_hand_places_none(game, comp):
+    """TS-3.6: a player with no tiles in hand places none - its turn goes on to the move."""
+    st = game.new_state(comp, G, 5, 0)
+    while not (st.st[L.S_PHASE] == L.PH2 and st.st[L.S_DK] == L.DK_PLACE):
+        game.apply(comp, st, game.builtin_choice(comp, st))
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    placed = int(s[L.S_NPLACED])
+    s[L.S_HANDN + seat] = 0
+    s[L.S_STAGE] = 0                                    # back to the start of the turn (place)
+    advance_nb(comp.cf, s, st.tr, st.act)
+    st.n_legal = -1
+    assert int(s[L.S_NPLACED]) == placed
+    assert not (int(s[L.S_SEAT]) == seat and s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL))
+
+
+def _nbr_roots(s, root):
+    """Independent TS-6.1 reading: roots of the regions sharing a side with region ``root``
+    (across tiles, or on a tile across a diagonal)."""
+    out = set()
+    for v in range(L.NSEC):
+        if s[L.O_STER + v] >= L.NEUTRAL or s[L.O_STER + v] < 0 or _root(s, v) != root:
+            continue
+        c, d = divmod(v, 4)
+        cand = [4 * c + (d + 1) % 4, 4 * c + (d + 3) % 4]
+        r, q = divmod(c, L.GC)
+        dr, dc = ((-1, 0), (0, 1), (1, 0), (0, -1))[d]
+        if 0 <= r + dr < L.GR and 0 <= q + dc < L.GC:
+            cand.append(4 * ((r + dr) * L.GC + q + dc) + (d + 2) % 4)
+        for u in cand:
+            if 0 <= s[L.O_STER + u] < L.NEUTRAL and _root(s, u) != root:
+                out.add(_root(s, u))
+    return out
+
+
+def test_ts_6_1_steps_go_to_adjacent_regions(game, comp, steps, rng):
+    """TS-6.1: every step offered goes to a region sharing a side with the hobbit's region
+    (from any of its sections), and every such region the hobbit may enter is offered."""
+    seen = [0]
+
+    def check(state, acts, j):
+        s = state.st
+        if s[L.S_DK] != L.DK_MOVE:
+            return
+        seat = int(s[L.S_SEAT])
+        h = s[L.S_HOB + seat]
+        if h < 0 or not (s[L.S_NORMAL] == 0 or _held(comp, s, seat, L.P_MOVER)):
+            return
+        nb = _nbr_roots(s, _root(s, h))
+        offered = {int(a[1]) for a in acts if a[0] == L.A_STEP and a[1] >= 0}
+        other = s[L.S_HOB + 1 - seat]
+        may = {r for r in nb if not (s[L.O_STER + r] == L.WATER and s[L.S_BOAT + seat] == 0)
+               and not (other >= 0 and _root(s, other) == r)}
+        assert offered == may
+        seen[0] += 1
+    for i in range(3):
+        steps(game, comp, R, 45, i, check, rng=rng, debug=False)
+    assert seen[0] > 20
+
+
+def test_ts_7_5_ring_and_gollum_have_no_power(game, comp):
+    """TS-7.5: the Ring and Gollum are never used (no power, they only score): they are
+    taken in some games but never turned up as used."""
+    taken = 0
+    ring_gollum = {_tok(comp, "The Ring"), _tok(comp, "Gollum")}
+    for i in range(8):
+        _, ev = game.play(comp, R, 46, i)
+        for e in ev:
+            if e["event"] == "token_taken" and e["token"]["id"] in ring_gollum:
+                taken += 1
+            if e["event"] == "token_used":
+                assert e["token"]["id"] not in ring_gollum
+    assert taken > 0
 
 
 # -- traces -----------------------------------------------------------------------------------------
