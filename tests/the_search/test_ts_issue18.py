@@ -171,6 +171,30 @@ def test_ts_6_5_a_fight_neither_ends_the_move_nor_keeps_the_monster(game, comp):
     assert any(a[0] == L.A_STEP and a[2] == 1 for a in acts)   # the mover's extra region
 
 
+def test_ts_6_5_two_fights_in_one_turn_add_their_lost_moves(game, comp):
+    """TS-6.5: a hobbit that goes on with a mover after a fight and meets a second monster in
+    the same turn loses the moves of both fights (1 + 1 here), not only the last one's."""
+    orcs = _toks(comp, "Orc")
+    for idx in range(9, 60, 3):
+        st, i, root = _phase2_step_state(game, comp, index=idx)
+        s = st.st
+        seat = int(s[L.S_SEAT])
+        _put(comp, s, orcs[0], root)
+        _give(comp, s, _tok(comp, "Lembas"), seat)
+        game.apply(comp, st, i)
+        assert s[L.S_FLEFT + seat] == 1 and s[L.S_DK] == L.DK_MOVE
+        acts = game.legal_actions(comp, st)
+        nxt = [(j, int(a[1])) for j, a in enumerate(acts) if a[0] == L.A_STEP and a[2] == 1 and a[1] >= 0
+               and s[L.O_RTOK + a[1]] < 0]
+        if nxt:
+            break
+    j, r2 = nxt[0]
+    _put(comp, s, orcs[1], r2)
+    game.apply(comp, st, j)
+    assert s[L.S_FLEFT + seat] == 2
+    assert s[L.O_TWHERE + orcs[0]] == L.T_HELD and s[L.O_TWHERE + orcs[1]] == L.T_HELD
+
+
 def test_ts_6_5_a_cancelled_fight_takes_nothing_away(game, comp):
     """TS-6.5 / TS-7.3: a fight cancelled by a fighter costs no move: no move is lost and the
     turn's move goes on (a mover may still be used); the monster is taken at once."""

@@ -298,7 +298,7 @@ def fight_nb(cf, st, tr, seat, k):
         st[O_RTOK + root] = -1
     take_nb(cf, st, tr, seat, tok)
     st[S_FTOKS + seat] = -1
-    st[S_FLEFT + seat] = lost
+    st[S_FLEFT + seat] += lost                 # a second fight in the same turn adds its moves
 
 
 @njit(cache=True, _nrt=False)

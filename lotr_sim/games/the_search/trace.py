@@ -276,8 +276,7 @@ def account(events: list[dict]) -> str:
             f = e.get("fighters", 0)
             with_f = f" with {f} fighter(s)" if f else ""
             out.append(f"{who} meets {e['token']['name']}{with_f}: " + (
-                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)")
-                + f"; takes {e['token']['name']}")
+                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)"))
         elif k == "move_lost":
             out.append(f"{who} loses a move to a fight ({e['fight_moves_left']} left)")
         elif k == "boat":
