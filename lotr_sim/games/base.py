@@ -31,6 +31,10 @@ from lotr_sim.errors import ConfigError
 COMMON_COLUMNS = ("game", "winner", "reason", "rounds", "turns")
 
 
+class SetupWarning(UserWarning):
+    """A set-up that departs from the rulebook (``Game.setup_warnings``)."""
+
+
 class Game(abc.ABC):
     name: str = ""                      # registry name, e.g. "minas-tirith"
     title: str = ""                     # human title
@@ -60,6 +64,13 @@ class Game(abc.ABC):
              overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
         """The default config (or ``config`` TOML file) with ``overrides``, validated.
         Raises ConfigError with one clear line on anything wrong."""
+
+    def setup_warnings(self, config: GameConfig) -> list[str]:
+        """One line for each way the set-up of ``config`` departs from the rulebook (e.g.
+        token totals moved by count parameters); empty when it follows the rulebook. A game's
+        ``load`` issues each as a ``SetupWarning``, which the CLI prints as
+        ``lotr-sim: warning: ...`` on stderr."""
+        return []
 
     @abc.abstractmethod
     def compile(self, cfg: GameConfig) -> Any:

@@ -37,7 +37,7 @@ def _regions(st):
             s = todo.pop()
             c, d = divmod(s, 4)
             nbrs = []
-            if ster[s] != L.MOUNTAIN and st[L.O_CNEU + c] == 0:   # TS-3.4: neutral sections unlinked
+            if ster[s] != L.MOUNTAIN:       # TS-1.3; TS-3.4: neutral sections link like any others
                 nbrs += [4 * c + (d + 1) % 4, 4 * c + (d + 3) % 4]
             dr, dc = ((-1, 0), (0, 1), (1, 0), (0, -1))[d]
             r, q = divmod(c, L.GC)
@@ -243,8 +243,9 @@ def test_ts_6_2_water_only_with_a_boat(game, comp, rng, steps):
 
 
 def test_ts_6_5_fights_lose_moves(game, comp, steps):
-    """TS-6.5 / TS-7.3: an uncancelled fight costs exactly its dots in lost moves, then the
-    monster is taken; a cancelled one uses the fighters it needs."""
+    """TS-6.5 / TS-7.3: a fight costs its dots in lost moves less one per fighter used (a
+    Balrog or Shelob needs two to cancel); the fighters used are turned up; the monster is
+    taken at the fight."""
     fights = 0
     for i in range(8):
         _, ev = game.play(comp, G, 12, i)
@@ -254,14 +255,18 @@ def test_ts_6_5_fights_lose_moves(game, comp, steps):
                 continue
             fights += 1
             side = e["side"]
-            if e["cancelled"]:
-                used = [x for x in ev[k + 1:k + 4] if x["event"] == "token_used" and x["side"] == side]
-                need = 2 if names[e["token"]["id"]] in ("Balrog", "Shelob") else 1
-                assert len(used) == need
-            else:
-                rest = ev[k + 1:]
-                lost = [x for x in rest if x["event"] == "move_lost" and x["side"] == side][: e["dots"]]
-                assert len(lost) == e["dots"] or ev[-1]["event"] == "game_end"
+            need = 2 if names[e["token"]["id"]] in ("Balrog", "Shelob") else 1
+            f = e["fighters"]
+            assert 0 <= f <= need
+            assert e["moves_lost"] == (0 if f >= need else e["dots"] - f)
+            assert e["cancelled"] == (e["moves_lost"] == 0)
+            upto = next(j for j in range(k + 1, len(ev)) if ev[j]["event"] == "token_taken")
+            assert ev[upto]["token"]["id"] == e["token"]["id"]      # taken at the fight
+            used = [x for x in ev[k + 1:upto] if x["event"] == "token_used" and x["side"] == side]
+            assert len(used) == f
+            rest = ev[k + 1:]
+            lost = [x for x in rest if x["event"] == "move_lost" and x["side"] == side][: e["moves_lost"]]
+            assert len(lost) == e["moves_lost"] or ev[-1]["event"] == "game_end"
     assert fights > 0
 
 
@@ -381,7 +386,7 @@ def test_ts_6_4_entering_a_token_region_takes_it(game, comp):
         for k, e in enumerate(ev[:-1]):
             if e["event"] == "move" and e["to_section"] in onmap:
                 t = onmap.pop(e["to_section"])
-                nxt = ev[k + 1]
+                nxt = next(x for x in ev[k + 1:] if x["event"] != "decision")
                 monster = comp.cf[L.O_TPOW + t["id"]] == L.P_MONSTER
                 assert nxt["event"] == ("fight" if monster else "token_taken")
     assert takes > 0

@@ -54,8 +54,9 @@ PARAMS: list[Param] = [
     Param("orc_leader_tokens", 2, "int", "TS-2.5 [R]", "Orc leader tokens among the brown ones", lo=0, hi=6),
     Param("orc_tokens", 4, "int", "TS-2.5 [R]", "Orc tokens among the brown ones", lo=0, hi=6),
     Param("empty_caves", 10, "int", "TS-2.5 [R]", "empty caves among the brown tokens", lo=0, hi=14),
-    Param("phase3_cap", 200, "int", "TS-5.4",
-          "safety cap: phase-3 turns after which a stuck game ends as a draw", lo=10, hi=10000),
+    Param("phase3_cap", 200, "int", "TS-5.4 [R]",
+          "safety cap: phase-3 turns after which a game that does not finish ends (end reason "
+          "cap) and is decided on points; only equal points draw", lo=10, hi=10000),
 ]
 PARAM_NAMES = [p.name for p in PARAMS]
 # TS-2.5 [R] counts: the parameter sets the count of the token of this name in [[tokens]]
@@ -70,6 +71,34 @@ def token_counts(data: dict, params: dict) -> list[int]:
     for t in data["tokens"]:
         k = by_name.get(t.get("name"))
         out.append(int(params[k]) if k is not None else int(t.get("count", 1)))
+    return out
+
+
+RULEBOOK_TOTALS = {"blue": 8, "brown": 20, "green": 8, "yellow": 8}     # TS-1.1
+
+
+def setup_departures(cfg: GameConfig) -> list[str]:
+    """TS-1.1: one line per token colour whose total is not the rulebook's (8/20/8/8)."""
+    data, params = cfg.data, cfg.params
+    counts = token_counts(data, params)
+    tot = {c: 0 for c in RULEBOOK_TOTALS}
+    moved: dict[str, list[str]] = {c: [] for c in RULEBOOK_TOTALS}
+    by_name = {v: k for k, v in COUNT_PARAMS.items()}
+    defaults = {p.name: p.default for p in PARAMS}
+    for t, n in zip(data["tokens"], counts):
+        col = t.get("colour")
+        if col not in tot:
+            continue
+        tot[col] += n
+        k = by_name.get(t.get("name"))
+        if k is not None and params[k] != defaults[k]:
+            moved[col].append(f"{k}={params[k]}")
+    out = []
+    for col, want in RULEBOOK_TOTALS.items():
+        if tot[col] != want:
+            why = f" ({', '.join(moved[col])})" if moved[col] else " (the [[tokens]] table)"
+            out.append(f"the set-up departs from the rulebook (TS-1.1): {tot[col]} {col} tokens instead "
+                       f"of {want}{why}")
     return out
 
 

@@ -9,12 +9,13 @@ decodes, draws and audits traces; catalogue.py generates tile catalogues.
 
 Step-machine actions are rows of 4 ints ``(kind, a, b, c)``:
 place ``(0, hand slot, cell, tile * 256 + rotation)``; neutral ``(1, hand slot, cell,
-tile * 256)``; step ``(2, region root or -2 for Mount Doom, 0 normal / 1 mover, 0)``;
+tile * 256)``; step ``(2, region root, -1 for the Shire or -2 for Mount Doom, 0 normal / 1 mover, 0)``;
 Gwaihir ``(3, direction, region root, 0)``; boat ``(4, 0, 0, 0)``; stop ``(5, 0, 0, 0)``
-(the pass action, always first in a move decision); fight ``(6, cancel 0/1, 0, 0)``; Ent
-``(7, use 0/1, 0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with
-the Shire at (5, 7); the outcome column ``doom_cell`` is ``row * 8 + column`` in the
-final 6 x 8 map.
+(the pass action, first in a move decision; left out in an Ent's extra turn while the move
+is possible, TS-7.2); fight ``(6, fighters used 0..2, 0, 0)`` (TS-7.3); Ent ``(7, use 0/1,
+0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with the Shire at
+(5, 7); ``doom_cell`` (games.parquet and traces alike) is ``row * 8 + column`` of the
+drawn 6 x 8 map, counted from its top-left tile.
 """
 from __future__ import annotations
 
@@ -72,7 +73,18 @@ class TheSearch(Game):
 
     def load(self, config: str | None = None,
              overrides: Sequence[str] | Mapping[str, Any] | None = None) -> GameConfig:
-        return C.load(config, overrides)
+        import warnings
+        from lotr_sim.games.base import SetupWarning
+        cfg = C.load(config, overrides)
+        for line in self.setup_warnings(cfg):
+            warnings.warn(line, SetupWarning, stacklevel=2)
+        return cfg
+
+    def setup_warnings(self, config: GameConfig) -> list[str]:
+        """TS-1.1: a line for each token colour whose total departs from the rulebook's
+        8 blue, 20 brown, 8 green and 8 yellow (e.g. moved by the TS-2.5 [R] count
+        parameters), naming the parameters that moved it."""
+        return C.setup_departures(config)
 
     def compile(self, cfg: GameConfig) -> C.Compiled:
         return C.checked(C.compile_config, cfg)
@@ -189,8 +201,11 @@ class TheSearch(Game):
         return "over" if state.st[S_PHASE] == OVER else DECISIONS[int(state.st[S_DK])]
 
     def pass_action(self, compiled, state):
-        from .layout import DK_ENT, DK_FIGHT, DK_MOVE, S_DK
-        return 0 if int(state.st[S_DK]) in (DK_MOVE, DK_FIGHT, DK_ENT) else -1
+        from .layout import A_STOP, DK_ENT, DK_FIGHT, DK_MOVE, S_DK
+        dk = int(state.st[S_DK])
+        if dk == DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
+            return 0 if int(self.legal_actions(compiled, state)[0, 0]) == A_STOP else -1
+        return 0 if dk in (DK_FIGHT, DK_ENT) else -1
 
     def run_builtin(self, compiled, state, stop_seats):
         from . import play as E

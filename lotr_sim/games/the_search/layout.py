@@ -52,7 +52,7 @@ NPOL = 11
 
 # trace events
 (EV_SETUP, EV_TURN, EV_PLACE, EV_CLOSE, EV_TOKEN, EV_MOVE, EV_TAKE, EV_FIGHT, EV_LOST, EV_BOAT, EV_USE,
- EV_PHASE, EV_UNPLACEABLE, EV_END, EV_SNAP, EV_REDRAW) = range(16)
+ EV_PHASE, EV_UNPLACEABLE, EV_END, EV_SNAP, EV_REDRAW, EV_DECISION, EV_DRAW) = range(18)
 
 # ---- compiled config ---------------------------------------------------------------------
 CF = Layout("the-search-cf")
@@ -124,6 +124,8 @@ S_TOKPTS = STATE.array("tokpts", 2)
 S_USEDN = STATE.array("usedn", 2)
 S_DOOMPTS = STATE.array("doompts", 2)
 S_NTAKEN = STATE.array("ntaken", 2)
+S_ENTTURN = STATE.scalar("entturn")      # 1: this turn is an Ent's extra turn (TS-7.2)
+S_PREV = STATE.array("prev", 2)          # where the hobbit was before its last step (heuristics)
 STATE.pad_to(80)
 O_CTILE = STATE.array("ctile", NCELL)    # tile id, -1 empty
 O_CROT = STATE.array("crot", NCELL)

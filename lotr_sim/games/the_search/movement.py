@@ -1,17 +1,20 @@
 """Moving the hobbits (TS-6), the tokens they take and use (TS-6.4-6.6, TS-7) and the score
 (TS-8).
 
-A move decision lists: stop (always first; the pass action), a step into each adjacent
-region the hobbit may enter (TS-6.1-6.3) - the turn's normal move, or, once that is used,
-a mover token's extra region (TS-7.4) -, Gwaihir's flight in each direction that has a
+A move decision lists: stop (first; the pass action - left out in an Ent's extra turn while
+the normal move is possible, TS-7.2), a step into each adjacent region the hobbit may enter
+(TS-6.1-6.3) - the turn's normal move, or, once that is used, a mover token's extra region
+(TS-7.4) -, the step back into the Shire from a region with a section on its tile (TS-1.4,
+TS-6.3), Gwaihir's flight in each direction that has a
 target (TS-7.1, instead of the normal move), buying a boat (TS-6.6) and, in phase 3, the
 step onto Mount Doom from a region with a section on its tile (TS-5.4).
 
 Narrowed choices (each the natural one; say so in reports):
 * the token spent is always the cheapest of its kind: the mover for an extra region, the
   fighters that cancel a fight (TS-7.3), the two brown tokens for a boat (TS-6.6);
-* entering a monster's region ends the turn's movement, whether the fight is cancelled or
-  not; a fight's lost moves are the player's next turns' moves (TS-6.5);
+* entering a monster's region does not end the turn's movement (TS-6.5): after the fight
+  (cancelled or not) a mover token may still take the hobbit on; a fight's lost moves are
+  the player's next turns' moves, and the monster is taken right after the fight;
 * Mount Doom can be reached only in phase 3 (its tile is fixed only then, TS-5.3);
 * a token put on a region while a hobbit stands in it is taken only by entering it again.
 """
@@ -23,11 +26,11 @@ from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
 from .layout import (
-    A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, AT_SHIRE, C_GWAIHIR, C_NTOK, EV_BOAT, EV_FIGHT, EV_LOST,
+    A_BOAT, A_FIGHT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, AT_SHIRE, C_GWAIHIR, C_NTOK, EV_BOAT, EV_FIGHT, EV_LOST,
     EV_MOVE, EV_TAKE, EV_USE, MOUNTAIN, O_CTILE, O_NBR, O_NXT, O_RTOK, O_STER, O_TCOL, O_TDOTS,
     O_TFIGHT, O_TMP, O_TOWNER, O_TPOW, O_TVAL, O_TWHERE, P_FIGHTER, P_GOLLUM, P_GWAIHIR,
     P_MONSTER, P_MOVER, P_RING, PH3, S_BOAT, S_BOATS, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_HCELL, S_HOB,
-    S_NORMAL, S_NTAKEN, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
+    S_ENTTURN, S_NORMAL, S_NTAKEN, S_PREV, S_NTOKMAP, S_PHASE, S_POINTS, S_REACHED, S_TOKPTS, S_USEDN, T_BOX, T_HELD, T_MAP, T_STACK,
     T_USED,
 )
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb
@@ -159,6 +162,12 @@ def move_options_nb(cf, st, seat, act):
                 act[n, 3] = 0
                 n += 1
         h = st[S_HOB + seat]
+        if h >= 0 and touches_cell_nb(st, find_nb(st, h), SHIRE_CELL):
+            act[n, 0] = A_STEP                 # TS-1.4 / TS-6.3: back into the Shire
+            act[n, 1] = AT_SHIRE
+            act[n, 2] = via
+            act[n, 3] = 0
+            n += 1
         if st[S_PHASE] == PH3 and h >= 0 and touches_cell_nb(st, find_nb(st, h), st[S_DOOM]):
             act[n, 0] = A_STEP
             act[n, 1] = AT_DOOM
@@ -180,6 +189,19 @@ def move_options_nb(cf, st, seat, act):
         act[n, 2] = 0
         act[n, 3] = 0
         n += 1
+    if normal and st[S_ENTTURN] == 1:
+        # TS-7.2: in an Ent's extra turn the move is compulsory where possible - no stop
+        # while a normal step or Gwaihir's flight is open
+        must = False
+        for j in range(1, n):
+            if act[j, 0] == A_STEP or act[j, 0] == A_GWAIHIR:
+                must = True
+                break
+        if must:
+            for j in range(n - 1):
+                for q in range(4):
+                    act[j, q] = act[j + 1, q]
+            n -= 1
     return n
 
 
@@ -196,6 +218,11 @@ def enter_nb(cf, st, tr, seat, target, how, used):
     ev_put_nb(tr, h, used)
     ev_end_nb(tr, h)
     st[S_NORMAL] = 1
+    st[S_PREV + seat] = st[S_HOB + seat]
+    if target == AT_SHIRE:                     # TS-6.3: the Shire holds both hobbits
+        st[S_HOB + seat] = AT_SHIRE
+        st[S_HCELL + seat] = SHIRE_CELL
+        return GO_ON
     if target == AT_DOOM:
         st[S_HOB + seat] = AT_DOOM
         st[S_REACHED] = seat
@@ -209,51 +236,79 @@ def enter_nb(cf, st, tr, seat, target, how, used):
         st[O_RTOK + target] = -1
         take_nb(cf, st, tr, seat, tok)
         return GO_ON
-    st[S_FTOKS + seat] = tok                   # TS-6.5: a fight
-    if count_held_nb(cf, st, seat, P_FIGHTER) >= max(1, cf[O_TFIGHT + tok]):
-        return GO_FIGHT
+    st[S_FTOKS + seat] = tok                   # TS-6.5: a fight (the monster turned up)
+    if count_held_nb(cf, st, seat, P_FIGHTER) >= 1:
+        return GO_FIGHT                        # TS-7.3: the player may use fighters
     fight_nb(cf, st, tr, seat, 0)
-    return GO_END
+    return GO_ON                               # TS-6.5: entering does not end the move
 
 
 @njit(cache=True, _nrt=False)
-def fight_nb(cf, st, tr, seat, cancel):
-    """TS-6.5 / TS-7.3: fight the monster of ``S_FTOKS`` (lose its dots in moves, then take
-    it) or cancel the fight with the cheapest fighters and take it now."""
+def fight_need_nb(cf, tok):
+    """Fighter tokens that cancel the whole fight of ``tok`` (TS-7.3)."""
+    return max(1, cf[O_TFIGHT + tok])
+
+
+@njit(cache=True, _nrt=False)
+def fight_lost_nb(cf, tok, k):
+    """Moves lost to the fight of ``tok`` when ``k`` fighters are used (TS-6.5 / TS-7.3): all
+    its dots with none, none with enough to cancel it, and one fewer per fighter below that
+    (one fighter against a Balrog or Shelob saves one of its two moves)."""
+    need = fight_need_nb(cf, tok)
+    if k >= need:
+        return 0
+    return max(0, cf[O_TDOTS + tok] - k)
+
+
+@njit(cache=True, _nrt=False)
+def fight_options_nb(cf, st, seat, act):
+    """The fight decision's rows ``(A_FIGHT, k, 0, 0)``: k = 0 .. the fighters that help (at
+    most those needed to cancel, at most those held)."""
     tok = st[S_FTOKS + seat]
-    need = max(1, cf[O_TFIGHT + tok])
+    kmax = min(fight_need_nb(cf, tok), count_held_nb(cf, st, seat, P_FIGHTER))
+    n = 0
+    for k in range(kmax + 1):
+        act[n, 0] = A_FIGHT
+        act[n, 1] = k
+        act[n, 2] = 0
+        act[n, 3] = 0
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def fight_nb(cf, st, tr, seat, k):
+    """TS-6.5 / TS-7.3: the fight with the monster of ``S_FTOKS``: ``k`` fighters are used
+    (the cheapest), the moves still lost (``fight_lost_nb``) are the player's next moves, and
+    the monster is taken right after the fight ("После этого игрок берет фишку")."""
+    tok = st[S_FTOKS + seat]
+    lost = fight_lost_nb(cf, tok, k)
     h = ev_begin_nb(tr, EV_FIGHT)
     ev_put_nb(tr, h, seat)
     ev_put_nb(tr, h, tok)
     ev_put_nb(tr, h, cf[O_TDOTS + tok])
-    ev_put_nb(tr, h, cancel)
+    ev_put_nb(tr, h, 1 if lost == 0 else 0)
+    ev_put_nb(tr, h, k)
+    ev_put_nb(tr, h, lost)
     ev_end_nb(tr, h)
-    if cancel:
-        for _ in range(need):
-            use_nb(cf, st, tr, seat, cheapest_held_nb(cf, st, seat, P_FIGHTER))
-        root = find_nb(st, st[S_HOB + seat])
+    for _ in range(k):
+        use_nb(cf, st, tr, seat, cheapest_held_nb(cf, st, seat, P_FIGHTER))
+    root = find_nb(st, st[S_HOB + seat])
+    if st[O_RTOK + root] == tok:
         st[O_RTOK + root] = -1
-        take_nb(cf, st, tr, seat, tok)
-        st[S_FTOKS + seat] = -1
-    else:
-        st[S_FLEFT + seat] = cf[O_TDOTS + tok]
+    take_nb(cf, st, tr, seat, tok)
+    st[S_FTOKS + seat] = -1
+    st[S_FLEFT + seat] += lost                 # a second fight in the same turn adds its moves
 
 
 @njit(cache=True, _nrt=False)
 def lose_move_nb(cf, st, tr, seat):
-    """TS-6.5: a fighting player's move is lost; after the last one it takes the token."""
+    """TS-6.5: a move lost to a fight (the monster was taken at the fight)."""
     st[S_FLEFT + seat] -= 1
     h = ev_begin_nb(tr, EV_LOST)
     ev_put_nb(tr, h, seat)
     ev_put_nb(tr, h, st[S_FLEFT + seat])
     ev_end_nb(tr, h)
-    if st[S_FLEFT + seat] == 0:
-        tok = st[S_FTOKS + seat]
-        root = find_nb(st, st[S_HOB + seat])
-        if st[O_RTOK + root] == tok:
-            st[O_RTOK + root] = -1
-        take_nb(cf, st, tr, seat, tok)
-        st[S_FTOKS + seat] = -1
 
 
 @njit(cache=True, _nrt=False)

@@ -5,10 +5,13 @@
   cell touching two or more placed tiles; never outside the 6 x 8 bounding box (TS-3.1);
 * a tile fits a cell in a rotation when every side it shares with a placed tile shows the
   same terrain (TS-3.2) or touches a neutral tile (TS-3.4), and no group of its linked
-  sections would join the regions of both hobbits (TS-3.5);
+  sections would join the regions of both hobbits (TS-3.5), also through the links a
+  neutral section it faces would make; a neutral tile goes only on a cell where its linked
+  sections would not join them either;
 * ``place_nb`` lays a tile (or a neutral one, TS-3.4: its sections take the terrain of the
-  section across their side, now or when that cell is filled; neutral sections are not
-  linked to each other on their tile, so a neutral tile never joins two regions), updates
+  section across their side, now or when that cell is filled, and two side-sharing sections
+  of the neutral tile that took the same terrain link like any others - never mountains,
+  which keep TS-1.3's regions of exactly 2), updates
   the regions incrementally (regions.py), closes the sides a full-height or full-width map
   shuts (TS-4.2: the map edge closes) and puts a token on every region of exactly two
   sections that this placement closes (TS-4.3, the placer draws it; an empty stack leaves
@@ -120,13 +123,59 @@ def fits_nb(cf, st, cell, tile, rot):
             if st[GRP + e] != g:
                 continue
             nc = cf[O_NBR + 4 * cell + e]
-            if nc >= 0 and st[O_CTILE + nc] >= 0 and st[O_CNEU + nc] == 0:
-                r = find_nb(st, 4 * nc + (e + 2) % 4)
-                has0 = has0 or r == r0
-                has1 = has1 or r == r1
+            if nc < 0 or st[O_CTILE + nc] < 0:
+                continue
+            ns = 4 * nc + (e + 2) % 4
+            if st[O_CNEU + nc] == 0 or st[O_STER + ns] < NEUTRAL:
+                if st[O_STER + ns] < NEUTRAL:
+                    r = find_nb(st, ns)
+                    has0 = has0 or r == r0
+                    has1 = has1 or r == r1
+                continue
+            t = ter_nb(cf, tile, rot, e)       # TS-3.4: the neutral section takes t and links
+            if t == MOUNTAIN:
+                continue
+            for k in (1, 3):
+                u = 4 * nc + ((e + 2) % 4 + k) % 4
+                if st[O_STER + u] == t:
+                    r = find_nb(st, u)
+                    has0 = has0 or r == r0
+                    has1 = has1 or r == r1
         if has0 and has1:
             return False
     return True
+
+
+@njit(cache=True, _nrt=False)
+def neutral_fits_nb(cf, st, cell):
+    """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no two side-sharing sections that
+    would take the same (non-mountain) terrain link the regions of both hobbits."""
+    h0 = st[S_HOB]
+    h1 = st[S_HOB + 1]
+    if h0 < 0 or h1 < 0:
+        return True
+    r0 = find_nb(st, h0)
+    r1 = find_nb(st, h1)
+    for d in range(4):
+        e = (d + 1) % 4
+        a = _took_nb(cf, st, cell, d)
+        if a < 0 or a == MOUNTAIN or a != _took_nb(cf, st, cell, e):
+            continue
+        ra = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
+        rb = find_nb(st, 4 * cf[O_NBR + 4 * cell + e] + (e + 2) % 4)
+        if (ra == r0 and rb == r1) or (ra == r1 and rb == r0):
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _took_nb(cf, st, cell, d):
+    """The terrain section ``d`` of a neutral tile at ``cell`` takes at once (from a placed,
+    not neutral neighbour); -1 if none yet."""
+    nc = cf[O_NBR + 4 * cell + d]
+    if nc < 0 or st[O_CTILE + nc] < 0 or st[O_CNEU + nc] == 1:
+        return -1
+    return st[O_STER + 4 * nc + (d + 2) % 4]
 
 
 @njit(cache=True, _nrt=False)
@@ -154,7 +203,23 @@ def site_gain_nb(cf, st, cell, tile, rot):
                     opn += 1
                 continue
             if st[O_CNEU + nc] == 1 and st[O_STER + 4 * nc + (e + 2) % 4] == NEUTRAL:
-                size += 1
+                size += 1                      # TS-3.4: it takes t, and links on its tile
+                if t != MOUNTAIN:
+                    for k in (1, 3):
+                        u = 4 * nc + ((e + 2) % 4 + k) % 4
+                        if st[O_STER + u] != t:
+                            continue
+                        r = find_nb(st, u)
+                        dup = False
+                        for j in range(nroots):
+                            if st[ROOTS + j] == r:
+                                dup = True
+                        if dup:
+                            continue
+                        st[ROOTS + nroots] = r
+                        nroots += 1
+                        size += st[O_RSIZE + r]
+                        opn += st[O_ROPEN + r]
                 continue
             r = find_nb(st, 4 * nc + (e + 2) % 4)
             dup = False
@@ -208,6 +273,66 @@ def _add_root_nb(st, n, r):
 
 
 @njit(cache=True, _nrt=False)
+def _pend_nb(cf, st, cell, d):
+    """TS-3.4 / TS-4.2: section ``d`` of the neutral tile at ``cell`` has just taken a terrain
+    (not mountain); each side-sharing section of its tile that is still neutral and faces an
+    empty cell that can be filled may yet take the same terrain and link, so it counts as an
+    open side of this region (the region is not closed while it may still grow)."""
+    t = st[O_STER + 4 * cell + d]
+    if t >= NEUTRAL or t == MOUNTAIN:
+        return
+    for k in (1, 3):
+        e = (d + k) % 4
+        if st[O_STER + 4 * cell + e] != NEUTRAL:
+            continue
+        nc = cf[O_NBR + 4 * cell + e]
+        if nc >= 0 and st[O_CTILE + nc] < 0 and fits_box_nb(st, nc):
+            st[O_ROPEN + find_nb(st, 4 * cell + d)] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _unpend_nb(st, cell, e, nr):
+    """Neutral section ``e`` of the tile at ``cell`` takes a terrain now, or can no longer
+    take one (its cell beyond became map edge): the open sides ``_pend_nb`` counted for it
+    in its tile's side-sharing regions are closed. Returns the new count of touched roots."""
+    for k in (1, 3):
+        u = 4 * cell + (e + k) % 4
+        t = st[O_STER + u]
+        if 0 <= t < NEUTRAL and t != MOUNTAIN:
+            x = find_nb(st, u)
+            st[O_ROPEN + x] -= 1
+            nr = _add_root_nb(st, nr, x)
+    return nr
+
+
+@njit(cache=True, _nrt=False)
+def _link_neutral_nb(st, cell, d):
+    """TS-3.4: section ``d`` of the neutral tile at ``cell`` links to a side-sharing section
+    of its tile that took the same terrain (never a mountain: TS-1.3 keeps mountain regions
+    at exactly 2 sections; never joining both hobbits' regions, TS-3.5)."""
+    s = 4 * cell + d
+    t = st[O_STER + s]
+    if t >= NEUTRAL or t == MOUNTAIN:
+        return
+    for k in (1, 3):
+        u = 4 * cell + (d + k) % 4
+        if st[O_STER + u] != t:
+            continue
+        ra = find_nb(st, s)
+        rb = find_nb(st, u)
+        if ra == rb:
+            continue
+        h0 = st[S_HOB]
+        h1 = st[S_HOB + 1]
+        if h0 >= 0 and h1 >= 0:
+            r0 = find_nb(st, h0)
+            r1 = find_nb(st, h1)
+            if (ra == r0 and rb == r1) or (ra == r1 and rb == r0):
+                continue
+        union_nb(st, s, u)
+
+
+@njit(cache=True, _nrt=False)
 def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
     """Lay ``tile`` at ``cell`` turned ``rot`` (face down as a neutral tile when
     ``neutral``); update regions, bounds and token sites (TS-3, TS-4)."""
@@ -233,6 +358,8 @@ def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
                         x = find_nb(st, sec)
                         st[O_ROPEN + x] -= 1
                         nr = _add_root_nb(st, nr, x)
+                    else:               # a neutral section that can no longer take a terrain
+                        nr = _unpend_nb(st, c, d, nr)
     if w_before < MAP_C and st[S_CMAX] - st[S_CMIN] + 1 == MAP_C:
         for qq in (st[S_CMIN], st[S_CMAX]):
             d = 3 if qq == st[S_CMIN] else 1
@@ -245,6 +372,8 @@ def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
                         x = find_nb(st, sec)
                         st[O_ROPEN + x] -= 1
                         nr = _add_root_nb(st, nr, x)
+                    else:               # a neutral section that can no longer take a terrain
+                        nr = _unpend_nb(st, c, d, nr)
     st[O_CTILE + cell] = tile
     st[O_CROT + cell] = rot
     st[O_CNEU + cell] = 1 if neutral else 0
@@ -278,10 +407,19 @@ def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
             st[O_STER + sec] = b
             st[O_ROPEN + find_nb(st, nsec)] -= 1
         elif b == NEUTRAL:
+            nr = _unpend_nb(st, nc, (d + 2) % 4, nr)
             st[O_STER + nsec] = a
         else:
             st[O_ROPEN + find_nb(st, nsec)] -= 1
         union_nb(st, sec, nsec)
+        if b == NEUTRAL:                # TS-3.4: the neutral section links on its tile
+            _pend_nb(cf, st, nc, (d + 2) % 4)
+            _link_neutral_nb(st, nc, (d + 2) % 4)
+    if neutral:
+        for d in range(4):              # TS-3.4: the new neutral tile's own links
+            _pend_nb(cf, st, cell, d)
+        for d in range(4):
+            _link_neutral_nb(st, cell, d)
     for d in range(4):
         if st[O_STER + 4 * cell + d] < NEUTRAL:
             nr = _add_root_nb(st, nr, find_nb(st, 4 * cell + d))

@@ -3,7 +3,8 @@ machine and whole games.
 
 The step machine rests at one of five decisions (``S_DK``): a placement (tile, cell,
 rotation: one action; TS-3), a neutral tile (which tile, which cell; TS-3.4), a move step
-(movement.py), cancelling a fight (TS-7.3) and using an Ent (TS-7.2). ``advance_nb`` runs
+(movement.py), the fighters used in a fight (TS-7.3: none, or one, or two against a Balrog
+or Shelob) and using an Ent (TS-7.2). ``advance_nb`` runs
 the turn from its current stage to the next decision; a move decision whose only action is
 "stop" is skipped. The number of legal actions of the current decision is kept in
 ``S_NLEGAL``; ``legal_nb`` writes them again (the same rows) for a Python caller.
@@ -11,7 +12,8 @@ the turn from its current stage to the next decision; a move decision whose only
 Turn stages: place (phase 1 and 2), move (phase 2 and 3; a fighting player loses it,
 TS-6.5), draw (TS-5.1/5.2), Ent (phase 2), next turn. Phase 1 ends when the cross is laid
 (TS-5.1, TS-9.1); phase 2 ends at once when the last tile is placed (TS-5.3), and phase 3
-starts with that player. A game stops as a draw after ``phase3_cap`` phase-3 turns.
+starts with that player. A game that does not finish stops after ``phase3_cap`` phase-3
+turns (TS-5.4 [R], reason ``cap``) and is decided on points; only equal points draw.
 
 The search player's playouts (``playouts_nb``) see only what the searching seat can see:
 before each playout the copy is determinized from that seat's point of view
@@ -35,7 +37,7 @@ from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 from .layout import (
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
     C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
-    EV_SNAP, EV_TURN, EV_UNPLACEABLE, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
+    EV_SNAP, EV_TURN, EV_UNPLACEABLE, EV_DECISION, EV_DRAW, A_STOP, S_ENTTURN, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
     O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
     O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
     S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
@@ -45,10 +47,11 @@ from .layout import (
     STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE, S_STAMP, O_QUEUE, O_SEEN, O_DIST, O_TMP,
 )
 from .movement import (
-    GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, lose_move_nb,
+    GO_DOOM, GO_END, GO_FIGHT, cheapest_held_nb, count_held_nb, do_move_nb, fight_nb, fight_options_nb,
+    lose_move_nb,
     move_options_nb, score_nb, use_nb,
 )
-from .placement import fits_nb, legal_cells_nb, place_nb, ter_nb, CAND
+from .placement import fits_nb, legal_cells_nb, neutral_fits_nb, place_nb, ter_nb, CAND
 from .policies import choose_nb
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
@@ -94,20 +97,27 @@ def place_options_nb(cf, st, seat, act):
 @njit(cache=True, _nrt=False)
 def neutral_options_nb(cf, st, seat, act):
     """TS-3.4: which hand tile goes face down (``neutral_tile = first``: the first) and on
-    which legal cell."""
+    which legal cell - one where its links would not join both hobbits' regions (TS-3.5);
+    if every legal cell would, any (narrowed: the link that would join them is not made)."""
     nc = legal_cells_nb(cf, st)
     n = 0
     k = 1 if cf[C_NEUTRAL_FIRST] == 1 else st[S_HANDN + seat]
+    ok = 0
+    for j in range(nc):
+        if neutral_fits_nb(cf, st, st[CAND + j]):
+            ok += 1
     for slot in range(k):
         tile = st[O_HAND + HAND * seat + slot]
         for j in range(nc):
-            n = _row_nb(act, n, A_NEUTRAL, slot, st[CAND + j], tile * 256)
+            if ok == 0 or neutral_fits_nb(cf, st, st[CAND + j]):
+                n = _row_nb(act, n, A_NEUTRAL, slot, st[CAND + j], tile * 256)
     return n
 
 
 @njit(cache=True, _nrt=False)
-def draw_nb(cf, st, seat):
-    """Draw one tile: from the face-down stack, then (TS-9.2) from the open stock."""
+def draw_nb(cf, st, tr, seat):
+    """Draw one tile: from the face-down stack, then (TS-9.2) from the open stock (traced:
+    who drew which tile)."""
     if st[S_HANDN + seat] >= HAND:
         return
     if st[S_DECKPOS] < NTILE:
@@ -122,6 +132,10 @@ def draw_nb(cf, st, seat):
         return
     st[O_HAND + HAND * seat + st[S_HANDN + seat]] = t
     st[S_HANDN + seat] += 1
+    h = ev_begin_nb(tr, EV_DRAW)
+    ev_put_nb(tr, h, seat)
+    ev_put_nb(tr, h, t)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -154,7 +168,7 @@ def redraw_nb(cf, st, tr, seat, act):
         for _ in range(HAND):
             if st[S_DECKPOS] >= NTILE:
                 from_stock = True
-            draw_nb(cf, st, seat)
+            draw_nb(cf, st, tr, seat)
         if from_stock:
             tried += HAND
         n = place_options_nb(cf, st, seat, act)
@@ -164,7 +178,7 @@ def redraw_nb(cf, st, tr, seat, act):
 
 @njit(cache=True, _nrt=False)
 def snapshot_nb(cf, st, tr):
-    """Trace: the position at a turn's start (placed tiles, hobbits, tokens)."""
+    """Trace: the position at a turn's start (placed tiles, hobbits, hands, tokens)."""
     if tr.shape[0] == 0:
         return
     h = ev_begin_nb(tr, EV_SNAP)
@@ -177,6 +191,10 @@ def snapshot_nb(cf, st, tr):
             ev_put_nb(tr, h, st[O_CNEU + c])
     ev_put_nb(tr, h, st[S_HOB])
     ev_put_nb(tr, h, st[S_HOB + 1])
+    for seat in range(2):                  # the hands (count, then the tiles)
+        ev_put_nb(tr, h, st[S_HANDN + seat])
+        for j in range(st[S_HANDN + seat]):
+            ev_put_nb(tr, h, st[O_HAND + HAND * seat + j])
     for t in range(cf[C_NTOK]):
         ev_put_nb(tr, h, st[O_TWHERE + t])
         ev_put_nb(tr, h, st[O_TOWNER + t])
@@ -184,27 +202,38 @@ def snapshot_nb(cf, st, tr):
 
 
 @njit(cache=True, _nrt=False)
+def map_cell_nb(st, cell):
+    """An engine cell as ``row * 8 + column`` of the drawn 6 x 8 map (its rows and columns
+    counted from the map's top-left tile, TS-3.1); -1 for none. Meant for a finished map
+    (phase 3), where the bounds are final: ``doom_cell`` in traces and in games.parquet."""
+    if cell < 0:
+        return -1
+    return (cell // GC - st[S_RMIN]) * MAP_C + (cell % GC - st[S_CMIN])
+
+
+@njit(cache=True, _nrt=False)
 def _phase_ev_nb(st, tr):
     h = ev_begin_nb(tr, EV_PHASE)
     ev_put_nb(tr, h, st[S_PHASE])
     ev_put_nb(tr, h, st[S_SEAT])
-    ev_put_nb(tr, h, st[S_DOOM])
+    ev_put_nb(tr, h, map_cell_nb(st, st[S_DOOM]))
     ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
 def end_game_nb(cf, st, tr, reason):
-    """TS-8: score; most points wins, a tie goes to the hobbit on Mount Doom (TS-8.3); the
-    safety cap is a draw."""
+    """TS-8: score; most points wins, a tie goes to the hobbit on Mount Doom (TS-8.3). A game
+    stopped by the safety cap (TS-5.4 [R], reason ``R_CAP``) is decided the same way: only
+    equal points with nobody on Mount Doom make a draw."""
     score_nb(cf, st)
-    if reason == R_CAP:
-        st[S_WINNER] = W_DRAW
-    elif st[S_POINTS] > st[S_POINTS + 1]:
+    if st[S_POINTS] > st[S_POINTS + 1]:
         st[S_WINNER] = 0
     elif st[S_POINTS + 1] > st[S_POINTS]:
         st[S_WINNER] = 1
-    else:
+    elif st[S_REACHED] >= 0:
         st[S_WINNER] = st[S_REACHED]
+    else:
+        st[S_WINNER] = W_DRAW
     st[S_REASON] = reason
     st[S_PHASE] = OVER
     st[S_NLEGAL] = 0
@@ -214,7 +243,11 @@ def end_game_nb(cf, st, tr, reason):
     ev_put_nb(tr, h, st[S_POINTS])
     ev_put_nb(tr, h, st[S_POINTS + 1])
     ev_put_nb(tr, h, st[S_REACHED])
-    ev_put_nb(tr, h, st[S_DOOM])
+    ev_put_nb(tr, h, map_cell_nb(st, st[S_DOOM]))
+    for seat in range(2):                  # the score's parts (TS-8.1 / TS-8.2)
+        ev_put_nb(tr, h, st[S_TOKPTS + seat])
+        ev_put_nb(tr, h, st[S_USEDN + seat])
+        ev_put_nb(tr, h, st[S_DOOMPTS + seat])
     ev_end_nb(tr, h)
 
 
@@ -266,14 +299,14 @@ def advance_nb(cf, st, tr, act):
             continue
         if stage == STG_STEP:
             n = move_options_nb(cf, st, seat, act)
-            if n <= 1:
+            if n == 0 or (n == 1 and act[0, 0] == A_STOP):
                 _after_move_nb(st)
                 continue
             st[S_DK] = DK_MOVE
             st[S_NLEGAL] = n
             return n
         if stage == STG_DRAW:
-            draw_nb(cf, st, seat)
+            draw_nb(cf, st, tr, seat)
             st[S_STAGE] = STG_ENT
             continue
         if stage == STG_ENT:
@@ -288,8 +321,10 @@ def advance_nb(cf, st, tr, act):
         # STG_NEXT: the next turn
         if st[S_EXTRA] == 1:
             st[S_EXTRA] = 0
+            st[S_ENTTURN] = 1                  # TS-7.2: the Ent's extra turn
         else:
             st[S_SEAT] = 1 - seat
+            st[S_ENTTURN] = 0
         if st[S_PHASE] == PH1 and _phase1_done_nb(cf, st):
             st[S_PHASE] = PH2
             st[S_SEAT] = 0                     # TS-5.2: Frodo first again
@@ -329,6 +364,14 @@ def apply_nb(cf, st, tr, act, i):
     seat = st[S_SEAT]
     kind = act[i, 0]
     st[S_STEPS] += 1
+    h = ev_begin_nb(tr, EV_DECISION)          # the trace: who chose which legal row
+    ev_put_nb(tr, h, seat)
+    ev_put_nb(tr, h, st[S_DK])
+    ev_put_nb(tr, h, i)
+    ev_put_nb(tr, h, st[S_NLEGAL])
+    for q in range(4):
+        ev_put_nb(tr, h, act[i, q])
+    ev_end_nb(tr, h)
     if kind == A_PLACE or kind == A_NEUTRAL:
         slot = act[i, 1]
         tile = st[O_HAND + HAND * seat + slot]
@@ -339,13 +382,14 @@ def apply_nb(cf, st, tr, act, i):
                 st[S_DOOM] = st[S_LAST]
             st[S_PHASE] = PH3
             st[S_P3TURNS] = 1
+            st[S_ENTTURN] = 0                  # TS-7.2: no Ent in phase 3
             _phase_ev_nb(st, tr)
             st[S_STAGE] = STG_MOVE
         else:
             st[S_STAGE] = STG_MOVE
     elif kind == A_FIGHT:
         fight_nb(cf, st, tr, seat, act[i, 1])
-        _after_move_nb(st)
+        st[S_STAGE] = STG_STEP                 # TS-6.5: the fight does not end the move
     elif kind == A_ENT:
         if act[i, 1] == 1:
             use_nb(cf, st, tr, seat, cheapest_held_nb(cf, st, seat, P_ENT))
@@ -356,12 +400,11 @@ def apply_nb(cf, st, tr, act, i):
         if r == GO_DOOM:
             end_game_nb(cf, st, tr, R_DOOM)
         elif r == GO_FIGHT:
-            _row_nb(act, 0, A_FIGHT, 0, 0, 0)
-            _row_nb(act, 1, A_FIGHT, 1, 0, 0)
+            n = fight_options_nb(cf, st, seat, act)
             st[S_DK] = DK_FIGHT
-            st[S_NLEGAL] = 2
+            st[S_NLEGAL] = n
             _debug_nb(cf, st)
-            return 2
+            return n
         elif r == GO_END:
             _after_move_nb(st)
         else:
@@ -390,9 +433,10 @@ def legal_nb(cf, st, act):
         return neutral_options_nb(cf, st, seat, act)
     if dk == DK_MOVE:
         return move_options_nb(cf, st, seat, act)
-    k = A_FIGHT if dk == DK_FIGHT else A_ENT
-    _row_nb(act, 0, k, 0, 0, 0)
-    _row_nb(act, 1, k, 1, 0, 0)
+    if dk == DK_FIGHT:
+        return fight_options_nb(cf, st, seat, act)
+    _row_nb(act, 0, A_ENT, 0, 0, 0)
+    _row_nb(act, 1, A_ENT, 1, 0, 0)
     return 2
 
 
@@ -439,8 +483,8 @@ def new_game_nb(cf, st, s, tr, act, seed, index, debug):
     for c in range(4):
         shuffle_range_nb(s, st, O_TSTK + c * MAXTOK, st[S_TN + c])
     for _ in range(HAND):
-        draw_nb(cf, st, 0)
-        draw_nb(cf, st, 1)
+        draw_nb(cf, st, tr, 0)
+        draw_nb(cf, st, tr, 1)
     st[S_PHASE] = PH1
     st[S_SEAT] = 0
     st[S_TURN] = 1
@@ -566,8 +610,7 @@ def record_nb(cf, st, row, out):
     out[row, 13] = st[S_NNEUTRAL]
     out[row, 14] = st[S_UNPL]
     out[row, 15] = st[S_UNPL + 1]
-    d = st[S_DOOM]
-    out[row, 16] = -1 if d < 0 else (d // GC - st[S_RMIN]) * MAP_C + (d % GC - st[S_CMIN])
+    out[row, 16] = map_cell_nb(st, st[S_DOOM])
     out[row, 17] = st[S_P1TURNS]
     out[row, 18] = st[S_P2TURNS]
     out[row, 19] = st[S_P3TURNS]

@@ -14,10 +14,14 @@ vector (``PL_*``) and take the first best one (no draws):
   would then lead (race when it pays: reaching it ends the game, TS-5.4/TS-8.3; the
   heuristic counts the tokens both hold); a step is worth the best target it leads to;
   with Mount Doom out of reach and no boat, brown tokens are worth half of it (a boat,
-  TS-6.6); a mover (TS-7.4) or Gwaihir (TS-7.1)
+  TS-6.6); in phase 3 a step that leads to nothing worth going for still beats stopping
+  (keep moving), except a step back into the region just left, which is worth less than
+  stopping (no shuttling between two regions while nothing can be reached); the Shire (TS-6.3) is not a
+  node of the search (a step into it is such an aimless step); a mover (TS-7.4) or Gwaihir (TS-7.1)
   costs its point; a boat (TS-6.6) is worth ``PL_BOAT`` times the tokens on water less the
   two brown tokens it costs;
-* fights (TS-7.3): cancel when ``PL_FIGHT`` per lost move beats the fighters' points;
+* fights (TS-7.3): the fighters to use, each move saved worth ``PL_FIGHT`` against the
+  fighters' points;
 * Ent (TS-7.2): take the extra turn when ``PL_ENT`` beats its point.
 
 What the heuristics know: only what a player can see or remember. A face-down brown token
@@ -43,13 +47,13 @@ from lotr_sim.kernels.rng import randint_nb
 from .layout import (
     A_BOAT, A_GWAIHIR, A_STEP, A_STOP, AT_DOOM, C_NTOK, DK_ENT, DK_FIGHT,
     DK_NEUTRAL, DK_PLACE, GC, O_CTILE, O_NBR, O_PAT, O_STER, S_CMAX, S_CMIN, S_RMAX, S_RMIN, MAXTOK, O_DIST, O_FIRST, O_RTOK, O_QUEUE,
-    O_TCOL, O_TDOTS, O_TFIGHT, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
+    O_TCOL, O_TDOTS, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
-    S_FTOKS, S_HCELL, S_PHASE, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
+    S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
 )
-from .movement import token_worth_nb, unseen_brown_nb
+from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import site_gain_nb
-from .regions import bfs_nb, fits_box_nb, touches_cell_nb
+from .regions import bfs_nb, find_nb, fits_box_nb, touches_cell_nb
 
 
 
@@ -170,9 +174,9 @@ def scores_nb(cf, st, pol, act, n, out):
     if dk == DK_FIGHT:
         tok = st[S_FTOKS + seat]
         for i in range(n):
-            if act[i, 1] == 1:
-                out[i] = pol[PL_FIGHT] * cf[O_TDOTS + tok] * (2.0 if st[S_PHASE] == PH3 else 1.0) \
-                    - max(1, cf[O_TFIGHT + tok]) * 1.0
+            k = act[i, 1]
+            saved = cf[O_TDOTS + tok] - fight_lost_nb(cf, tok, k)
+            out[i] = pol[PL_FIGHT] * saved * (2.0 if st[S_PHASE] == PH3 else 1.0) - k * 1.0
         return
     if dk == DK_ENT:
         for i in range(n):
@@ -221,6 +225,8 @@ def scores_nb(cf, st, pol, act, n, out):
             if act[i, 0] == A_STEP and act[i, 1] == first and best > out[i]:
                 out[i] = best
     water = 0.0
+    prev = st[S_PREV + seat]
+    prev_root = find_nb(st, prev) if prev >= 0 else prev
     for i in range(n):
         kind = act[i, 0]
         if kind == A_STEP:
@@ -228,6 +234,9 @@ def scores_nb(cf, st, pol, act, n, out):
                 out[i] = max(here_doom, doomv - sc)
             if out[i] <= -1e8:
                 out[i] = -0.05 * sc
+                tgt = act[i, 1]
+                if p3 and (tgt == prev_root if tgt >= 0 else tgt == prev):
+                    out[i] = -2.0           # phase 3: no aimless step back (no shuttling)
             if act[i, 2] == 1:
                 out[i] -= 1.0 + pol[PL_MOVER]
         elif kind == A_GWAIHIR:
