@@ -1,4 +1,4 @@
-"""The Search rules, one test per rule ID (TS-x.y in shared/rules/the-search.md), checked on
+"""The Search rules, one test per rule ID (TS-x.y in docs/rules/the-search.md), checked on
 games played through the step machine, against independent Python readings of the state."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``TheSearch``: the Game seam (lotr_sim.games.base) for Lord of the Rings: The Search.
 
-Rules: shared/rules/the-search.md (TS-1 ... TS-9). The engine (numba) is split by role:
+Rules: docs/rules/the-search.md (TS-1 ... TS-9). The engine (numba) is split by role:
 layout.py (codes, the state and config layouts), regions.py (union-find regions, TS-4),
 placement.py (legal cells, rotations, placing, token sites; TS-3, TS-4.3), movement.py
 (moves, tokens, fights, boats, score; TS-6 - TS-8), policies.py (random, greedy, racer),
@@ -246,4 +246,4 @@ class TheSearch(Game):
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
                 "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
-                "rules": "shared/rules/the-search.md"}
+                "rules": "docs/rules/the-search.md"}
