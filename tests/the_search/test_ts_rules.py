@@ -453,3 +453,17 @@ def test_ts_7_4_movers_add_a_region(game, comp, steps, rng):
     for i in range(8):
         steps(game, comp, R, 23, i, check, rng=rng, debug=False)
     assert extra[0] > 0
+
+
+def test_ts_2_3_hobbits_start_on_the_shire_and_frodo_moves_first(game, comp):
+    """TS-2.3 (with TS-5.1/5.2): both hobbits start on the Shire and Frodo moves first, in
+    phase 1 and again in phase 2, whatever the seed."""
+    for i in range(4):
+        st = game.new_state(comp, G, 23, i)
+        assert st.st[L.S_HOB] == L.AT_SHIRE and st.st[L.S_HOB + 1] == L.AT_SHIRE
+        assert game.to_move(st) == 0
+        _, events = game.play(comp, G, 23, i)
+        starts = [e for e in events if e["event"] == "turn_start"]
+        assert starts[0]["side"] == "frodo" and starts[0]["phase"] == 1
+        first2 = next(e for e in starts if e["phase"] == 2)
+        assert first2["side"] == "frodo"
