@@ -27,7 +27,11 @@ the state. ``determinize_nb`` deals the two deck orders again from a stream; the
 player's playouts (``step_playouts_nb``) run on such a copy, so the search sees no more than
 its seat; the built-in heuristics read the piles' sizes only (``S_DTOP``, ``S_MTTOP``: the
 bonus option MT-5.4 a is chosen while the deck is not empty; holder cards are played when
-few reinforcement cards are left), never their order (tests/minas_tirith/test_mt_hidden.py).
+few reinforcement cards are left), never their order. Checked by reading every use of
+``O_DORD``, ``O_MTORD``, ``S_DTOP`` and ``S_MTTOP``: the orders are read only by the draws
+themselves (``cards.draw_cards_nb``, ``cards.mt_draw_nb``), and a choice made after a draw
+(the card kept of two, MT-5.4 a) sees only the cards drawn; and by
+tests/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
 
 Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
 out) as a "deck" ending.
