@@ -159,3 +159,21 @@ def test_mt_determinize_keeps_the_public_part_and_the_piles_contents(game, comp,
 def test_mt_determinize_checks_the_seat(game, comp, hidden_states):
     with pytest.raises(ValueError):
         game.determinize(comp, hidden_states[0], 2, 1)
+
+
+def test_mt_search_decision_does_not_see_the_decks_order(game, comp, hidden_states):
+    """The search player's whole decision (candidates from the heuristic, racing, playouts
+    keyed by seed, game, seat and decision count) is the same whatever the decks' hidden
+    order, for both seats."""
+    from lotr_sim.players.search import SearchPlayer
+    rng = np.random.default_rng(13)
+    seats = set()
+    for state in hidden_states[::15]:
+        a = SearchPlayer(game, 5, budget=24, width=3, start=4)
+        b = SearchPlayer(game, 5, budget=24, width=3, start=4)
+        other = state.copy()
+        _permute(comp, other, rng)
+        assert a.choose(comp, state.copy()) == b.choose(comp, other), \
+            (game.decision_kind(comp, state), game.to_move(state), state.index)
+        seats.add(game.to_move(state))
+    assert seats == {0, 1}
