@@ -25,7 +25,8 @@ refer to docs/rules/minas-tirith.md, the config layout (``cf``) is in config.py:
 * play.py      set-up (MT-2/3), rounds and turns (MT-4, MT-8.3, MT-10.3), the step machine
                (``legal_actions_nb`` / ``apply_nb`` / ``run_until_nb``), whole games
                (``play_game_nb``, ``simulate_nb``, ``play_one_nb``) and the search player's
-               ``step_scores_nb`` / ``step_playouts_nb``.
+               ``step_scores_nb`` / ``step_playouts_nb`` (whose playouts deal the decks' orders
+               again, ``determinize_nb``: what no seat can know).
 
 Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
 actions <- play.
@@ -155,8 +156,8 @@ from .actions import (
     enum_actions_nb,
 )
 from .play import (
-    _record_nb, advance_nb, apply_nb, begin_turn_nb, builtin_choice_nb, end_turn_nb, finish_turn_nb,
-    legal_actions_nb, new_game_nb, play_game_nb, play_one_nb, run_until_nb, setup_nb, simulate_nb,
+    _record_nb, advance_nb, apply_nb, begin_turn_nb, builtin_choice_nb, determinize_nb, end_turn_nb,
+    finish_turn_nb, legal_actions_nb, new_game_nb, play_game_nb, play_one_nb, run_until_nb, setup_nb, simulate_nb,
     step_playouts_nb, step_scores_nb, to_move_nb,
 )
 
@@ -387,6 +388,7 @@ __all__ = [
     'do_action_nb',
     'draw_cards_nb',
     'end_game_nb',
+    'determinize_nb',
     'end_turn_nb',
     'enum_actions_nb',
     'ev_begin_nb',

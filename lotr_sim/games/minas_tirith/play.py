@@ -10,6 +10,29 @@ lotr_sim.games.minas_tirith.game calls the step machine's kernels directly (they
 GIL) and, for a search player, ``step_scores_nb`` and ``step_playouts_nb``: a thin jitted
 wrapper would re-optimise the whole engine below it on a search user's first run.
 
+What a seat cannot know (issue 19, the game contract's hidden information): the order of
+the two face-down piles, the same for both seats - the reinforcement deck ``O_DORD[S_DTOP:]``
+(MT-3.1; drawn from the top, MT-4.5) and the Minas Tirith deck ``O_MTORD[S_MTTOP:]`` (MT-3.2;
+its top card is drawn for a set, MT-5.3, its top two for the bonus trade, MT-5.4 a). Their
+contents are public: every card not yet drawn (drawn reinforcement cards lie face up, MT-5.1;
+the Minas Tirith card drawn for a trade is kept or discarded in the open, MT-5.3; ``O_CST``
+says where each Minas Tirith card is, 0 = in the deck), and so are their sizes. Everything
+else in the state is open: the hands of reinforcement cards (face up, MT-5.1), the Minas
+Tirith cards each side holds (the rules keep none of them secret: the kept cards act in the
+open, MT-9, and holder cards carry their units, MT-5.5; read as open), the discard pile of
+Minas Tirith cards (MT-5.4 b takes from it), the board, the pools and the mission dice
+(MT-4.2). Traded reinforcement cards leave the game (MT-5.3: never reshuffled), so no other
+pile exists. The combat and mission dice still to be rolled come from the stream, never from
+the state. ``determinize_nb`` deals the two deck orders again from a stream; the search
+player's playouts (``step_playouts_nb``) run on such a copy, so the search sees no more than
+its seat; the built-in heuristics read the piles' sizes only (``S_DTOP``, ``S_MTTOP``: the
+bonus option MT-5.4 a is chosen while the deck is not empty; holder cards are played when
+few reinforcement cards are left), never their order. Checked by reading every use of
+``O_DORD``, ``O_MTORD``, ``S_DTOP`` and ``S_MTTOP``: the orders are read only by the draws
+themselves (``cards.draw_cards_nb``, ``cards.mt_draw_nb``), and a choice made after a draw
+(the card kept of two, MT-5.4 a) sees only the cards drawn; and by
+tests/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
+
 Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
 out) as a "deck" ending.
 """
@@ -28,7 +51,7 @@ from lotr_sim.games.minas_tirith.layout import (
     A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
-    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_TURNEND, S_USED, S_WINNER, W_DRAW,
+    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
 )
 from lotr_sim.games.minas_tirith.events import (
     STREAM_SIZE, decision_nb, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb,
@@ -94,6 +117,40 @@ def setup_nb(cf, st, s):
     for c in range(nd):
         st[O_DORD + c] = c
     shuffle_range_nb(s, st, O_DORD, nd)   # MT-3: the reinforcement deck
+
+
+@njit(cache=True, _nrt=False)
+def _sort_range_nb(arr, lo, n):
+    """Insertion sort of ``arr[lo : lo + n]``: a deal from a sorted pile depends on the
+    pile's contents only, not on the hidden order it had."""
+    for i in range(lo + 1, lo + n):
+        x = arr[i]
+        j = i - 1
+        while j >= lo and arr[j] > x:
+            arr[j + 1] = arr[j]
+            j -= 1
+        arr[j + 1] = x
+
+
+@njit(cache=True, _nrt=False)
+def determinize_nb(cf, st, s, seat):
+    """Deal again what ``seat`` cannot know, in place, from stream ``s``: the order of the
+    reinforcement deck still to draw (MT-3.1, MT-4.5) and of the Minas Tirith deck (MT-3.2,
+    MT-5.3, MT-5.4 a). Both piles keep their size and contents (public: the cards not yet
+    drawn, MT-5.1, MT-5.3) and everything drawn stays where it is. Each pile is sorted before
+    it is shuffled, so the deal depends only on what the seat knows and on the stream, never
+    on the order it had. Neither seat knows more than the other (hands are open, MT-5.1), so
+    the deal is the same for ``seat`` 0 and 1; ``seat`` is the contract's argument."""
+    lo = O_DORD + st[S_DTOP]
+    n = cf[C_ND] - st[S_DTOP]
+    if n > 1:
+        _sort_range_nb(st, lo, n)
+        shuffle_range_nb(s, st, lo, n)
+    lo = O_MTORD + st[S_MTTOP]
+    n = cf[C_NC] - st[S_MTTOP]
+    if n > 1:
+        _sort_range_nb(st, lo, n)
+        shuffle_range_nb(s, st, lo, n)
 
 
 # ---- the step machine (issue 8): legal_actions / apply / to_move / is_over, chance inside ----
@@ -450,20 +507,24 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
 @njit(cache=True, nogil=True)
 def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
     """Look-ahead for a search player: for each candidate ``act[cand[c]]`` and each j < m,
-    a copy of ``st`` applies it and the built-in policies play to the end with chance from
-    stream (seed, j) - the same stream for every candidate (common random numbers).
-    ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
+    a copy of ``st`` is determinized from the searching seat's point of view (the seat to move
+    in ``st``; ``determinize_nb``: the orders of the reinforcement and Minas Tirith decks dealt
+    again), applies the candidate, and the built-in policies play to the end, the deal and the
+    chance from stream (seed, j) - the same deal and stream for every candidate (common random
+    numbers). ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
     st2 = np.empty_like(st)
     s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
     act2 = np.zeros((MAXA, 6), dtype=np.int64)
     scr2 = np.zeros(8, dtype=np.int64)
     tr = np.zeros(0, dtype=np.int64)
+    seat = to_move_nb(st)
     for j in range(m):
         for c in range(cand.shape[0]):
             for k in range(st.shape[0]):
                 st2[k] = st[k]
             st2[S_DEBUG] = 0
             stream_init_nb(seed, j, s2)
+            determinize_nb(cf, st2, s2, seat)
             apply_nb(cf, st2, tr, s2, pol, act, cand[c], scr2)
             run_until_nb(cf, wp, pol, st2, tr, act2, scr2, s2, 0)
             out[c, j] = st2[S_WINNER]
