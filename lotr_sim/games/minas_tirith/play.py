@@ -18,8 +18,9 @@ contents are public: every card not yet drawn (drawn reinforcement cards lie fac
 the Minas Tirith card drawn for a trade is kept or discarded in the open, MT-5.3; ``O_CST``
 says where each Minas Tirith card is, 0 = in the deck), and so are their sizes. Everything
 else in the state is open: the hands of reinforcement cards (face up, MT-5.1), the Minas
-Tirith cards each side holds (the rules keep none of them secret: the kept cards act in the
-open, MT-9, and holder cards carry their units, MT-5.5; read as open), the discard pile of
+Tirith cards each side holds (the Swedish rulebook: "Lägg Minas Tirith-kort som du drar med
+framsidan uppåt framför dig", drawn Minas Tirith cards lie face up in front of their owner),
+the discard pile of
 Minas Tirith cards (MT-5.4 b takes from it), the board, the pools and the mission dice
 (MT-4.2). Traded reinforcement cards leave the game (MT-5.3: never reshuffled), so no other
 pile exists. The combat and mission dice still to be rolled come from the stream, never from
