@@ -165,6 +165,18 @@ class Game(abc.ABC):
         candidate. Returns winner codes (indices into ``outcomes``), shape [k, m]."""
         raise NotImplementedError
 
+    def determinize(self, compiled: Any, state, seat: int, key: int):
+        """A new state (the original is left as it was): ``state`` as seat ``seat`` sees it,
+        with everything that seat cannot know dealt again from stream (key, 0) - the order of
+        every deck and stack, the other players' hands and face-down cards or tokens where the
+        rules keep them secret (their counts stay public). The public part is unchanged and
+        the copy is a valid position of the same game, so the step machine plays on from it.
+        Each game's override says what it hides; the search playouts (``playouts``) do the
+        same inside their kernel, playout ``j`` on stream (key, j), so this is what playout 0
+        of ``key`` starts from. By default (a game without hidden information) an unchanged
+        copy."""
+        return state.copy()
+
     # -- traces -----------------------------------------------------------------------------
     def account(self, events: list[dict]) -> str:
         """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints)."""
