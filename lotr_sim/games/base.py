@@ -160,9 +160,10 @@ class Game(abc.ABC):
         raise NotImplementedError
 
     def playouts(self, compiled: Any, state, candidates: np.ndarray, m: int, key: int) -> np.ndarray:
-        """For each candidate action and j < m: on a copy, apply it, then the default
-        heuristics play to the end with chance from stream (key, j), the same for every
-        candidate. Returns winner codes (indices into ``outcomes``), shape [k, m]."""
+        """For each candidate action and j < m: on a copy, determinized from the mover's view
+        as ``determinize`` does (on stream (key, j)), apply it, then the default heuristics
+        play to the end with chance from stream (key, j), the same for every candidate.
+        Returns winner codes (indices into ``outcomes``), shape [k, m]."""
         raise NotImplementedError
 
     def determinize(self, compiled: Any, state, seat: int, key: int):

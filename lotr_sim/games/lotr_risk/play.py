@@ -55,6 +55,11 @@ it, 0 won only under it; 95% paired interval [-20.2, +6.4]), movein_sizes "any" 
 (1 and 1; [-13.5, +13.5]), fortify_sizes "1,2,3,half,all" +0.0 pp (0 and 0; [-9.6, +9.6]).
 No measured cost of the narrowing; the search sample is small (about 25 s a game).
 
+The search player's playouts (``playouts_nb``) see only what the searching seat can know:
+each copy is determinized from that seat's view first (``determinize_nb``: the decks' order and
+the other players' territory-card and adventure hands, secret missions among them, LR-9.1,
+dealt again with every count kept), from the playout's own stream (key, j).
+
 Narrowed or automatic (documented simplifications): one "You Shall Not Pass!" per turn (a
 second copy waits for the next turn); the Leader of a withdrawing territory stays (LR-7.2
 would forbid some destinations); a defender that withdrew against an attack does not also play
