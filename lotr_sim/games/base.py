@@ -171,10 +171,23 @@ class Game(abc.ABC):
         raise NotImplementedError
 
     def playouts(self, compiled: Any, state, candidates: np.ndarray, m: int, key: int) -> np.ndarray:
-        """For each candidate action and j < m: on a copy, apply it, then the default
-        heuristics play to the end with chance from stream (key, j), the same for every
-        candidate. Returns winner codes (indices into ``outcomes``), shape [k, m]."""
+        """For each candidate action and j < m: on a copy, determinized from the mover's view
+        as ``determinize`` does (on stream (key, j)), apply it, then the default heuristics
+        play to the end with chance from stream (key, j), the same for every candidate.
+        Returns winner codes (indices into ``outcomes``), shape [k, m]."""
         raise NotImplementedError
+
+    def determinize(self, compiled: Any, state, seat: int, key: int):
+        """A new state (the original is left as it was): ``state`` as seat ``seat`` sees it,
+        with everything that seat cannot know dealt again from stream (key, 0) - the order of
+        every deck and stack, the other players' hands and face-down cards or tokens where the
+        rules keep them secret (their counts stay public). The public part is unchanged and
+        the copy is a valid position of the same game, so the step machine plays on from it.
+        Each game's override says what it hides; the search playouts (``playouts``) do the
+        same inside their kernel, playout ``j`` on stream (key, j), so this is what playout 0
+        of ``key`` starts from. By default (a game without hidden information) an unchanged
+        copy."""
+        return state.copy()
 
     # -- traces -----------------------------------------------------------------------------
     def account(self, events: list[dict]) -> str:

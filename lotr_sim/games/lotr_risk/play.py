@@ -55,6 +55,11 @@ it, 0 won only under it; 95% paired interval [-20.2, +6.4]), movein_sizes "any" 
 (1 and 1; [-13.5, +13.5]), fortify_sizes "1,2,3,half,all" +0.0 pp (0 and 0; [-9.6, +9.6]).
 No measured cost of the narrowing; the search sample is small (about 25 s a game).
 
+The search player's playouts (``playouts_nb``) see only what the searching seat can know:
+each copy is determinized from that seat's view first (``determinize_nb``: the decks' order and
+the other players' territory-card and adventure hands, secret missions among them, LR-9.1,
+dealt again with every count kept), from the playout's own stream (key, j).
+
 Narrowed or automatic (documented simplifications): one "You Shall Not Pass!" per turn (a
 second copy waits for the next turn); the Leader of a withdrawing territory stays (LR-7.2
 would forbid some destinations); a defender that withdrew against an attack does not also play
@@ -89,7 +94,7 @@ from lotr_sim.games.lotr_risk.board import (
 from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
     K_ENTMOOT, K_GRIMA, K_HUNT, K_MISSION, K_MUSTER, K_NIGHT, K_RAIDERS, K_SECOND, K_SMEAGOL, K_TROLL,
-    K_UPRISING, K_WAY, K_WINTER, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
+    K_UPRISING, K_WAY, K_WINTER, MAXADV, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_BLKN, O_CSIDE, O_CSR_I, O_CSR_P,
     O_DEALE, O_DEALG, O_DEALN, O_MARK, C_NPATH, O_REG, O_SSIDE, O_REWE, O_REWG, O_SITE, O_STRONG, P_AHAND, P_CARDB,
     P_BALROG, P_FIRSTP, P_FMENU, P_LXMOVE, P_FORCED, P_LEADB, P_MMENU, P_MPTS, P_NEUTRAL, P_RMENU, P_PPTS, P_REWREG, P_ROLL, P_START, P_STRB,
 )
@@ -1186,17 +1191,126 @@ def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
         record_nb(cf, st, row, out)
 
 
+@njit(cache=True, _nrt=False)
+def _sort_range_nb(arr, lo, n):
+    """Insertion sort of ``arr[lo : lo + n]`` (short piles): a deal from a sorted pool depends
+    on the pool's contents only, not on the hidden order it had."""
+    for i in range(lo + 1, lo + n):
+        x = arr[i]
+        j = i - 1
+        while j >= lo and arr[j] > x:
+            arr[j + 1] = arr[j]
+            j -= 1
+        arr[j + 1] = x
+
+
+DET_TMP = 2 * (MAXT + 2 + MAXADV)     # determinize_nb's scratch (int64)
+
+
+@njit(cache=True, _nrt=False)
+def determinize_nb(cf, st, s, seat, tmp):
+    """Deal again, from stream ``s``, what ``seat`` cannot know (in place on ``st``; the
+    search's playouts call it on their copy). What a seat cannot know:
+
+    * the order of the territory-card deck and of the adventure deck (LR-4.3, LR-8);
+    * the other players' territory-card hands (the rulebook does not say whether they are
+      open: kept hidden) and adventure-card hands, missions among them (LR-9.1: secret until
+      completed, when the card is shown and kept for points); their counts stay public.
+
+    Public and left alone: the seat's own hands, both discard piles (traded territory cards
+    lie face up, LR-4.3; played events, powers and discarded adventure cards are shown), a
+    Local Uprising territory card held aside (turned up when the event is played, LR-9.2),
+    completed missions and played powers (counted in ``O_ACOUNT``/``O_ASCORE``).
+
+    The unseen territory cards (the other players' hands and the deck) are one pool: sorted,
+    shuffled and dealt back, every hand keeping its count and the deck its size. The unseen
+    adventure cards likewise, with the one card-kind constraint the rules make public: an
+    event card is played at once when drawn (LR-9.2), so no hand holds one - the non-event
+    cards of the pool are shuffled and fill the other players' hands first, the rest of them
+    and every unseen event card make the deck, shuffled. Narrowed: nothing the seat could
+    remember or infer from the game's history is used (which cards went back into a deck at a
+    reshuffle, a mission not completed when a Leader stood on its site, a power not played
+    when the holder's heuristic would have): the pools are treated as wholly unknown.
+
+    Each pool is sorted before it is shuffled and the number of draws depends on the pool
+    sizes (public), so the deal depends on what the seat knows and the stream only, never on
+    the hidden order or identities. ``tmp`` is int64 scratch of ``DET_TMP``."""
+    np_ = cf[C_NP]
+    # territory cards: the other players' hands and the deck
+    k = 0
+    for p in range(np_):
+        if p != seat:
+            for i in range(st[O_HN + p]):
+                tmp[k] = st[O_HAND + p * HMAX + i]
+                k += 1
+    for i in range(st[S_TDN]):
+        tmp[k] = st[O_TDECK + i]
+        k += 1
+    _sort_range_nb(tmp, 0, k)
+    shuffle_range_nb(s, tmp, 0, k)
+    k = 0
+    for p in range(np_):
+        if p != seat:
+            for i in range(st[O_HN + p]):
+                st[O_HAND + p * HMAX + i] = tmp[k]
+                k += 1
+    for i in range(st[S_TDN]):
+        st[O_TDECK + i] = tmp[k]
+        k += 1
+    # adventure cards: the other players' hands and the deck; tmp[0:k] the pool, sorted, then
+    # its non-event cards from P0 and its event cards after them
+    k = 0
+    for p in range(np_):
+        if p != seat:
+            for i in range(st[O_AHN + p]):
+                tmp[k] = st[O_AHAND + p * AHMAX + i]
+                k += 1
+    for i in range(st[S_ADN]):
+        tmp[k] = st[O_ADECK + i]
+        k += 1
+    _sort_range_nb(tmp, 0, k)
+    P0 = MAXT + 2 + MAXADV
+    nn = 0
+    for i in range(k):
+        if not _is_event(cf[O_AKIND + tmp[i]]):
+            tmp[P0 + nn] = tmp[i]
+            nn += 1
+    ne = nn
+    for i in range(k):
+        if _is_event(cf[O_AKIND + tmp[i]]):
+            tmp[P0 + ne] = tmp[i]
+            ne += 1
+    shuffle_range_nb(s, tmp, P0, nn)
+    q = P0
+    for p in range(np_):
+        if p != seat:
+            for i in range(st[O_AHN + p]):
+                st[O_AHAND + p * AHMAX + i] = tmp[q]
+                q += 1
+    shuffle_range_nb(s, tmp, q, P0 + k - q)
+    for i in range(st[S_ADN]):
+        st[O_ADECK + i] = tmp[q]
+        q += 1
+
+
 @njit(cache=True, nogil=True)
 def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
-    """For each candidate and j < m: copy, apply it, heuristics to the end on stream (key, j)."""
+    """For each candidate and j < m: a copy determinized from the searching seat's point of
+    view (``determinize_nb``: the decks' order and the other players' hands, missions among
+    them, dealt again from stream (key, j), the same for every candidate: common random
+    numbers), the candidate applied, then the heuristics to the end on the same stream;
+    ``out[c, j]`` = the winner's side."""
     st = np.empty_like(st0)
     s = np.empty_like(s0)
     act = np.zeros((MAXA, 4), dtype=np.int64)
     tr = np.zeros(0, dtype=np.int64)
+    tmp = np.zeros(DET_TMP, dtype=np.int64)
+    seat = st0[S_CUR]
     for j in range(m):
         for c in range(cands.shape[0]):
             st[:] = st0
             stream_init_nb(key, j, s)
+            determinize_nb(cf, st, s, seat, tmp)
             act[:, :] = act0
             apply_nb(cf, st, s, tr, wt, act, cands[c])
             run_until_nb(cf, st, s, tr, wt, heur, act, 0)

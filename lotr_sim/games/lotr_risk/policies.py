@@ -13,6 +13,16 @@ sites of its mission cards, and fortifies from the interior to the fronts. It pl
 Not Pass! at once on the bridge an enemy is likeliest to take an own territory across (any
 bridge when none is threatened: a played power scores), and Strategic Withdrawal when the
 attack takes the territory with P >= 0.8, into the own neighbour under most pressure.
+
+What it reads (issue 19 §1: only what its seat may know; checked by
+tests/lotr_risk/test_lr_hidden.py, which deals the unseen cards again): the board (owners,
+battalions, Leaders, storms, closed bridges, the Ring), the points (``leading_nb``: adventure
+points come from completed missions and played powers, both shown), the seat's OWN hands
+(``has_mission_nb`` and the power and discard rows are always called with the seat to move,
+``st[S_CUR]``; a trade row names the seat's own cards) and its own hand counts. It never reads
+another player's territory or adventure hand (missions, LR-9.1), the decks or their order;
+``random`` reads only the number of legal actions. (Audited for issue 19: no read had to be
+changed, so the built-in players' games are bit for bit as before.)
 """
 from __future__ import annotations
 
@@ -37,7 +47,8 @@ from lotr_sim.games.lotr_risk.layout import (
 
 @njit(cache=True, _nrt=False)
 def has_mission_nb(cf, st, seat, t):
-    """The player holds the mission card of site ``t`` (LR-9.1)."""
+    """The player holds the mission card of site ``t`` (LR-9.1). Secret to the others: the
+    heuristic calls it for the seat to move only."""
     b = O_AHAND + seat * AHMAX
     for i in range(st[O_AHN + seat]):
         c = st[b + i]
