@@ -9,7 +9,7 @@ every registered game (and the fake game of the experiment tests):
   each pool of hidden places keeps its contents (cards are dealt again, never made up);
 * the copy is a valid position: the game's invariant holds and the built-in players play it
   to the end, the invariant holding there too;
-* for the games with hidden information (The Search, LOTR Risk) the hidden part does change
+* for the games with hidden information (all three) the hidden part does change
   for some key, and the same key gives the same deal.
 
 A game that overrides ``determinize`` without naming its hidden places here fails, so the
@@ -68,8 +68,20 @@ def _the_search_hidden(comp, st, seat):
     return sum(pools, []) + where, pools
 
 
-HIDDEN = {"lotr-risk": _lotr_risk_hidden, "the-search": _the_search_hidden}
-HAS_HIDDEN = ("lotr-risk", "the-search")
+def _minas_tirith_hidden(comp, st, seat):
+    """MT-3.1/3.2: the order of the reinforcement deck and of the Minas Tirith deck still to
+    draw (hands and held cards lie face up, MT-5.1 and the rulebook's card step)."""
+    from lotr_sim.games.minas_tirith import config as C
+    from lotr_sim.games.minas_tirith import layout as L
+    cf = comp.cf
+    dord = list(range(L.O_DORD + int(st[L.S_DTOP]), L.O_DORD + int(cf[C.C_ND])))
+    mtord = list(range(L.O_MTORD + int(st[L.S_MTTOP]), L.O_MTORD + int(cf[C.C_NC])))
+    return dord + mtord, [dord, mtord]
+
+
+HIDDEN = {"lotr-risk": _lotr_risk_hidden, "the-search": _the_search_hidden,
+          "minas-tirith": _minas_tirith_hidden}
+HAS_HIDDEN = ("lotr-risk", "the-search", "minas-tirith")
 
 
 def _overrides(g) -> bool:
@@ -144,9 +156,7 @@ def test_determinize_deals_the_hidden_part_again(name):
     """The Search and LOTR Risk: some key moves the hidden part (from the mover's view), and
     one key always gives one deal."""
     g = registry.get_game(name)
-    if not _overrides(g):
-        pytest.xfail(f"{name}: Game.determinize is not wired to its kernel yet "
-                     "(the_search/play.py determinize_nb exists; issue 19 §1)")
+    assert _overrides(g), f"{name} has hidden information but does not override determinize"
     comp = g.compile(g.load())
     moved = 0
     states = _positions(g, comp)
