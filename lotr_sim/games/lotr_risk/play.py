@@ -1299,7 +1299,14 @@ def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
     view (``determinize_nb``: the decks' order and the other players' hands, missions among
     them, dealt again from stream (key, j), the same for every candidate: common random
     numbers), the candidate applied, then the heuristics to the end on the same stream;
-    ``out[c, j]`` = the winner's side."""
+    ``out[c, j]`` = the winner's side.
+
+    Measured (issue 19, 2 players, search v greedy, ``lotr-sim run -n 40 -j 1`` seeds 1-3 as
+    Good, seed 1 as Evil; the same games before and after): as Good 91.7% [85.3, 95.4] with
+    foresight, 80.8% [72.9, 86.9] determinized (120 paired games: 20 won only before, 7 only
+    after, exact McNemar p = 0.02); as Evil 100% both (40 games). About 13% more CPU a game
+    (9.2 -> 10.5 s, warm, run side by side): the hidden deal adds spread, so fewer decisions
+    end after the first round (113 -> 154 playouts a decision)."""
     st = np.empty_like(st0)
     s = np.empty_like(s0)
     act = np.zeros((MAXA, 4), dtype=np.int64)
