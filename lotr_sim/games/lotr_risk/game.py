@@ -291,7 +291,7 @@ class LotrRisk(Game):
         meta = getattr(compiled, "meta", {}) or {}
         seats = self.seat_policies(compiled, policies)   # every seat's player (p1..pN)
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
-                "trace_version": 1, "game_name": self.name, "lotr_sim_version": __version__,
+                "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
                 "config_hash": meta.get("config_hash"), "config": meta.get("config"),
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seat_policies": seats,

@@ -259,7 +259,7 @@ class TheSearch(Game):
         from lotr_sim.players.registry import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
-                "trace_version": 1, "game_name": self.name, "lotr_sim_version": __version__,
+                "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
                 "config_hash": meta.get("config_hash"), "config": meta.get("config"),
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
