@@ -13,6 +13,9 @@ draw order, so an engine switching to it keeps its results bit for bit.
 Discards are a second array ``disc[0:n_disc]``; ``reshuffle_discards_nb`` turns them into
 the bottom of the pile (Risk's card deck, a tile bag refilled from the discards).
 
+``redeal_range_nb`` sorts a pile before shuffling it: what the engines' determinizations
+(hidden information for the search player) do to every pile a seat cannot see.
+
 Every kernel is allocation-free and ``_nrt=False`` (callable from the engines' NRT-free
 kernels); each takes its random stream ``s`` from outside.
 """
@@ -32,6 +35,27 @@ def shuffle_range_nb(s, arr, lo, n):
         x = arr[lo + i]
         arr[lo + i] = arr[lo + j]
         arr[lo + j] = x
+
+
+@njit(cache=True, _nrt=False)
+def sort_range_nb(arr, lo, n):
+    """Insertion sort of ``arr[lo : lo + n]`` in place (short piles, no allocation)."""
+    for i in range(lo + 1, lo + n):
+        x = arr[i]
+        j = i - 1
+        while j >= lo and arr[j] > x:
+            arr[j + 1] = arr[j]
+            j -= 1
+        arr[j + 1] = x
+
+
+@njit(cache=True, _nrt=False)
+def redeal_range_nb(s, arr, lo, n):
+    """Deal ``arr[lo : lo + n]`` again for a player who knows the pile's contents but not its
+    order (the search playouts' determinization): sorted, then shuffled from stream ``s``, so
+    the new order depends on the contents and the stream only, never on the hidden order."""
+    sort_range_nb(arr, lo, n)
+    shuffle_range_nb(s, arr, lo, n)
 
 
 @njit(cache=True, _nrt=False)

@@ -83,7 +83,7 @@ from lotr_sim.kernels.combat import assault_faces_nb, assault_losses_nb
 from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
-from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb, sort_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.lotr_risk.board import (
     add_troops_nb, adiscard_nb, adj_nb, adraw_nb, arefill_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
@@ -1191,20 +1191,31 @@ def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
         record_nb(cf, st, row, out)
 
 
-@njit(cache=True, _nrt=False)
-def _sort_range_nb(arr, lo, n):
-    """Insertion sort of ``arr[lo : lo + n]`` (short piles): a deal from a sorted pool depends
-    on the pool's contents only, not on the hidden order it had."""
-    for i in range(lo + 1, lo + n):
-        x = arr[i]
-        j = i - 1
-        while j >= lo and arr[j] > x:
-            arr[j + 1] = arr[j]
-            j -= 1
-        arr[j + 1] = x
-
-
 DET_TMP = 2 * (MAXT + 2 + MAXADV)     # determinize_nb's scratch (int64)
+
+
+@njit(cache=True, _nrt=False)
+def _unseen_nb(st, tmp, np_, seat, o_hand, o_hn, hmax, o_deck, s_deckn, back):
+    """The cards ``seat`` cannot see of one kind: the other players' hands (``o_hand``,
+    counts at ``o_hn``, ``hmax`` slots each) then the deck (``o_deck``, size at ``s_deckn``),
+    copied to ``tmp[0:k]`` (``back`` false) or from it back into those places (``back`` true),
+    in that order; returns k."""
+    k = 0
+    for p in range(np_):
+        if p != seat:
+            for i in range(st[o_hn + p]):
+                if back:
+                    st[o_hand + p * hmax + i] = tmp[k]
+                else:
+                    tmp[k] = st[o_hand + p * hmax + i]
+                k += 1
+    for i in range(st[s_deckn]):
+        if back:
+            st[o_deck + i] = tmp[k]
+        else:
+            tmp[k] = st[o_deck + i]
+        k += 1
+    return k
 
 
 @njit(cache=True, _nrt=False)
@@ -1236,39 +1247,14 @@ def determinize_nb(cf, st, s, seat, tmp):
     sizes (public), so the deal depends on what the seat knows and the stream only, never on
     the hidden order or identities. ``tmp`` is int64 scratch of ``DET_TMP``."""
     np_ = cf[C_NP]
-    # territory cards: the other players' hands and the deck
-    k = 0
-    for p in range(np_):
-        if p != seat:
-            for i in range(st[O_HN + p]):
-                tmp[k] = st[O_HAND + p * HMAX + i]
-                k += 1
-    for i in range(st[S_TDN]):
-        tmp[k] = st[O_TDECK + i]
-        k += 1
-    _sort_range_nb(tmp, 0, k)
-    shuffle_range_nb(s, tmp, 0, k)
-    k = 0
-    for p in range(np_):
-        if p != seat:
-            for i in range(st[O_HN + p]):
-                st[O_HAND + p * HMAX + i] = tmp[k]
-                k += 1
-    for i in range(st[S_TDN]):
-        st[O_TDECK + i] = tmp[k]
-        k += 1
+    # territory cards: the other players' hands and the deck, one pool dealt back in place
+    k = _unseen_nb(st, tmp, np_, seat, O_HAND, O_HN, HMAX, O_TDECK, S_TDN, False)
+    redeal_range_nb(s, tmp, 0, k)
+    _unseen_nb(st, tmp, np_, seat, O_HAND, O_HN, HMAX, O_TDECK, S_TDN, True)
     # adventure cards: the other players' hands and the deck; tmp[0:k] the pool, sorted, then
     # its non-event cards from P0 and its event cards after them
-    k = 0
-    for p in range(np_):
-        if p != seat:
-            for i in range(st[O_AHN + p]):
-                tmp[k] = st[O_AHAND + p * AHMAX + i]
-                k += 1
-    for i in range(st[S_ADN]):
-        tmp[k] = st[O_ADECK + i]
-        k += 1
-    _sort_range_nb(tmp, 0, k)
+    k = _unseen_nb(st, tmp, np_, seat, O_AHAND, O_AHN, AHMAX, O_ADECK, S_ADN, False)
+    sort_range_nb(tmp, 0, k)
     P0 = MAXT + 2 + MAXADV
     nn = 0
     for i in range(k):

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_ND, C_NL, C_NU, C_T, MAXU, O_LCOL, O_LSIDE, O_LSTART, O_SETUP, O_UTOT, P_BOMB_LOSS, P_END_LAST,
@@ -121,19 +121,6 @@ def setup_nb(cf, st, s):
 
 
 @njit(cache=True, _nrt=False)
-def _sort_range_nb(arr, lo, n):
-    """Insertion sort of ``arr[lo : lo + n]``: a deal from a sorted pile depends on the
-    pile's contents only, not on the hidden order it had."""
-    for i in range(lo + 1, lo + n):
-        x = arr[i]
-        j = i - 1
-        while j >= lo and arr[j] > x:
-            arr[j + 1] = arr[j]
-            j -= 1
-        arr[j + 1] = x
-
-
-@njit(cache=True, _nrt=False)
 def determinize_nb(cf, st, s, seat):
     """Deal again what ``seat`` cannot know, in place, from stream ``s``: the order of the
     reinforcement deck still to draw (MT-3.1, MT-4.5) and of the Minas Tirith deck (MT-3.2,
@@ -142,16 +129,8 @@ def determinize_nb(cf, st, s, seat):
     it is shuffled, so the deal depends only on what the seat knows and on the stream, never
     on the order it had. Neither seat knows more than the other (hands are open, MT-5.1), so
     the deal is the same for ``seat`` 0 and 1; ``seat`` is the contract's argument."""
-    lo = O_DORD + st[S_DTOP]
-    n = cf[C_ND] - st[S_DTOP]
-    if n > 1:
-        _sort_range_nb(st, lo, n)
-        shuffle_range_nb(s, st, lo, n)
-    lo = O_MTORD + st[S_MTTOP]
-    n = cf[C_NC] - st[S_MTTOP]
-    if n > 1:
-        _sort_range_nb(st, lo, n)
-        shuffle_range_nb(s, st, lo, n)
+    redeal_range_nb(s, st, O_DORD + st[S_DTOP], cf[C_ND] - st[S_DTOP])
+    redeal_range_nb(s, st, O_MTORD + st[S_MTTOP], cf[C_NC] - st[S_MTTOP])
 
 
 # ---- the step machine (issue 8): legal_actions / apply / to_move / is_over, chance inside ----

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.piles import shuffle_range_nb
+from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
@@ -664,17 +664,7 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
         record_nb(cf, st, row, out)
 
 
-@njit(cache=True, _nrt=False)
-def _sort_range_nb(arr, lo, n):
-    """Insertion sort of ``arr[lo : lo + n]`` (short piles): a deal from a sorted pile depends
-    on the pile's contents only, not on the hidden order it had."""
-    for i in range(lo + 1, lo + n):
-        x = arr[i]
-        j = i - 1
-        while j >= lo and arr[j] > x:
-            arr[j + 1] = arr[j]
-            j -= 1
-        arr[j + 1] = x
+DET_TMP = 2 * (NTILE + MAXTOK)        # determinize_nb's scratch (int64)
 
 
 @njit(cache=True, _nrt=False)
@@ -685,7 +675,7 @@ def determinize_nb(cf, st, s, seat, tmp):
     is turned up, TS-6.5, and stays), and the order of the other token stacks (whose contents
     are public). Each pool is sorted before it is shuffled, so the deal depends on what the
     seat knows (the pool's contents) and the stream, never on the hidden order or identities.
-    ``tmp`` is int64 scratch of at least 2 * (NTILE + MAXTOK)."""
+    ``tmp`` is int64 scratch of ``DET_TMP``."""
     riv = 1 - seat
     # tiles: the rival's hand and the undrawn tiles are one unseen pool
     nh = st[S_HANDN + riv]
@@ -696,8 +686,7 @@ def determinize_nb(cf, st, s, seat, tmp):
     for j in range(st[S_DECKPOS], NTILE):
         tmp[k] = st[O_DECK + j]
         k += 1
-    _sort_range_nb(tmp, 0, k)
-    shuffle_range_nb(s, tmp, 0, k)
+    redeal_range_nb(s, tmp, 0, k)
     k = 0
     for j in range(nh):
         st[O_HAND + HAND * riv + j] = tmp[k]
@@ -721,16 +710,13 @@ def determinize_nb(cf, st, s, seat, tmp):
         tmp[k] = st[O_TSTK + MOUNTAIN * MAXTOK + j]
         tmp[P0 + k] = O_TSTK + MOUNTAIN * MAXTOK + j
         k += 1
-    _sort_range_nb(tmp, 0, k)            # the places keep their order at P0
-    shuffle_range_nb(s, tmp, 0, k)
+    redeal_range_nb(s, tmp, 0, k)        # the places keep their order at P0
     for j in range(k):
         st[tmp[P0 + j]] = tmp[j]
         st[O_TWHERE + tmp[j]] = T_MAP if j < nmap else T_STACK
     for col in range(4):
         if col != MOUNTAIN:
-            lo = O_TSTK + col * MAXTOK + st[S_TPOS + col]
-            _sort_range_nb(st, lo, st[S_TN + col] - st[S_TPOS + col])
-            shuffle_range_nb(s, st, lo, st[S_TN + col] - st[S_TPOS + col])
+            redeal_range_nb(s, st, O_TSTK + col * MAXTOK + st[S_TPOS + col], st[S_TN + col] - st[S_TPOS + col])
 
 
 @njit(cache=True, nogil=True)
@@ -745,7 +731,7 @@ def playouts_nb(cf, heur, st, act, cands, m, key, out):
     tr = np.zeros(0, dtype=np.int64)
     act2 = np.zeros((600, 4), dtype=np.int64)
     buf = np.zeros(600, dtype=np.float64)
-    tmp = np.zeros(2 * (NTILE + MAXTOK), dtype=np.int64)
+    tmp = np.zeros(DET_TMP, dtype=np.int64)
     n = act.shape[0]
     seat = st[S_SEAT]
     for j in range(m):
