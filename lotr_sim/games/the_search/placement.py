@@ -99,6 +99,24 @@ def groups_nb(cf, st, tile, rot):
 
 
 @njit(cache=True, _nrt=False)
+def _hobbit_roots_nb(st):
+    """The roots of the two hobbits' regions; (-1, -1) while either stands off the map (the
+    Shire, Mount Doom), when no placement can join them (TS-3.5)."""
+    h0 = st[S_HOB]
+    h1 = st[S_HOB + 1]
+    if h0 < 0 or h1 < 0:
+        return -1, -1
+    return find_nb(st, h0), find_nb(st, h1)
+
+
+@njit(cache=True, _nrt=False)
+def _joins_nb(ra, rb, r0, r1):
+    """Linking regions ``ra`` and ``rb`` would join the hobbits' regions ``r0``, ``r1``
+    (``_hobbit_roots_nb``; -1: neither can be joined), which TS-3.5 forbids."""
+    return r0 >= 0 and ((ra == r0 and rb == r1) or (ra == r1 and rb == r0))
+
+
+@njit(cache=True, _nrt=False)
 def fits_nb(cf, st, cell, tile, rot):
     """TS-3.2 terrain matching and the TS-3.5 ban for ``tile`` at ``cell`` turned ``rot``."""
     for d in range(4):
@@ -107,12 +125,9 @@ def fits_nb(cf, st, cell, tile, rot):
             continue
         if st[O_STER + 4 * nc + (d + 2) % 4] != ter_nb(cf, tile, rot, d):
             return False
-    h0 = st[S_HOB]
-    h1 = st[S_HOB + 1]
-    if h0 < 0 or h1 < 0:
+    r0, r1 = _hobbit_roots_nb(st)
+    if r0 < 0:
         return True
-    r0 = find_nb(st, h0)
-    r1 = find_nb(st, h1)
     groups_nb(cf, st, tile, rot)
     for g in range(4):
         if st[GRP + g] != g:
@@ -150,12 +165,9 @@ def fits_nb(cf, st, cell, tile, rot):
 def neutral_fits_nb(cf, st, cell):
     """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no two side-sharing sections that
     would take the same (non-mountain) terrain link the regions of both hobbits."""
-    h0 = st[S_HOB]
-    h1 = st[S_HOB + 1]
-    if h0 < 0 or h1 < 0:
+    r0, r1 = _hobbit_roots_nb(st)
+    if r0 < 0:
         return True
-    r0 = find_nb(st, h0)
-    r1 = find_nb(st, h1)
     for d in range(4):
         e = (d + 1) % 4
         a = _took_nb(cf, st, cell, d)
@@ -163,7 +175,7 @@ def neutral_fits_nb(cf, st, cell):
             continue
         ra = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
         rb = find_nb(st, 4 * cf[O_NBR + 4 * cell + e] + (e + 2) % 4)
-        if (ra == r0 and rb == r1) or (ra == r1 and rb == r0):
+        if _joins_nb(ra, rb, r0, r1):
             return False
     return True
 
@@ -322,13 +334,9 @@ def _link_neutral_nb(st, cell, d):
         rb = find_nb(st, u)
         if ra == rb:
             continue
-        h0 = st[S_HOB]
-        h1 = st[S_HOB + 1]
-        if h0 >= 0 and h1 >= 0:
-            r0 = find_nb(st, h0)
-            r1 = find_nb(st, h1)
-            if (ra == r0 and rb == r1) or (ra == r1 and rb == r0):
-                continue
+        r0, r1 = _hobbit_roots_nb(st)
+        if _joins_nb(ra, rb, r0, r1):
+            continue
         union_nb(st, s, u)
 
 
