@@ -10,28 +10,12 @@ the random one.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lotr_sim.games import registry
 from lotr_sim.games.step import IllegalAction
 
-sys.path.insert(0, str(Path(__file__).parent / "experiments"))
-GAMES = registry.game_names() + ["fake"]
-
-
-@pytest.fixture(scope="module", params=GAMES)
-def gc(request):
-    name = request.param
-    if name == "fake":
-        registry.register("fake", "fakegame:FakeGame")
-    g = registry.get_game(name)
-    yield g, g.compile(g.load())
-    if name == "fake":
-        registry.unregister("fake")
 
 
 def _pols(g, name):

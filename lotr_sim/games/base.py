@@ -182,12 +182,24 @@ class Game(abc.ABC):
         with everything that seat cannot know dealt again from stream (key, 0) - the order of
         every deck and stack, the other players' hands and face-down cards or tokens where the
         rules keep them secret (their counts stay public). The public part is unchanged and
-        the copy is a valid position of the same game, so the step machine plays on from it.
-        Each game's override says what it hides; the search playouts (``playouts``) do the
-        same inside their kernel, playout ``j`` on stream (key, j), so this is what playout 0
-        of ``key`` starts from. By default (a game without hidden information) an unchanged
-        copy."""
-        return state.copy()
+        the copy is a valid position of the same game, so the step machine plays on from it
+        (its legal list is listed again). The search playouts (``playouts``) deal the same way
+        inside their kernel, playout ``j`` on stream (key, j), so this is what playout 0 of
+        ``key`` starts from. A game says what it hides in ``_redeal``; by default (no hidden
+        information) the copy is unchanged."""
+        from lotr_sim.kernels.rng import make_stream
+        if not 0 <= int(seat) < len(self.seat_names(compiled)):
+            raise ValueError(f"seat {seat} is not one of {', '.join(self.seat_names(compiled))} (0-based)")
+        out = state.copy()
+        self._redeal(compiled, out, int(seat), make_stream(int(key), 0))
+        out.n_legal = -1
+        return out
+
+    def _redeal(self, compiled: Any, state, seat: int, s: np.ndarray) -> None:
+        """Deal again, in place on ``state`` (a copy) and from stream ``s``, what ``seat``
+        cannot know: the game's determinization kernel, the one its playouts run. Nothing by
+        default: a game without hidden information."""
+        return None
 
     # -- traces -----------------------------------------------------------------------------
     def account(self, events: list[dict]) -> str:

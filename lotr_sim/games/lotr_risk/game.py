@@ -257,22 +257,14 @@ class LotrRisk(Game):
                       np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 
-    def determinize(self, compiled, state, seat, key):
-        """A copy of ``state`` with what seat ``seat`` cannot know dealt again from stream
-        (key, 0) (``play.determinize_nb``, which the search playouts run on each copy): the
-        order of the territory-card and adventure decks, and the other players' territory-card
-        hands (the rulebook does not say they are open: kept hidden) and adventure hands with
-        their secret missions (LR-9.1), every count kept. Discard piles, the seat's own hands,
-        completed missions and played cards are public and stay. The copy's own stream is the
-        game's, and its legal-action list is listed again (another seat's may change)."""
+    def _redeal(self, compiled, state, seat, s):
+        """Hidden in LOTR Risk (``determinize``; ``play.determinize_nb``): the order of the
+        territory-card and adventure decks, and the other players' territory-card hands (the
+        rulebook does not say they are open: kept hidden) and adventure hands with their secret
+        missions (LR-9.1), every count kept. Discard piles, the seat's own hands, completed
+        missions and played cards are public and stay."""
         from lotr_sim.games.lotr_risk import play as E
-        from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
-        out = state.copy()
-        s = np.zeros(STATE_SIZE, dtype=np.uint64)
-        stream_init_nb(np.int64(key), np.int64(0), s)
-        E.determinize_nb(compiled.cf, out.st, s, np.int64(seat), np.zeros(E.DET_TMP, dtype=np.int64))
-        out.n_legal = -1
-        return out
+        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat), np.zeros(E.DET_TMP, dtype=np.int64))
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):

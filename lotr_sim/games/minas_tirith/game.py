@@ -238,21 +238,12 @@ class MinasTirith(Game):
                            np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 
-    def determinize(self, compiled, state, seat: int, key: int):
-        """A NEW state: a copy of ``state`` with what ``seat`` cannot know dealt again from
-        stream (key, 0); ``state`` itself is left untouched. Hidden in Minas Tirith: the order
-        of the reinforcement deck (MT-3.1) and of the Minas Tirith deck (MT-3.2), the same for
-        both seats (reinforcement hands lie face up, MT-5.1; see minas_tirith/play.py). The
-        piles keep their size and contents; everything else is copied as it is. The deal is
-        the one playout 0 of ``playouts(compiled, state, ..., key)`` starts from."""
+    def _redeal(self, compiled, state, seat, s):
+        """Hidden in Minas Tirith (``determinize``): the order of the reinforcement deck
+        (MT-3.1) and of the Minas Tirith deck (MT-3.2), the same for both seats (hands lie face
+        up, MT-5.1; see minas_tirith/play.py). The piles keep their size and contents."""
         from lotr_sim.games.minas_tirith import engine as E
-        from lotr_sim.kernels.rng import make_stream
-        if int(seat) not in (0, 1):
-            raise ValueError(f"seat {seat} is not 0 (good) or 1 (evil)")
-        s = make_stream(int(key), 0)
-        out = state.copy()
-        E.determinize_nb(compiled.cf, out.st, s, np.int64(seat))
-        return out
+        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat))
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):

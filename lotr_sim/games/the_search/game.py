@@ -225,23 +225,13 @@ class TheSearch(Game):
                       np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 
-    def determinize(self, compiled, state, seat, key):
-        """A copy of ``state`` (the original is left as it was) with what seat ``seat``
-        cannot see dealt again from stream (key, 0) by ``play.determinize_nb``, the deal the
-        search playouts make on each copy (playout 0 of ``key`` starts from this one): the
-        rival's hand with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown
-        tokens on the map with the brown stack (TS-2.2, TS-4.3, TS-6.5), and the order of the
-        other token stacks. Counts, the map, the seat's own hand and every face-up token stay."""
-        from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
-        from . import layout as L
+    def _redeal(self, compiled, state, seat, s):
+        """Hidden in The Search (``determinize``; ``play.determinize_nb``): the rival's hand
+        with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown tokens on the map
+        with the brown stack (TS-2.2, TS-4.3, TS-6.5), and the order of the other token stacks.
+        Counts, the map, the seat's own hand and every face-up token stay."""
         from . import play as E
-        out = state.copy()
-        s = np.zeros(STATE_SIZE, dtype=np.uint64)
-        stream_init_nb(np.int64(key), np.int64(0), s)
-        E.determinize_nb(compiled.cf, out.st, s, np.int64(seat),
-                         np.zeros(2 * (L.NTILE + L.MAXTOK), dtype=np.int64))
-        out.n_legal = -1
-        return out
+        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat), np.zeros(E.DET_TMP, dtype=np.int64))
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):
