@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.sweep import SweepResult
     from lotr_sim.games.the_search.report import TilesResult
 
-__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "compare", "balance", "load_results",
+__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
            "report", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
 
 
@@ -179,6 +179,23 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                      workers=workers, progress=progress, resume=resume, report=report,
                      connect_timeout=connect_timeout, target=target)
+
+
+def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: int | None = None,
+         sigma: float = 0.2, final_games: int = 2000, sets: Sequence[str] | Mapping[str, Any] | None = None,
+         config: str | None = None, threads: int | None = None, out: str | Path | None = None,
+         resume: str | Path | None = None, scheduler: str | None = None, cluster: str | None = None,
+         workers: int | None = None, progress: bool = False):
+    """Tune the game's heuristic weights by CMA-ES self-play against greedy and the best
+    weights so far, ``games`` paired games per side and opponent for each candidate of each of
+    ``generations`` generations; then the best weights against greedy on every side on
+    ``final_games`` fresh games. Writes ``tuned.toml`` (weights with provenance), which
+    ``policies={"good": "tuned:PATH"}`` reads. Resumable (``resume``), runs on Dask.
+    Returns a ``TuneResult`` (``lotr_sim.experiments.tune``)."""
+    from lotr_sim.experiments.tune import tune as _tune
+    return _tune(get_game(game), config=config, sets=sets, seed=seed, generations=generations, games=games,
+                 popsize=popsize, sigma=sigma, final_games=final_games, threads=threads, scheduler=scheduler,
+                 cluster=cluster, workers=workers, out=out, resume=resume, progress=progress)
 
 
 def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],

@@ -98,6 +98,7 @@ COMMANDS = [
     ("compare", "lotr_sim.cli.compare:compare"),
     ("balance", "lotr_sim.cli.balance:balance"),
     ("skill", "lotr_sim.cli.skill:skill"),
+    ("tune", "lotr_sim.cli.tune:tune"),
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),

@@ -22,7 +22,8 @@ def params(
     width = _width()
     defaults = ", ".join(f"{side} {pol}" for side, pol in g.default_policies.items())
     seats = (f"; seats: {', '.join(g.seat_keys)} (--policy SEAT=NAME, over its side's)" if g.seat_keys else "")
-    tail = (f"sides: {', '.join(g.sides)} (--policy SIDE=NAME){seats}; players: {', '.join(g.policies)}; "
+    tuned = (" and tuned:FILE (weights from lotr-sim tune)" if g.policy_table is not None else "")
+    tail = (f"sides: {', '.join(g.sides)} (--policy SIDE=NAME){seats}; players: {', '.join(g.policies)}{tuned}; "
             f"default: {defaults}")
     if width < WIDE:
         _print_list(g.name, rows, tail, width)

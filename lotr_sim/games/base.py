@@ -47,12 +47,36 @@ class Game(abc.ABC):
                                         # () when the seats are the sides
     notes: tuple[str, ...] = ()         # caveats every report of this game must show
 
+    policy_table: Any = None            # games.weights.PolicyTable: the heuristics as weight rows
+                                        # (adds ``tuned``, ``tuned:FILE`` and inline weights)
+
     @property
     def policies(self) -> tuple[str, ...]:
-        """Every player name: the engine's own, then the players written once for every
-        game against the step machine (``lotr_sim.players``: the search player)."""
+        """Every player name: the engine's own (with ``tuned`` when the game has a
+        ``policy_table``), then the players written once for every game against the step
+        machine (``lotr_sim.players``: the search player). ``tuned:FILE`` names are accepted
+        too (``check_policies``) but not listed."""
         from lotr_sim.players.registry import PLAYERS
-        return tuple(self.builtin_policies) + tuple(p for p in PLAYERS if p not in self.builtin_policies)
+        own = tuple(self.builtin_policies)
+        if self.policy_table is not None:
+            own += tuple(p for p in self.policy_table.names if p not in own)
+        return own + tuple(p for p in PLAYERS if p not in own)
+
+    def player_weights(self, policies: Mapping[str, str]) -> dict[str, dict]:
+        """For every tuned player among ``policies`` (``tuned``, ``tuned:FILE``, inline
+        weights), its weights per side: trace headers and manifests record them so a game
+        can be re-run and checked without the file."""
+        t = self.policy_table
+        if t is None:
+            return {}
+        return {p: t.describe(p) for p in dict.fromkeys(policies.values())
+                if t.knows(p) and p not in t.presets}
+
+    def has_generic(self, policies: Mapping[str, str]) -> bool:
+        """Does any seat have a player from ``lotr_sim.players`` (played through the step
+        machine) rather than one the engine plays itself?"""
+        from lotr_sim.players.registry import is_generic
+        return any(is_generic(p) for p in policies.values())
 
     # -- configuration ------------------------------------------------------------------
     @abc.abstractmethod
@@ -256,7 +280,10 @@ class Game(abc.ABC):
                 raise ConfigError(f"game '{self.name}' has no {what[0]} '{side}' ({what[1]}: {', '.join(keys)})")
             if pol is None:
                 continue
-            if pol not in self.policies:
+            table = self.policy_table
+            if table is not None and table.knows(pol):
+                table.check(pol)        # a bad tuned file or inline list: one ConfigError line
+            elif pol not in self.policies:
                 raise ConfigError(f"unknown policy '{pol}' for {side}; choose from {', '.join(self.policies)}")
             out[side] = pol
         return out

@@ -18,6 +18,9 @@ import numpy as np
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.games.base import Game
 from lotr_sim.games.lotr_risk import config as C
+from lotr_sim.games.lotr_risk import layout as L
+from lotr_sim.games.lotr_risk.layout import NPOL
+from lotr_sim.games.weights import PolicyTable, Weight
 from lotr_sim.kernels.runner import resolve_threads
 
 BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
@@ -34,14 +37,25 @@ _POL = {
 REASONS = ("fellowship", "conquest", "turn_cap")
 
 
-def policy_array(seat_policies: Sequence[str]) -> np.ndarray:
+# What ``lotr-sim tune`` may change, per side (every seat of a side plays its side's row).
+TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
+    Weight("thr", L.PL_THR, 0.0, 1.0, "attack when P(take the territory) is at least this"),
+    Weight("conc", L.PL_CONC, -1.0, 1.0, "reinforcements: concentrate (> 0) or spread (<= 0)"),
+    Weight("miss", L.PL_MISS, 0.0, 3.0, "worth of mission territories and sites"),
+    Weight("fort", L.PL_FORT, 0.0, 3.0, "worth of a fortify move towards the front"),
+    Weight("pow", L.PL_POW, 0.0, 3.0, "worth of power: cards, strongholds, continents"),
+), {name: {"good": v, "evil": v} for name, v in _POL.items()})
+
+
+def policy_array(seat_policies: Sequence[str], seat_sides: Sequence[str] = ()) -> np.ndarray:
     """The engine's policy vectors, one row per seat (``C.MAXP`` rows; seats past the player
     count play greedy and never move); a seat held by a player from ``lotr_sim.players`` gets
-    greedy's (its playouts and inner decisions use it)."""
-    from lotr_sim.games.lotr_risk.layout import NPOL
+    greedy's (its playouts and inner decisions use it). A tuned player's row is its seat's
+    side's (``seat_sides``)."""
     pol = np.zeros((C.MAXP, NPOL), dtype=np.float64)
     for i in range(C.MAXP):
-        pol[i] = _POL.get(seat_policies[i] if i < len(seat_policies) else "greedy", _POL["greedy"])
+        name = seat_policies[i] if i < len(seat_policies) else "greedy"
+        pol[i] = TABLE.row(name, seat_sides[i] if i < len(seat_sides) else "good")
     return pol
 
 
@@ -82,6 +96,7 @@ class LotrRisk(Game):
     outcomes = ("good", "evil")
     reasons = REASONS
     builtin_policies = BUILTIN_POLICIES
+    policy_table = TABLE
     default_policies = {"good": "greedy", "evil": "greedy"}
     seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     notes = (
@@ -127,7 +142,7 @@ class LotrRisk(Game):
         pols = self.check_policies(policies)
         seats = self.seat_policies(compiled, pols)
         out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
-        if n > 0 and any(p not in BUILTIN_POLICIES for p in seats.values()):
+        if n > 0 and self.has_generic(seats):
             from lotr_sim.players.driver import simulate_with_players
 
             def record(state, row):
@@ -136,7 +151,7 @@ class LotrRisk(Game):
                                                            resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
-            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(list(seats.values())), np.int64(seed),
+            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(list(seats.values()), _seat_sides(compiled)), np.int64(seed),
                                       np.int64(first), np.int64(1 if debug else 0)),
                       n, resolve_threads(threads), out)
         return _columns(out, first)
@@ -150,7 +165,7 @@ class LotrRisk(Game):
         seats = self.seat_policies(compiled, pols)
         size = 1 << 18
         while True:
-            if any(p not in BUILTIN_POLICIES for p in seats.values()):
+            if self.has_generic(seats):
                 from lotr_sim.players.driver import play_state
                 state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
             else:
@@ -179,7 +194,7 @@ class LotrRisk(Game):
                       s=np.zeros(STATE_SIZE, dtype=np.uint64),
                       tr=new_trace(size),
                       act=np.zeros((L.MAXA, 4), dtype=np.int64),
-                      pol=policy_array(list(seats.values())),
+                      pol=policy_array(list(seats.values()), _seat_sides(compiled)),
                       heur=policy_array(()))
         state = State(self.name, int(seed), int(index), pols, arrays, meta=dict(cf=compiled.cf))
         stream_init_nb(np.int64(seed), np.int64(index), state.s)
@@ -290,4 +305,5 @@ class LotrRisk(Game):
                 "players": int(compiled.cf[C.C_NP]), "seat_sides": compiled.names["seat_sides"],
                 "seed": int(seed), "game_index": int(game_index),
                 "search": {p: player_settings(p) for p in seats.values() if player_settings(p)},
+                "weights": self.player_weights(seats),
                 "rules": "docs/rules/lotr-risk.md"}

@@ -7,6 +7,8 @@ import numpy as np
 
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.games.base import Game
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.weights import PolicyTable, Weight
 from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.kernels.runner import resolve_threads
 
@@ -22,19 +24,26 @@ _POL = {
     "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0), (1.0, 0.7, 0.8, 0.9, 1.0, 0.6)),
 }
 
+# What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
+# depends only on the card weight's ratio to it).
+TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
+    Weight("thr", L.PL_THR, 0.0, 1.0, "attack when P(take the territory) is at least this"),
+    Weight("cw", L.PL_CW, 0.0, 4.0, "mission die: worth of a card against a mission step"),
+    Weight("def", L.PL_DEF, 0.0, 4.0, "worth of a defensive move", sides=("good",)),
+    Weight("adv", L.PL_ADV, 0.0, 4.0, "worth of a step towards the city", sides=("evil",)),
+), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
+
 
 def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     """The engine's policy rows (good, evil). A seat held by a player from
     ``lotr_sim.players`` gets the default heuristic (greedy): the engine uses it for the
     decisions it still makes inside an action, and the search player's playouts use it; its
     row also sets PL_CARDS, so its card step (MT-5) is its own decision (PH_CARD)."""
-    from lotr_sim.games.minas_tirith.engine import NPOL, PL_CARDS
-    pol = np.zeros((2, NPOL), dtype=np.float64)
+    pol = np.zeros((2, L.NPOL), dtype=np.float64)
     for i, side in enumerate(("good", "evil")):
         name = policies[side]
-        v = _POL[name if name in _POL else "greedy"][i]
-        pol[i, : len(v)] = v
-        pol[i, PL_CARDS] = 0.0 if name in _POL else 1.0
+        pol[i] = TABLE.row(name, side)
+        pol[i, L.PL_CARDS] = 0.0 if TABLE.knows(name) else 1.0
     return pol
 
 
@@ -45,6 +54,7 @@ class MinasTirith(Game):
     outcomes = ("good", "evil", "draw")
     reasons = ("leaders", "city", "deck")
     builtin_policies = BUILTIN_POLICIES
+    policy_table = TABLE
     default_policies = {"good": "greedy", "evil": "greedy"}
     notes = (
         "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
@@ -71,7 +81,7 @@ class MinasTirith(Game):
         pol = policy_array(pols)
         NU = int(compiled.cf[C.C_NU])
         out = np.zeros((max(n, 0), 10 + NU), dtype=np.int64)
-        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+        if n > 0 and self.has_generic(pols):
             from lotr_sim.players.driver import simulate_with_players
 
             def record(state, row):
@@ -112,7 +122,7 @@ class MinasTirith(Game):
         pols = self.check_policies(policies)
         pol = policy_array(pols)
         size = 1 << 20
-        generic = any(p not in BUILTIN_POLICIES for p in pols.values())
+        generic = self.has_generic(pols)
         while True:
             if generic:
                 from lotr_sim.players.driver import play_state
@@ -282,4 +292,5 @@ class MinasTirith(Game):
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
                 "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
+                "weights": self.player_weights(policies),
                 "rules": "docs/rules/minas-tirith.md"}

@@ -25,8 +25,10 @@ import numpy as np
 
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.games.base import Game
+from lotr_sim.games.weights import PolicyTable, Weight
 
 from . import config as C
+from . import layout as L
 from .layout import NPOL
 
 BUILTIN_POLICIES = ("random", "greedy", "racer")
@@ -45,13 +47,28 @@ OUT_COLS = ("winner", "reason", "rounds", "turns", "points_frodo", "points_sam",
             "doom_distance")
 
 
+# What ``lotr-sim tune`` may change (every entry of the row but its type); the two hobbits play
+# by the same rules, so one row is tuned for both.
+TABLE = PolicyTable("the-search", ("frodo", "sam"), NPOL, (
+    Weight("site", L.PL_SITE, 0.0, 3.0, "placement: worth of a token site"),
+    Weight("near", L.PL_NEAR, 0.0, 2.0, "placement: bonus of a site near the own hobbit"),
+    Weight("token", L.PL_TOKEN, 0.0, 3.0, "move: worth of a token"),
+    Weight("stepcost", L.PL_STEPCOST, 0.0, 3.0, "move: cost of each move to reach it"),
+    Weight("race", L.PL_RACE, 0.0, 5.0, "phase 3: worth of Mount Doom's points"),
+    Weight("mover", L.PL_MOVER, 0.0, 2.0, "move: cost of ending a move short"),
+    Weight("boat", L.PL_BOAT, 0.0, 2.0, "worth of a boat per token on water"),
+    Weight("ent", L.PL_ENT, 0.0, 5.0, "worth of an Ent's extra turn"),
+    Weight("fight", L.PL_FIGHT, 0.0, 4.0, "worth of each move a fighter saves"),
+    Weight("count", L.PL_COUNT, 0.0, 2.0, "phase 3: weight of counting points before racing"),
+), {name: {"frodo": v, "sam": v} for name, v in _POL.items()}, tie_sides=True)
+
+
 def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     """The engine's policy rows (frodo, sam); a seat held by a player from
     ``lotr_sim.players`` gets greedy (its playouts and any decision the engine makes)."""
     pol = np.zeros((2, NPOL), dtype=np.float64)
     for i, side in enumerate(("frodo", "sam")):
-        name = policies[side]
-        pol[i] = _POL[name if name in _POL else "greedy"]
+        pol[i] = TABLE.row(policies[side], side)
     return pol
 
 
@@ -62,6 +79,7 @@ class TheSearch(Game):
     outcomes = ("frodo", "sam", "draw")
     reasons = ("mount_doom", "cap")
     builtin_policies = BUILTIN_POLICIES
+    policy_table = TABLE
     default_policies = {"frodo": "greedy", "sam": "greedy"}
     notes = (
         "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
@@ -105,7 +123,7 @@ class TheSearch(Game):
         check_seed(seed)
         pols = self.check_policies(policies)
         out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
-        if n > 0 and any(p not in BUILTIN_POLICIES for p in pols.values()):
+        if n > 0 and self.has_generic(pols):
             from lotr_sim.players.driver import simulate_with_players
 
             def record(state, row):
@@ -254,4 +272,5 @@ class TheSearch(Game):
                 "params": dict(meta.get("params", {})), "policies": dict(policies),
                 "seed": int(seed), "game_index": int(game_index),
                 "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
+                "weights": self.player_weights(policies),
                 "rules": "docs/rules/the-search.md"}

@@ -1,0 +1,262 @@
+"""``tune``: search a game's heuristic weights (``games.weights.PolicyTable``) by self-play.
+
+CMA-ES (the ``cma`` package) searches the tunable weights, scaled to [0, 1] by each weight's
+range and started from greedy's. Generation ``g`` asks CMA-ES for ``popsize`` candidates and
+adds two more: the search distribution's mean and the best weights so far (the incumbent).
+Each plays every opponent of the pool (greedy and the incumbent) on each side it tunes, games
+``g*games .. g*games+games-1`` of the seed: every candidate plays the same games (common
+random numbers), so the ranking within a generation is paired, and each generation plays
+fresh games, so the weights are not fitted to one set of deals. A candidate's score is the
+mean, over opponents and sides, of its side's share of games won (draws count half).
+After the generation the mean replaces the incumbent when it scored more against greedy on
+the same games.
+
+The candidates play as inline-weight players (``weights:SIDE=...``), so the local threads
+and the Dask backends run them like any other player, and a result is bit-identical
+whatever the backend or thread count. After every generation the state (CMA-ES with its own
+random generator, the incumbent, the history) is written atomically to ``state.pkl``: a
+killed run resumed with ``--resume DIR`` continues from the last finished generation and
+ends with the same weights as an uninterrupted run. The result is ``tuned.toml`` (the
+incumbent, with provenance: seed, generations, games, its final score against greedy with
+Wilson intervals, the rules hash) which ``--policy SIDE=tuned:FILE`` reads; copied to
+``configs/tuned/<game>.toml`` it becomes the built-in player ``tuned``.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.errors import Interrupted, LotrSimError
+from lotr_sim.experiments.backends import make_backend
+from lotr_sim.experiments.progress import make_progress, warm_up
+from lotr_sim.experiments.run import check_count, iter_split
+from lotr_sim.experiments.store import (atomic_write_bytes, atomic_write_json, ensure_writable_dir,
+                                        machine_info, now_iso)
+from lotr_sim.stats import wilson
+
+STATE = "state.pkl"
+RESULT = "tuned.toml"
+
+
+class _Randn:
+    """CMA-ES's normal draws from its own generator (picklable with the strategy), so a
+    resumed run draws what an uninterrupted one would have."""
+
+    def __init__(self, seed: int):
+        self.gen = np.random.default_rng([int(seed), 0x7475_6E65])
+
+    def __call__(self, *shape: int) -> np.ndarray:
+        return self.gen.standard_normal(shape)
+
+
+@dataclass
+class TuneResult:
+    """What ``tune`` returns: the best weights (rows per side, and as a player name), the
+    file written, the per-generation history and the final evaluation against greedy."""
+    rows: dict[str, np.ndarray]
+    name: str
+    out: Path
+    path: Path
+    history: list[dict]
+    final: dict[str, Any]
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def _scale(table, sides):
+    slots = table.slots(sides)
+    lo = np.array([w.lo for _, w in slots])
+    hi = np.array([w.hi for _, w in slots])
+    return lo, hi
+
+
+def _score_games(game, be, compiled, seed: int, first: int, n: int, players: Sequence[str],
+                 opponents: Sequence[str], sides: Sequence[str], chunk: int, bar) -> np.ndarray:
+    """score[i, j, k]: player i's share of games won (draws half) against opponent j, on
+    side k, games ``first .. first+n-1``."""
+    draw = game.outcomes.index("draw") if "draw" in game.outcomes else -1
+    pts, pols, comp = [], {}, {}
+    for i, p in enumerate(players):
+        for j, o in enumerate(opponents):
+            for k, s in enumerate(sides):
+                key = len(pts)
+                pts.append((i, j, k))
+                pol = {x: o for x in game.sides}
+                pol[s] = p
+                pols[key] = pol
+                comp[key] = compiled
+    won = np.zeros((len(players), len(opponents), len(sides)))
+    tasks = [(key, a, m) for key in range(len(pts)) for a, m in iter_split(first, n, chunk)]
+
+    def on_done(task, cols):
+        i, j, k = pts[task[0]]
+        w = cols["winner"]
+        side = game.sides.index(sides[k])
+        won[i, j, k] += float(np.sum(w == side)) + 0.5 * float(np.sum(w == draw) if draw >= 0 else 0.0)
+        bar.advance(task[2])
+
+    be.run(game, comp, pols, seed, tasks, ["winner"], on_done)
+    return won / n
+
+
+def final_evaluation(game, compiled, name: str, seed: int, first: int, n: int, be, chunk: int,
+                     progress: bool = False) -> dict[str, Any]:
+    """``name`` against greedy on every side, games ``first .. first+n-1`` (fresh ones, not
+    used while tuning): per side its win share with a Wilson 95% interval, and greedy's own
+    share on that side in the same games (greedy v greedy) for comparison."""
+    sides = list(game.sides)
+    with make_progress(progress, f"final {game.name}", 2 * n * len(sides)) as bar:
+        sc = _score_games(game, be, compiled, seed, first, n, [name, "greedy"], ["greedy"], sides, chunk, bar)
+    out: dict[str, Any] = {"games_per_side": int(n), "first_game": int(first)}
+    for k, s in enumerate(sides):
+        k_won = int(round(sc[0, 0, k] * n))
+        lo, hi = wilson(k_won, n)
+        out[s] = {"rate": float(sc[0, 0, k]), "lo": float(lo), "hi": float(hi),
+                  "greedy_rate": float(sc[1, 0, k])}
+    out["mean_gain"] = float(np.mean([out[s]["rate"] - out[s]["greedy_rate"] for s in sides]))
+    return out
+
+
+def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any] | None = None,
+         seed: int = 1, generations: int = 30, games: int = 400, popsize: int | None = None,
+         sigma: float = 0.2, final_games: int = 2000, threads: int | None = None,
+         scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
+         out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
+         chunk: int = 2000) -> TuneResult:
+    """Tune ``game``'s heuristic weights by CMA-ES self-play (see the module docstring) and
+    write ``tuned.toml`` into ``out`` (default ``reports/<game>/tune-<timestamp>/``)."""
+    try:
+        import cma
+    except ImportError:  # pragma: no cover - a dependency of the package
+        raise LotrSimError("lotr-sim tune needs the 'cma' package (pip install cma)") from None
+    from lotr_sim import __version__
+    from lotr_sim.kernels.rng import check_seed
+
+    table = game.policy_table
+    if table is None:
+        raise LotrSimError(f"game '{game.name}' has no tunable heuristic weights")
+    if resume is not None:
+        outp = Path(resume)
+        if not (outp / STATE).is_file():
+            raise LotrSimError(f"{outp} holds no tune run to resume (no {STATE})")
+        with open(outp / STATE, "rb") as f:
+            st = pickle.load(f)
+        man = st["manifest"]
+        if man.get("game") != game.name:
+            raise LotrSimError(f"{outp} is a tune run of '{man.get('game')}', not '{game.name}'")
+        a = man["args"]
+        config, sets, seed, generations, games = a["config"], a["sets"], a["seed"], a["generations"], a["games"]
+        final_games, chunk = a["final_games"], a["chunk"]
+    else:
+        check_seed(seed)
+        generations = check_count("--generations", generations, 1, 10_000)
+        games = check_count("--games", games, 10)
+        final_games = check_count("--final-games", final_games, 10)
+        if popsize is not None:
+            popsize = check_count("--popsize", popsize, 2, 1000)
+        if not (isinstance(sigma, (int, float)) and 0.0 < float(sigma) <= 1.0):
+            raise LotrSimError(f"--sigma must lie in (0, 1] (a share of each weight's range), got {sigma}")
+        outp = Path(out) if out is not None else (
+            Path("reports") / game.name / ("tune-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+        if (outp / STATE).exists() or (outp / RESULT).exists():
+            raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
+                               f"to continue it or choose another --out")
+        st = None
+    cfg = game.load(config, sets)
+    compiled = game.compile(cfg)
+    sides = table.tuned_sides
+    lo, hi = _scale(table, sides)
+    base = table.vector(table.rows(table.base), sides)
+
+    def rows_of(u: np.ndarray) -> dict[str, np.ndarray]:
+        return table.from_vector(lo + np.clip(u, 0.0, 1.0) * (hi - lo), sides)
+
+    def name_of(u: np.ndarray) -> str:
+        return table.inline_name(rows_of(u))
+
+    if st is None:
+        ensure_writable_dir(outp)
+        u0 = (base - lo) / (hi - lo)
+        opts = {"bounds": [0.0, 1.0], "seed": int(seed) % (2 ** 31 - 1) or 1, "randn": _Randn(seed),
+                "verbose": -9, "tolfun": 0.0, "tolx": 1e-6}
+        if popsize is not None:
+            opts["popsize"] = int(popsize)
+        es = cma.CMAEvolutionStrategy(list(u0), float(sigma), opts)
+        man = dict(format=1, kind="tune", game=game.name, package_version=__version__,
+                   rules_hash=cfg.hash, params=cfg.params, started=now_iso(), machine=machine_info(),
+                   args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
+                             seed=int(seed), generations=int(generations), games=int(games),
+                             popsize=int(es.popsize), sigma=float(sigma), final_games=int(final_games),
+                             chunk=int(chunk)),
+                   weights=[f"{s}.{w.name}" for s, w in table.slots(sides)], status="running")
+        st = dict(es=es, best=u0, history=[], manifest=man, gen=0)
+    es = st["es"]
+    n_players = int(es.popsize) + 2
+    per_gen = n_players * 2 * len(sides) * games
+    todo = generations - st["gen"]
+    t0 = time.perf_counter()
+    played = 0
+    try:
+        with make_backend(threads, scheduler, cluster, workers) as be:
+            warm_up(game, compiled, {s: table.base for s in game.sides}, seed, progress)
+            with make_progress(progress, f"tune {game.name}", todo * per_gen) as bar:
+                while st["gen"] < generations:
+                    g = st["gen"]
+                    cands = [np.asarray(x) for x in es.ask()]
+                    mean = np.asarray(es.mean)
+                    players = [name_of(u) for u in cands] + [name_of(mean), name_of(st["best"])]
+                    opponents = ["greedy"] + ([players[-1]] if players[-1] != table.inline_name(
+                        table.rows(table.base)) else [])
+                    sc = _score_games(game, be, compiled, seed, g * games, games, players, opponents,
+                                      sides, chunk, bar)
+                    played += len(players) * len(opponents) * len(sides) * games
+                    score = sc.mean(axis=(1, 2))
+                    es.tell([list(u) for u in cands], [-float(v) for v in score[:-2]])
+                    v_greedy = sc[:, 0, :].mean(axis=1)
+                    replaced = bool(v_greedy[-2] > v_greedy[-1])
+                    if replaced:
+                        st["best"] = mean.copy()
+                    st["history"].append(dict(
+                        generation=g + 1, first_game=g * games, games=games,
+                        best_candidate=float(score[:-2].max()), mean_candidates=float(score[:-2].mean()),
+                        mean_v_greedy=float(v_greedy[-2]), best_v_greedy=float(v_greedy[-1]),
+                        best_replaced=replaced, sigma=float(es.sigma), best=name_of(st["best"])))
+                    st["gen"] = g + 1
+                    st["manifest"]["generations_done"] = g + 1
+                    atomic_write_bytes(outp / STATE, pickle.dumps(st))
+                    _write_history(outp, st["history"])
+            best = rows_of(st["best"])
+            name = table.inline_name(best)
+            final = final_evaluation(game, compiled, name, seed, generations * games, final_games, be,
+                                     chunk, progress)
+    except KeyboardInterrupt:
+        st["manifest"]["status"] = "interrupted"
+        atomic_write_json(outp / "manifest.json", st["manifest"])
+        raise Interrupted(f"interrupted: {st['gen']} finished generations are saved in {outp}; "
+                          f"continue with: lotr-sim tune --game {game.name} --resume {outp}") from None
+    man = st["manifest"]
+    man.update(status="finished", finished=now_iso(), final=final,
+               last_run=dict(games_played=int(played), elapsed_s=round(time.perf_counter() - t0, 3)))
+    games_total = generations * per_gen + 2 * final_games * len(game.sides)
+    prov = dict(seed=int(seed), generations=int(generations), games_per_match=int(games),
+                popsize=int(es.popsize), games=int(games_total), opponents="greedy and the best so far",
+                score_v_greedy=round(final["mean_gain"], 5),
+                **{f"{s}_v_greedy": round(final[s]["rate"], 5) for s in game.sides},
+                **{f"{s}_greedy_v_greedy": round(final[s]["greedy_rate"], 5) for s in game.sides},
+                final_games_per_side=int(final_games), date=now_iso()[:10], package_version=__version__)
+    path = table.write(outp / RESULT, best, cfg.hash, prov)
+    atomic_write_json(outp / "manifest.json", man)
+    atomic_write_bytes(outp / STATE, pickle.dumps(st))
+    return TuneResult(rows=best, name=name, out=outp, path=path, history=list(st["history"]),
+                      final=final, manifest=man)
+
+
+def _write_history(outp: Path, history: list[dict]) -> None:
+    lines = "".join(json.dumps(h) + "\n" for h in history)
+    atomic_write_bytes(outp / "history.jsonl", lines.encode())

@@ -1,0 +1,157 @@
+"""Tuned players (issue 19 §2): the weight tables of every game (``games.weights``), the
+``tuned`` / ``tuned:FILE`` / inline-weight players, and ``lotr-sim tune`` (CMA-ES self-play:
+reproducible across threads, resumable after an interruption, one error line on bad input)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from lotr_sim import api
+from lotr_sim.cli.main import app
+from lotr_sim.errors import ConfigError, LotrSimError
+from lotr_sim.games import registry
+from lotr_sim.games.weights import shipped_path
+
+runner = CliRunner()
+GAMES = registry.game_names()
+
+
+def _cli(args):
+    r = runner.invoke(app, args, catch_exceptions=False)
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_table_round_trips_and_covers_the_presets(name):
+    g = api.get_game(name)
+    t = g.policy_table
+    assert t is not None and "tuned" in g.policies
+    for preset in g.builtin_policies:
+        rows = t.rows(preset)
+        assert set(rows) == set(g.sides)
+        inline = t.inline_name(rows)
+        # an inline name carries exactly the tunable entries: non-tunable ones come from greedy
+        back = t.rows(inline)
+        for s in g.sides:
+            for w in t.side_weights(s):
+                assert back[s][w.index] == pytest.approx(rows[s][w.index], rel=1e-5)
+    x = t.vector(t.rows("greedy"), t.tuned_sides)
+    assert len(x) == len(t.slots(t.tuned_sides))
+    y = t.from_vector(x, t.tuned_sides)
+    for s in g.sides:
+        np.testing.assert_array_equal(y[s], t.rows("greedy")[s])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_inline_greedy_plays_greedys_games_and_other_weights_do_not(name):
+    """The weights reach the engine: greedy's weights given inline play greedy's games bit
+    for bit, and moving one weight changes some games."""
+    g = api.get_game(name)
+    t = g.policy_table
+    comp = g.compile(g.load())
+    same = t.inline_name(t.rows("greedy"))
+    a = g.simulate(comp, {s: "greedy" for s in g.sides}, 3, 0, 300, threads=1)
+    b = g.simulate(comp, {s: same for s in g.sides}, 3, 0, 300, threads=1)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    side = g.sides[0]
+    rows = t.rows("greedy")
+    w = t.side_weights(side)[0]
+    moved = {s: r.copy() for s, r in rows.items()}
+    moved[side][w.index] = w.hi if rows[side][w.index] < (w.lo + w.hi) / 2 else w.lo
+    c = g.simulate(comp, {side: t.inline_name(moved), g.sides[1]: "greedy"}, 3, 0, 300, threads=1)
+    assert np.any(a["winner"] != c["winner"]) or np.any(a["turns"] != c["turns"])
+
+
+def test_bad_weights_are_one_config_error(tmp_path):
+    g = api.get_game("minas-tirith")
+    with pytest.raises(ConfigError, match="needs 3 weights"):
+        g.check_policies({"good": "weights:good=0.5,1"})
+    with pytest.raises(ConfigError, match="outside"):
+        g.check_policies({"good": "weights:good=7,1,1"})
+    with pytest.raises(ConfigError, match="no side 'frodo'"):
+        g.check_policies({"good": "weights:frodo=0.5,1,1"})
+    with pytest.raises(ConfigError, match="not found"):
+        g.check_policies({"good": f"tuned:{tmp_path / 'none.toml'}"})
+    f = tmp_path / "w.toml"
+    f.write_text('game = "the-search"\n[weights.good]\nthr = 0.5\n')
+    with pytest.raises(ConfigError, match="is for game 'the-search'"):
+        g.check_policies({"good": f"tuned:{f}"})
+    f.write_text('game = "minas-tirith"\n[weights.good]\nadv = 0.5\n')
+    with pytest.raises(ConfigError, match="not a weight"):
+        g.check_policies({"good": f"tuned:{f}"})
+    code, _, err = _cli(["run", "-g", "minas-tirith", "-n", "10", "-q", "--good", f"tuned:{f}"])
+    assert code != 0 and err.count("\n") == 1 and "adv is not a weight" in err
+
+
+def test_tuned_file_round_trip_and_trace_header(tmp_path):
+    g = api.get_game("minas-tirith")
+    t = g.policy_table
+    rows = t.rows("cautious")
+    p = t.write(tmp_path / "w.toml", rows, "abc", {"seed": 4, "games": 10})
+    tw = t.read(p)
+    assert tw.rules_hash == "abc" and tw.provenance == {"seed": 4, "games": 10}
+    for s in g.sides:
+        for w in t.side_weights(s):
+            assert tw.rows[s][w.index] == pytest.approx(rows[s][w.index])
+    name = f"tuned:{p}"
+    comp = g.compile(g.load())
+    _, events = g.play(comp, {"good": name, "evil": "greedy"}, 2, 0)
+    head = events[0]
+    assert head["policies"]["good"] == name
+    assert head["weights"][name]["good"] == pytest.approx(t.describe(name)["good"])
+
+
+def _tune(tmp_path, sub, **kw):
+    args = dict(generations=3, games=40, final_games=60, seed=5, popsize=4, out=tmp_path / sub)
+    args.update(kw)
+    return api.tune("minas-tirith", **args)
+
+
+def test_tune_is_reproducible_across_threads_and_writes_a_playable_file(tmp_path):
+    a = _tune(tmp_path, "a", threads=1)
+    b = _tune(tmp_path, "b", threads=2)
+    assert a.name == b.name and a.history == b.history and a.final == b.final
+    assert len(a.history) == 3 and (tmp_path / "a" / "history.jsonl").read_text().count("\n") == 3
+    g = api.get_game("minas-tirith")
+    tw = g.policy_table.read(a.path)
+    assert tw.rules_hash == g.load().hash and tw.provenance["generations"] == 3
+    assert g.policy_table.inline_name(tw.rows) == a.name
+    # the file plays through the CLI like any player
+    code, out, _ = _cli(["run", "-g", "minas-tirith", "-n", "50", "-q", "--json", "--good", f"tuned:{a.path}"])
+    assert code == 0 and json.loads(out)["policies"]["good"] == f"tuned:{a.path}"
+
+
+def test_tune_resumes_after_an_interruption_to_the_same_weights(tmp_path, monkeypatch):
+    full = _tune(tmp_path, "full")
+    from lotr_sim.experiments import tune as T
+    real = T._write_history
+    calls = {"n": 0}
+
+    def stop_after_first(outp, history):
+        real(outp, history)
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(T, "_write_history", stop_after_first)
+    with pytest.raises(LotrSimError, match="1 finished generations are saved"):
+        _tune(tmp_path, "cut")
+    monkeypatch.setattr(T, "_write_history", real)
+    res = api.tune("minas-tirith", resume=tmp_path / "cut")
+    assert res.name == full.name and res.history == full.history and res.final == full.final
+
+
+def test_tune_bad_input_is_one_line(tmp_path):
+    cases = [
+        (["tune", "-g", "minas-tirith", "-G", "0"], "--generations"),
+        (["tune", "-g", "minas-tirith", "--sigma", "2"], "--sigma"),
+        (["tune", "-g", "minas-tirith", "--resume", str(tmp_path / "nothing")], "no tune run"),
+        (["tune", "-g", "no-such-game"], "no-such-game"),
+    ]
+    for args, what in cases:
+        code, _, err = _cli(args)
+        assert code != 0 and what in err and err.strip().count("\n") == 0, (args, err)
