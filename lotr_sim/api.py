@@ -144,6 +144,22 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
 SKILL_GAMES = 200
 
 
+def skill_players(game) -> list[str]:
+    """``skill``'s default ladder, weak to strong: random, greedy, the shipped tuned weights
+    (when the game has them) and the search player; a game without a greedy player pairs its
+    own players and search."""
+    g = get_game(game)
+    own = list(g.builtin_policies)
+    if "random" not in own or "greedy" not in own:
+        return own + ["search"]
+    names = ["random", "greedy"]
+    if g.policy_table is not None:
+        from lotr_sim.games.weights import shipped_path
+        if shipped_path(g.name).is_file():
+            names.append("tuned")
+    return names + ["search"]
+
+
 def skill(game, players: Sequence[str] | None = None, games: int | None = None, seed: int | None = None,
           sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
@@ -151,8 +167,8 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
           progress: bool = False, chunk: int | None = None, target: str | None = None,
           report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None):
     """Does the verdict hold for stronger play? Play the baseline rules (defaults plus
-    ``sets``) under every pairing of ``players`` (default: the game's own players and the
-    search player), ``games`` per pairing (default 200: search games are slow), and give
+    ``sets``) under every pairing of ``players`` (default ``skill_players``: random, greedy,
+    tuned, search), ``games`` per pairing (default 200: search games are slow), and give
     each pairing's win rates with intervals. The verdict says whether the side favoured under
     the baseline's players (``policies``, default the game's) is still favoured with the
     search player on every seat. A sweep underneath: same folder layout, ``--resume`` and
@@ -164,7 +180,7 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     g = get_game(game)
     spec = None
     if resume is None:
-        names = list(players) if players else list(g.builtin_policies) + ["search"]
+        names = list(players) if players else skill_players(g)
         names = pairing_players(g, names)
         if len(names) < 2:
             raise LotrSimError("skill needs at least two players to pair")

@@ -121,6 +121,20 @@ def paired_diff(x, y, conf: float = 0.95) -> PairedDiff:
     return paired_diff_from_counts(*paired_counts(x, y), conf=conf)
 
 
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, conf: float = 0.95) -> tuple[float, float, float]:
+    """``p1 - p2`` of two proportions from counts, with Newcombe's hybrid score interval
+    (each rate's Wilson interval combined; good coverage for small counts and rates near 0 or
+    1). Treats the samples as independent: for games paired on common random numbers, which
+    are positively correlated, the interval is conservative."""
+    if n1 <= 0 or n2 <= 0:
+        return float("nan"), -1.0, 1.0
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(k1, n1, conf)
+    l2, u2 = wilson(k2, n2, conf)
+    d = p1 - p2
+    return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
 def unpaired_diff(x, y, conf: float = 0.95) -> tuple[float, float, float]:
     """Difference of two independent proportions with the Wald interval (for comparison)."""
     x = np.asarray(x, dtype=np.float64)

@@ -15,7 +15,7 @@ from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_
 def skill(
     game: str = game_option(),
     players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players to pair "
-                                          "(default: the game's own players and search)."),
+                                          "(default: random, greedy, tuned where the game ships tuned weights, search)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count,
                                         help="Games per pairing (default 200)."),
     sets: List[str] = sets_option(),
@@ -32,7 +32,11 @@ def skill(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Play the baseline under every pairing of players, weak to strong, and say whether the
-    verdict (who is favoured) holds when the search player takes every seat."""
+    verdict (who is favoured) holds when the search player takes every seat.
+
+    Also says how much the search player gains against each player on each side (how
+    exploitable it is), the verdict under the least exploitable player, and the skill ladder
+    (the first side's win rate with the same player on every seat)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
     if resume is not None and out is not None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -309,7 +309,7 @@ def _row_of(df, sides, pol: Mapping):
 
 
 def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
-                favoured: str | None) -> dict | None:
+                favoured: str | None, order: Sequence[str] | None = None) -> dict | None:
     """Does the verdict hold for stronger play? When the pairings include a player from
     ``lotr_sim.players`` (the search player), compare the baseline's verdict with the one
     under that player on every seat, and say how the player fares against the baseline's
@@ -366,8 +366,96 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
         lines.append(f"{s} against the baseline's players: " + "; ".join(
             f"as {_name(x['side'], sides)} it wins {_pct(x['rate'])}% [{_pct(x['lo'])}, {_pct(x['hi'])}] "
             f"({base_pol.get(x['side'])} there: {_pct(x['baseline_rate'])}%)" for x in seats) + ".")
-    out.update(seats=seats, lines=lines, text=" ".join(lines))
+    expl = exploitability(df, sides, outcomes, s)
+    ladder = skill_ladder(df, sides, outcomes, s, order)
+    if expl:
+        lines.append(f"How much {s} gains against each player (percentage points of the side's wins it "
+                     f"takes that seat in, 95% interval): " + "; ".join(
+                         f"{e['player']}: " + ", ".join(
+                             f"as {_name(x['side'], sides)} {_pp(x['gain'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"
+                             for x in e["sides"]) for e in expl) + ".")
+        least = expl[0]
+        out["least_exploitable"] = least["player"]
+        r0 = _row_of(df, sides, {side: least["player"] for side in sides})
+        if r0 is not None:
+            n0 = int(r0["games"])
+            gap0, lo0, hi0 = parity_gap(n0, int(r0[f"wins_{o0}"]), int(r0[f"wins_{o1}"]), target)
+            fav0 = None if lo0 <= 0.0 <= hi0 else (o0 if gap0 > 0 else o1)
+            head0 = ("fair within the interval" if fav0 is None else
+                     f"{_name(fav0, sides)} is favoured by {100 * abs(gap0):.1f} percentage points "
+                     f"[{100 * min(abs(lo0), abs(hi0)):.1f}, {100 * max(abs(lo0), abs(hi0)):.1f}]")
+            top = out.get("favoured", "unknown")
+            if r is None:
+                says = f"not checked with {s} on every seat"
+            elif fav0 is None:
+                says = "fair under it" + ("; still fair" if out.get("favoured") is None
+                                          else f"; {_name(top, sides)} favoured with {s} on every seat")
+            elif out.get("favoured") == fav0:
+                says = f"it holds with {s} on every seat"
+            elif out.get("favoured") is None:
+                says = f"not confirmed with {s} on every seat (fair within its interval)"
+            else:
+                says = f"it FLIPS with {s} on every seat"
+            worst = max(x["gain"] for x in least["sides"])
+            lines.append(f"Least exploitable player: {least['player']} ({s} gains at most {_pp(worst)} "
+                         f"points against it): under {least['player']} on every seat ({n0:,} games) "
+                         f"{head0}; {says}.")
+            out.update(least_games=n0, least_gap=gap0, least_gap_ci95=[lo0, hi0], least_favoured=fav0)
+    if ladder:
+        lines.append(f"Skill ladder ({_name(o0, sides)}'s win rate, the same player on every seat): " + ", ".join(
+            f"{x['player']} {_pct(x['rate'])}% [{_pct(x['lo'])}, {_pct(x['hi'])}]" for x in ladder) + ".")
+    out.update(seats=seats, exploitability=expl, ladder=ladder, lines=lines, text=" ".join(lines))
     return out if lines else None
+
+
+def exploitability(df, sides, outcomes, strong: str) -> list[dict]:
+    """For every player P of the pairings besides ``strong`` (the search player): on each
+    side, how much more of that side's games ``strong`` wins when it takes that side against
+    P than P wins there against itself, ``rate(strong v P) - rate(P v P)``, with Newcombe's
+    interval (conservative: the two cells share their games' random streams). Sorted least
+    exploitable first (by the larger of the sides' gains)."""
+    from lotr_sim.stats import newcombe_diff
+    cells = pairing_cells(df, sides)
+    players = list(dict.fromkeys(p for c in cells for p in c["policies"].values()))
+    out = []
+    for P in players:
+        if P == strong:
+            continue
+        b = _row_of(df, sides, {x: P for x in sides})
+        if b is None:
+            continue
+        per = []
+        for side in sides:
+            pol = {x: P for x in sides}
+            pol[side] = strong
+            a = _row_of(df, sides, pol)
+            if a is None:
+                break
+            win = outcomes[sides.index(side)]
+            d, lo, hi = newcombe_diff(int(a[f"wins_{win}"]), int(a["games"]), int(b[f"wins_{win}"]), int(b["games"]))
+            per.append(dict(side=side, gain=d, lo=lo, hi=hi, rate=float(a[f"rate_{win}"]),
+                            base_rate=float(b[f"rate_{win}"]), games=int(a["games"])))
+        if len(per) == len(sides):
+            out.append(dict(player=P, sides=per, worst=max(x["gain"] for x in per)))
+    out.sort(key=lambda e: (e["worst"], sum(x["gain"] for x in e["sides"])))
+    return out
+
+
+def skill_ladder(df, sides, outcomes, strong: str | None = None, order: Sequence[str] | None = None) -> list[dict]:
+    """The first outcome's win rate with every seat held by the same player, for each
+    player of the pairings in ``order`` (the pairings' players as given, weak to strong;
+    else as played) with ``strong`` last: how the answer moves as play gets stronger."""
+    cells = pairing_cells(df, sides)
+    players = list(dict.fromkeys(list(order or []) + [p for c in cells for p in c["policies"].values()]))
+    if strong in players:
+        players = [p for p in players if p != strong] + [strong]
+    out = []
+    for P in players:
+        for c in cells:
+            if all(c["policies"].get(x) == P for x in sides):
+                out.append(dict(player=P, rate=c["rate"], lo=c["lo"], hi=c["hi"], games=c["games"]))
+                break
+    return out
 
 
 def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> dict:
@@ -434,7 +522,9 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                             if 1 < len(serious) < len(cells) else None)
             lines.append(text)
 
-    skill = skill_check(df, sides, outcomes, target, pol, fair, favoured) if pairings else None
+    order = (manifest.get("spec") or {}).get("pairings")
+    order = order if isinstance(order, list) else None
+    skill = skill_check(df, sides, outcomes, target, pol, fair, favoured, order) if pairings else None
     if skill:
         lines += skill["lines"]
     elif pairings:

@@ -33,6 +33,23 @@ def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
     assert "the verdict holds for stronger play" in sk["text"]
     assert {x["side"] for x in sk["seats"]} == {"good", "evil"}
     assert any("Stronger play" in line for line in v["lines"])
+    # exploitability (issue 19 §3): the search player's gain against each player, per side,
+    # follows the exact law; greedy (which search plays like) is the least exploitable
+    expl = {e["player"]: e for e in sk["exploitability"]}
+    assert set(expl) == {"random", "greedy"} and sk["least_exploitable"] == "greedy"
+    for P, e in expl.items():
+        for x in e["sides"]:
+            other = "evil" if x["side"] == "good" else "good"
+            pa, da = win_probability(params, {x["side"]: "search", other: P})
+            pb, db = win_probability(params, {"good": P, "evil": P})
+            if x["side"] == "evil":     # Evil wins what is neither Good's nor a draw
+                pa, pb = 1 - pa - da, 1 - pb - db
+            n = x["games"]
+            se = math.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
+            assert abs(x["gain"] - (pa - pb)) / se < 4, (P, x)
+            assert x["lo"] <= x["gain"] <= x["hi"]
+    assert [x["player"] for x in sk["ladder"]] == ["random", "greedy", "search"]
+    assert any(line.startswith("Least exploitable player: greedy") for line in v["lines"])
     assert (res.out / "report.md").read_text().count("Stronger play") >= 1
 
 
