@@ -173,7 +173,9 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     the baseline's players (``policies``, default the game's) is still favoured with the
     search player on every seat. A sweep underneath: same folder layout, ``--resume`` and
     Dask (``scheduler``/``cluster``: where search games pay for a cluster). Returns a
-    ``SweepResult`` whose ``verdict["skill"]`` holds the answer."""
+    ``SweepResult`` whose ``verdict["skill"]`` holds the answer; the search player's gains
+    against each player are also written to ``skill.toml`` in the folder
+    (``experiments.skillfig``: copied to ``configs/skill/<game>.toml``, every verdict cites them)."""
     from lotr_sim.config import parse_overrides
     from lotr_sim.experiments.spec import SweepSpec, pairing_players
     from lotr_sim.experiments.sweep import run_sweep
@@ -192,9 +194,15 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
                          policies=g.check_policies(policies), config=config,
                          seed=1 if seed is None else int(seed), games=n,
                          chunk=chunk or 50, pairings=names)
-    return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
-                     workers=workers, progress=progress, resume=resume, report=report,
-                     connect_timeout=connect_timeout, target=target)
+    res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
+                    workers=workers, progress=progress, resume=resume, report=report,
+                    connect_timeout=connect_timeout, target=target)
+    from lotr_sim.experiments import skillfig
+    base = res.points[0].label
+    fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
+    if fig is not None:   # copied to configs/skill/<game>.toml, every verdict can cite it
+        skillfig.write(Path(res.out) / skillfig.FILE, fig)
+    return res
 
 
 def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: int | None = None,

@@ -66,14 +66,28 @@ def test_inline_greedy_plays_greedys_games_and_other_weights_do_not(name):
     assert np.any(a["winner"] != c["winner"]) or np.any(a["turns"] != c["turns"])
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_shipped_tuned_weights_load_and_name_the_default_rules(name):
+    """``tuned`` is the shipped file; it names the rules it was tuned for. When this fails
+    after a change of a default rule, re-tune: lotr-sim tune -g GAME, then copy its tuned.toml
+    to configs/tuned/GAME.toml (README, 'Tuned players')."""
+    g = api.get_game(name)
+    tw = g.policy_table.read(shipped_path(name))
+    assert tw.rules_hash == g.load().hash, f"configs/tuned/{name}.toml was tuned for other rules: re-tune"
+    assert tw.provenance["games"] > 0 and tw.provenance["seed"] >= 0
+    g.check_policies({s: "tuned" for s in g.sides})
+    assert any(not np.array_equal(tw.rows[s], g.policy_table.rows("greedy")[s]) for s in g.sides)
+
+
 def test_bad_weights_are_one_config_error(tmp_path):
     g = api.get_game("minas-tirith")
-    with pytest.raises(ConfigError, match="needs 3 weights"):
+    k = len(g.policy_table.side_weights("good"))
+    with pytest.raises(ConfigError, match=f"needs {k} weights"):
         g.check_policies({"good": "weights:good=0.5,1"})
     with pytest.raises(ConfigError, match="outside"):
-        g.check_policies({"good": "weights:good=7,1,1"})
+        g.check_policies({"good": "weights:good=" + ",".join(["7"] + ["0.5"] * (k - 1))})
     with pytest.raises(ConfigError, match="no side 'frodo'"):
-        g.check_policies({"good": "weights:frodo=0.5,1,1"})
+        g.check_policies({"good": "weights:frodo=" + ",".join(["0.5"] * k)})
     with pytest.raises(ConfigError, match="not found"):
         g.check_policies({"good": f"tuned:{tmp_path / 'none.toml'}"})
     f = tmp_path / "w.toml"

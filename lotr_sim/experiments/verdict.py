@@ -408,6 +408,30 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
     return out if lines else None
 
 
+def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sides) -> dict | None:
+    """How exploitable the baseline's players are, from the skill figures shipped for these
+    rules (``experiments.skillfig``): a line for the verdict, or "not measured for these
+    rules". None for a game with no rules hash in the manifest or players from
+    ``lotr_sim.players`` (whose strength is the question itself)."""
+    from lotr_sim.experiments import skillfig
+    from lotr_sim.players.registry import is_generic
+    game = manifest.get("game")
+    rules = ((manifest.get("config") or {}).get("hashes") or {}).get(base_label)
+    if not game or not rules or any(is_generic(pol.get(s, "")) for s in sides):
+        return None
+    found = skillfig.lookup(game, rules, {s: pol.get(s) for s in sides})
+    if found["status"] != "measured":
+        found["text"] = (f"How exploitable these players are: {found['why']} "
+                         f"(lotr-sim skill --game {game} measures it).")
+        return found
+    parts = [f"as {_name(s, sides)} {_pp(x['gain'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"
+             for s, x in found["sides"].items()]
+    found["text"] = (f"How exploitable these players are: {found['strong']} gains " + ", ".join(parts)
+                     + f" percentage points against them (skill run of {found['date']}, "
+                       f"{found['games_per_pairing']:,} games per pairing).")
+    return found
+
+
 def exploitability(df, sides, outcomes, strong: str) -> list[dict]:
     """For every player P of the pairings besides ``strong`` (the search player): on each
     side, how much more of that side's games ``strong`` wins when it takes that side against
@@ -525,6 +549,15 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     order = (manifest.get("spec") or {}).get("pairings")
     order = order if isinstance(order, list) else None
     skill = skill_check(df, sides, outcomes, target, pol, fair, favoured, order) if pairings else None
+    exploit = None
+    if not skill:
+        exploit = shipped_exploitability(manifest, str(base.get("label", "baseline")), pol, sides)
+        if exploit is not None:
+            lines.append(exploit["text"])
+        gg = _row_of(df, sides, {s: "greedy" for s in sides}) if pairings else None
+        if gg is not None and any(pol.get(s) != "greedy" for s in sides):
+            lines.append(f"Under greedy v greedy ({int(gg['games']):,} games): {o0n} {_pct(float(gg[f'rate_{o0}']))}% "
+                         f"[{_pct(float(gg[f'lo_{o0}']))}, {_pct(float(gg[f'hi_{o0}']))}].")
     if skill:
         lines += skill["lines"]
     elif pairings:
@@ -565,7 +598,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
                 players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], pairings=pairings,
-                skill=_jsonable(skill) if skill else None,
+                skill=_jsonable(skill) if skill else None, exploitability=exploit,
                 precision=precision, lines=lines)
 
 

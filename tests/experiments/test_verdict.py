@@ -165,3 +165,26 @@ def test_no_baseline_is_an_error():
     d = frame([row(1, "x=2", "x", _dims(x=2), 100, (55, 40, 5))])
     with pytest.raises(LotrSimError, match="no baseline"):
         verdict(d, MANIFEST)
+
+
+def test_verdict_cites_the_shipped_skill_figures_for_its_rules(df, tmp_path, monkeypatch):
+    """Issue 19 §4: the verdict says how exploitable its players are, from the skill figures
+    shipped for these rules, and 'not measured for these rules' when the rules differ."""
+    from lotr_sim.experiments import skillfig
+    fig = dict(game="fake", rules_hash="r1", date="2026-12-02", strong="search", games_per_pairing=400, seed=1,
+               players={"greedy": {"good": dict(gain=0.123, lo=0.05, hi=0.2, games=400),
+                                   "evil": dict(gain=-0.01, lo=-0.08, hi=0.06, games=400)}})
+    path = skillfig.write(tmp_path / "fake.toml", fig)
+    monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
+    man = dict(MANIFEST, config={"hashes": {"baseline": "r1"}})
+    v = verdict(df, man)
+    assert v["exploitability"]["status"] == "measured"
+    line = [x for x in v["lines"] if x.startswith("How exploitable")][0]
+    assert "search gains as Good +12.3 [+5.0, +20.0], as Evil -1.0 [-8.0, +6.0]" in line
+    assert "2026-12-02" in line and "400 games per pairing" in line
+    v = verdict(df, dict(MANIFEST, config={"hashes": {"baseline": "other"}}))
+    assert v["exploitability"]["status"] == "not measured"
+    assert any("not measured for these rules" in x for x in v["lines"])
+    man = dict(man, policies={"baseline": {"good": "cautious", "evil": "greedy"}})
+    v = verdict(df, man)
+    assert "not measured for cautious as good" in v["exploitability"]["why"]

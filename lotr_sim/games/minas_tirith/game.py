@@ -14,14 +14,18 @@ from lotr_sim.kernels.runner import resolve_threads
 
 BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 
-# policy vectors per side (good, evil):
+# policy vectors per side (good, evil), in layout order (PL_*):
 # [type (0 random, 1 heuristic), attack threshold (exact P(take the territory)), mission weight,
-#  card weight, defend weight (Good's moves), advance weight (Evil's moves)]
+#  card weight, defend weight (Good's moves), advance weight (Evil's moves), cards (set per
+#  player, below), least gain of a Good move, threat weight in Good's want, value of passing]
 _POL = {
-    "random": ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
-    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0), (1.0, 0.5, 1.0, 0.7, 1.0, 1.0)),
-    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0), (1.0, 0.3, 1.3, 0.5, 1.0, 1.6)),
-    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0), (1.0, 0.7, 0.8, 0.9, 1.0, 0.6)),
+    "random": ((0.0,) * 10, (0.0,) * 10),
+    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0),
+               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0)),
+    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0),
+                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0)),
+    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0),
+                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0)),
 }
 
 # What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
@@ -31,6 +35,10 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
     Weight("cw", L.PL_CW, 0.0, 4.0, "mission die: worth of a card against a mission step"),
     Weight("def", L.PL_DEF, 0.0, 4.0, "worth of a defensive move", sides=("good",)),
     Weight("adv", L.PL_ADV, 0.0, 4.0, "worth of a step towards the city", sides=("evil",)),
+    Weight("gmin", L.PL_GMIN, 0.0, 2.0, "least gain of a defensive move worth making", sides=("good",)),
+    Weight("tw", L.PL_TW, 0.0, 3.0, "weight of adjacent enemies in where Good wants its units",
+           sides=("good",)),
+    Weight("pass", L.PL_PASS, -2.0, 6.0, "value of ending the turn's actions (the action to beat)"),
 ), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
 
 

@@ -122,9 +122,11 @@ A_RETREAT = 12
 A_CARD = 13       # a card-step row (MT-5, PH_CARD): (A_CARD, CD_*, ...), see cards.card_options_nb
 CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # policy vector; PL_CARDS = 1: the card step is the seat's decision (PH_CARD; a seat held by a
-# player from lotr_sim.players), 0: the seat's built-in policy makes it inside the engine
-PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS = 0, 1, 2, 3, 4, 5, 6
-NPOL = 8
+# player from lotr_sim.players), 0: the seat's built-in policy makes it inside the engine.
+# PL_GMIN: the least gain of a Good move worth making; PL_TW: the weight of the enemy next to
+# a territory in Good's want of it; PL_PASS: the value of ending the turn's actions.
+PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
+NPOL = 10
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

@@ -49,7 +49,7 @@ from lotr_sim.games.minas_tirith.config import (
     P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
     S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
@@ -479,7 +479,7 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
         for i in range(n):
             out[i] = 1.0 if i == pick else 0.0
         return
-    out[0] = 0.0
+    out[0] = pol[side, PL_PASS]
     for i in range(1, n):
         out[i] = score_action_nb(cf, st, wp, pol, side, act, i)
 

@@ -20,8 +20,8 @@ from lotr_sim.games.minas_tirith.config import (
 )
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
-    GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_MW,
-    PL_THR, PL_TYPE, S_DICE, S_DTOP,
+    GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
+    PL_PASS, PL_THR, PL_TW, PL_TYPE, S_DICE, S_DTOP,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -46,9 +46,11 @@ def threat_nb(cf, st, t, side):
 
 
 @njit(cache=True, _nrt=False)
-def good_want_nb(cf, st, t, extra):
+def good_want_nb(cf, st, t, extra, tw):
+    """How much Good wants one more unit in t: its importance, raised by the enemy next to it
+    (weighted by ``tw``, PL_TW), shared among the units already there (plus ``extra``)."""
     own = st[O_TOT + (GOOD) * MAXT + t] + extra
-    return importance_nb(cf, t) * (1.0 + threat_nb(cf, st, t, GOOD)) / (1.0 + own)
+    return importance_nb(cf, t) * (1.0 + tw * threat_nb(cf, st, t, GOOD)) / (1.0 + own)
 
 
 @njit(cache=True, _nrt=False)
@@ -109,11 +111,12 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
         # Good moves only to fortified/important places or to join an own stack
         if importance_nb(cf, to) < 2.0 and st[O_TOT + (GOOD) * MAXT + to] == 0:
             return -1.0
-        g = good_want_nb(cf, st, to, k) - good_want_nb(cf, st, a, -k)
+        tw = pol[side, PL_TW]
+        g = good_want_nb(cf, st, to, k, tw) - good_want_nb(cf, st, a, -k, tw)
         if cf[O_TKIND + a] == 2 or cf[O_TKIND + a] == 3:
             if threat_nb(cf, st, a, GOOD) > 0:
                 g -= 2.0
-        if g <= 0.3:
+        if g <= pol[side, PL_GMIN]:
             return -1.0
         return pol[side, PL_DEF] * g
     if kind == A_LMOVE:
@@ -165,7 +168,7 @@ def choose_action_nb(cf, st, wp, pol, s, side, act, n):
     if pol[side, PL_TYPE] == 0:
         return randint_nb(s, n)
     best = 0
-    bestv = 0.0
+    bestv = pol[side, PL_PASS]      # row 0 is the pass (MT-6): the action to beat
     for i in range(1, n):
         v = score_action_nb(cf, st, wp, pol, side, act, i)
         if v > bestv:
@@ -200,7 +203,7 @@ def best_unit_territory_nb(cf, st, s, pol, side, u):
         if st[O_TOT + (side) * MAXT + t] == 0 or not may_stand_nb(cf, u, t):
             continue
         if side == GOOD:
-            v = good_want_nb(cf, st, t, 0)
+            v = good_want_nb(cf, st, t, 0, pol[side, PL_TW])
         else:
             v = -cf[O_DCITY + t] + 0.01 * st[O_TOT + (side) * MAXT + t]
         if v > bestv:

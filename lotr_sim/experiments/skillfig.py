@@ -1,0 +1,87 @@
+"""Skill figures: how much the search player gains against each player, kept beside the
+rules they were measured for, so every verdict can say how exploitable its players are.
+
+``lotr-sim skill`` writes ``skill.toml`` into its folder (``write``): the date, the rules hash
+of the baseline, the games per pairing and, per player and side, the search player's gain
+(percentage of the side's games) with its 95% interval (``verdict.exploitability``).
+``configs/skill/<game>.toml`` is the copy a release ships; ``lookup`` finds the figures of
+some players for some rules there, or says they were not measured for these rules.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+FILE = "skill.toml"
+
+
+def shipped_path(game: str) -> Path:
+    """``configs/skill/<game>.toml``: the skill figures shipped with the package."""
+    from lotr_sim.config import configs_dir
+    return configs_dir() / "skill" / f"{game}.toml"
+
+
+def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash: str) -> dict[str, Any] | None:
+    """The skill figures of a skill run's verdict (None when it measured no exploitability)."""
+    sk = verdict.get("skill") or {}
+    expl = sk.get("exploitability") or []
+    if not expl:
+        return None
+    from lotr_sim.experiments.store import now_iso
+    games = min(x["games"] for e in expl for x in e["sides"])
+    return dict(game=manifest.get("game"), rules_hash=rules_hash, date=now_iso()[:10],
+                strong=sk.get("player"), games_per_pairing=int(games), seed=manifest.get("seed"),
+                players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
+                                                       hi=round(float(x["hi"]), 5), games=int(x["games"]))
+                                       for x in e["sides"]} for e in expl})
+
+
+def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
+    """Write skill figures as TOML (``figures``' layout)."""
+    from lotr_sim.experiments.store import atomic_write_bytes
+    lines = ["# How much the search player gains against each player (lotr-sim skill), per side:",
+             "# share of that side's games, 95% Newcombe interval. Measured for the rules with this hash.",
+             f'game = "{fig["game"]}"', f'rules_hash = "{fig["rules_hash"]}"', f'date = "{fig["date"]}"',
+             f'strong = "{fig["strong"]}"', f'games_per_pairing = {int(fig["games_per_pairing"])}']
+    if fig.get("seed") is not None:
+        lines.append(f"seed = {int(fig['seed'])}")
+    for player, sides in fig["players"].items():
+        lines += ["", f'[players."{player}"]']
+        for side, x in sides.items():
+            lines.append(f"{side} = {{ gain = {x['gain']!r}, lo = {x['lo']!r}, hi = {x['hi']!r}, "
+                         f"games = {int(x['games'])} }}")
+    p = Path(path)
+    atomic_write_bytes(p, ("\n".join(lines) + "\n").encode())
+    return p
+
+
+def read(path: str | Path) -> dict[str, Any] | None:
+    """Skill figures from a file, or None when there is none (or it is unreadable)."""
+    from lotr_sim.config import load_toml
+    from lotr_sim.errors import ConfigError
+    p = Path(path)
+    if not p.is_file():
+        return None
+    try:
+        return load_toml(p)
+    except ConfigError:
+        return None
+
+
+def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str, Any]:
+    """What the shipped figures say about ``policies`` (side -> player) under the rules
+    ``rules_hash``: ``{"status": "measured", "sides": {side: {gain, lo, hi, games}}, "date",
+    "games_per_pairing", "strong"}``, or ``{"status": "not measured", "why": ...}``."""
+    fig = read(shipped_path(game))
+    if fig is None:
+        return dict(status="not measured", why=f"no skill figures shipped for {game}")
+    if fig.get("rules_hash") != rules_hash:
+        return dict(status="not measured", why="not measured for these rules")
+    sides = {}
+    for side, player in policies.items():
+        x = (fig.get("players", {}).get(player) or {}).get(side)
+        if x is None:
+            return dict(status="not measured", why=f"not measured for {player} as {side}")
+        sides[side] = dict(player=player, **x)
+    return dict(status="measured", sides=sides, date=fig.get("date"), strong=fig.get("strong", "search"),
+                games_per_pairing=fig.get("games_per_pairing"))
