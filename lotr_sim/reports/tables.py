@@ -136,6 +136,35 @@ def seats_html(df) -> str:
     return "\n".join(_html(head, body)) if body else ""
 
 
+def levers_markdown(v) -> str:
+    """The verdict's levers (``verdict.levers_rows``) as a Markdown table ("" when none)."""
+    from lotr_sim.experiments.verdict import levers_rows
+    head, body = levers_rows(v)
+    return "\n".join(_markdown(head, body)) if body else ""
+
+
+def levers_html(v) -> str:
+    """The verdict's levers as an HTML table ("" when none)."""
+    from lotr_sim.experiments.verdict import levers_rows
+    head, body = levers_rows(v)
+    return "\n".join(_html(head, body)) if body else ""
+
+
+def parity_markdown(v) -> str:
+    """The compact "closest to parity" table (``verdict.parity_rows``) in Markdown ("" when
+    the sweep varied no parameter)."""
+    from lotr_sim.experiments.verdict import parity_rows
+    head, body = parity_rows(v)
+    return "\n".join(_markdown(head, body)) if body else ""
+
+
+def parity_html(v) -> str:
+    """The compact "closest to parity" table in HTML ("" when none)."""
+    from lotr_sim.experiments.verdict import parity_rows
+    head, body = parity_rows(v)
+    return "\n".join(_html(head, body)) if body else ""
+
+
 def _is_pairing(r) -> bool:
     return r.get("varied") == "pairings"
 
