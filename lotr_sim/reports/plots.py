@@ -128,16 +128,22 @@ def plot_tornado(dt, o0, path=None):
         spans.append((d, min(0.0, deltas[lo_i]), max(0.0, deltas[hi_i]), ends,
                       others[lo_i][0], others[hi_i][0]))
     spans.sort(key=lambda s: s[2] - s[1])
-    fig = new_figure((8, 0.5 * max(len(spans), 2) + 1.5))
+    # 6.5 inches wide: the report shows it beside the pairing heat map, about 540 pixels wide
+    fig = new_figure((6.5, 0.5 * max(len(spans), 2) + 1.5))
     ax = fig.subplots()
     for i, (d, a, b, ends, va, vb) in enumerate(spans):
         ax.barh(i, b - a, left=a, color="tab:blue", alpha=0.7)
         for x, lo, hi in ends:
             ax.errorbar([x], [i], xerr=[[x - lo], [hi - x]], fmt="none", ecolor="black", capsize=3, lw=1)
+        # each end's parameter value beside the bar, clear of its whisker
         if a < 0:
-            ax.text(a, i + 0.3, _fmt(va), fontsize=7, ha="right")
+            left = min([a] + [lo for x, lo, _ in ends if x == a])
+            ax.annotate(_fmt(va), (left, i), xytext=(-3, 0), textcoords="offset points", fontsize=9,
+                        ha="right", va="center")
         if b > 0:
-            ax.text(b, i + 0.3, _fmt(vb), fontsize=7, ha="left")
+            right = max([b] + [hi for x, _, hi in ends if x == b])
+            ax.annotate(_fmt(vb), (right, i), xytext=(3, 0), textcoords="offset points", fontsize=9,
+                        ha="left", va="center")
     ax.set_yticks(range(len(spans)))
     ax.set_yticklabels([s[0] for s in spans])
     ax.axvline(0, color="black", lw=1)
@@ -240,22 +246,38 @@ def plot_reasons(df, reasons, path=None):
     return fig
 
 
+ANSWERS = ("tornado", "pairings")   # the pictures that answer the report's question come first
+
+
+def report_sections(figs: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """``figures()``/``all_plots()`` entries split into the report's sections, each in order:
+    the answering pictures (``ANSWERS``: tornado chart, AI-pairing heat map), the win rate
+    against each parameter, and the rest (game lengths, end reasons)."""
+    answers = [f for f in figs if f[0] in ANSWERS]
+    per_param = [f for f in figs if f[0].startswith("winrate_")]
+    rest = [f for f in figs if f not in answers and f not in per_param]
+    return answers, per_param, rest
+
+
 def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
-    """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved)."""
+    """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved):
+    the answering pictures first (tornado chart, AI-pairing heat map), then the win rate
+    against each parameter, game lengths and end reasons."""
     o0 = outcomes[0]
     sides = list(sides or outcomes[:2])
     out = []
     dt = dim_table(df)
     grid = bool((df["varied"] == "grid").any()) if "varied" in df else False
-    for d, items in dt.items():
-        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
-                    f"{_name(o0)} win rate vs {d}"))
     if not grid and dt:
-        out.append(("tornado", plot_tornado(dt, o0), "Tornado chart"))
+        out.append(("tornado", plot_tornado(dt, o0),
+                    f"Tornado chart: the levers ranked by their paired change of {_name(o0)}'s win rate"))
     if "varied" in df and (df["varied"] == "pairings").any():
         f = plot_pairings(df, o0, sides)
         if f is not None:
             out.append(("pairings", f, f"{_name(o0)} win rate by AI pairing"))
+    for d, items in dt.items():
+        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
+                    f"{_name(o0)} win rate vs {d}"))
     if not grid:
         for d, items in dt.items():
             out.append((f"lengths_{_safe(d)}", plot_lengths(d, items), f"Game length by {d}"))
