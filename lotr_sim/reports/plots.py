@@ -175,7 +175,8 @@ def plot_pairings(df, o0, sides, path=None):
             draw[rows.index(rp), cols.index(cp)] = (100 * r[f"rate_{DRAW}"], 100 * r[f"lo_{DRAW}"],
                                                     100 * r[f"hi_{DRAW}"])
     show_draws = draws_shown(pd.DataFrame(list(cells.values())), [o0, DRAW])
-    fig = new_figure((1.3 * len(cols) + 3, (1.4 if show_draws else 0.9) * len(rows) + 1.8))
+    # about 6.5 inches wide for 4 x 4 pairings: the report shows it beside the tornado chart
+    fig = new_figure((len(cols) + 2.5, (1.4 if show_draws else 0.9) * len(rows) + 1.8))
     ax = fig.subplots()
     im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=100, aspect="auto")
     for i in range(len(rows)):
