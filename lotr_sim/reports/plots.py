@@ -51,7 +51,8 @@ def _safe(name: str) -> str:
 
 
 def _name(o: str) -> str:
-    return o.capitalize() if o in ("good", "evil") else o
+    """A side's name as a name ("Good", "Frodo"); the draw outcome stays "draw"."""
+    return o if o == "draw" else o.capitalize()
 
 
 def _legend_outside(ax, fig=None) -> None:

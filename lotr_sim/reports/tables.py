@@ -10,8 +10,9 @@ def _pct(x) -> str:
     return "-" if x != x else f"{100 * x:.1f}"
 
 
-def _name(o: str, sides=("good", "evil")) -> str:
-    return o.capitalize() if o in sides else o
+def _name(o: str) -> str:
+    """A side's name as a name ("Good", "Frodo"); the draw outcome stays "draw"."""
+    return o if o == DRAW else o.capitalize()
 
 
 DRAW = "draw"
