@@ -79,8 +79,8 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
     and the verdict (``target``: parity, default the manifest's, else ``good50``).
 
     Both reports answer first (issue 21), in the same order: the verdict (with the game's
-    notes); the answering pictures, the tornado chart and the AI-pairing heat map, with the
-    levers' numbers; the compact "closest to parity" table; then the win rate against each
+    notes); the answering pictures, the tornado chart, the skill ladder (a skill run) and the
+    AI-pairing heat map, with the levers' numbers; the compact "closest to parity" table; then the win rate against each
     parameter, the full results table, the per-seat table, game lengths, end reasons and the
     sweep's particulars."""
     from lotr_sim.experiments.verdict import verdict, verdict_html, verdict_markdown
@@ -94,7 +94,8 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         pdir.mkdir(exist_ok=True)
     except OSError as e:
         raise LotrSimError(f"cannot write plots to {pdir}: {e.strerror or e}") from None
-    figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"))
+    figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
+                           ladder=(v.get("skill") or {}).get("ladder"))
     answers, per_param, rest = plots.report_sections(figs)
     game = manifest.get("game", "?")
     o0 = outcomes[0]

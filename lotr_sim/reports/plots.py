@@ -9,6 +9,8 @@ changes in percentage points.
   with interval whiskers, no line);
 * a tornado chart: how far each dimension moves that win rate from the baseline (paired Δ,
   smallest to largest value of the dimension, with intervals) (``tornado.png``);
+* the skill ladder: Good's win rate with the same player on every seat, weak to strong
+  (``ladder.png``, when the verdict has one: a skill run);
 * Good's win rate under every pairing of policies as a heat map with the rates written in
   the cells (``pairings.png``, when the sweep played them);
 * game-length histograms per dimension (``lengths_<dim>.png``);
@@ -203,6 +205,35 @@ def plot_pairings(df, o0, sides, path=None):
     return fig
 
 
+def plot_ladder(ladder: list[dict], o0: str, path=None):
+    """The skill ladder (``verdict.skill_ladder``): the first outcome's win rate with the same
+    player on every seat, players weak to strong left to right, each with its 95% Wilson
+    interval and the rate written beside it; returns the Figure."""
+    fig = new_figure((6.5, 4))
+    ax = fig.subplots()
+    pos = np.arange(len(ladder))
+    rate = np.array([100 * x["rate"] for x in ladder], dtype=float)
+    lo = np.array([100 * x["lo"] for x in ladder], dtype=float)
+    hi = np.array([100 * x["hi"] for x in ladder], dtype=float)
+    # players are categories: points with whiskers, no line between them
+    ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4,
+                label=f"{_name(o0)} win rate (95% interval)")
+    for x, y in zip(pos, rate):
+        ax.annotate(f"{y:.1f}%", (x, y), xytext=(6, 0), textcoords="offset points", fontsize=9, va="center")
+    ax.axhline(50, color="red", lw=1, ls="--", label="50%")
+    ax.set_xticks(pos)
+    ax.set_xticklabels([str(x["player"]) for x in ladder])
+    ax.set_xlim(-0.5, len(pos) - 0.5)
+    ax.set_xlabel("the same player on every seat (weak to strong)")
+    ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
+    ax.set_title(f"{_name(o0)} win rate up the skill ladder")
+    ax.grid(alpha=0.3)
+    _legend_outside(ax)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
 def plot_lengths(dim, items, path=None):
     """Game-length distributions per value of a dimension; returns the Figure."""
     fig = new_figure((7, 4))
@@ -248,23 +279,24 @@ def plot_reasons(df, reasons, path=None):
     return fig
 
 
-ANSWERS = ("tornado", "pairings")   # the pictures that answer the report's question come first
+ANSWERS = ("tornado", "ladder", "pairings")   # the pictures that answer the report's question come first
 
 
 def report_sections(figs: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
     """``figures()``/``all_plots()`` entries split into the report's sections, each in order:
-    the answering pictures (``ANSWERS``: tornado chart, AI-pairing heat map), the win rate
-    against each parameter, and the rest (game lengths, end reasons)."""
+    the answering pictures (``ANSWERS``: tornado chart, skill ladder, AI-pairing heat map), the
+    win rate against each parameter, and the rest (game lengths, end reasons)."""
     answers = [f for f in figs if f[0] in ANSWERS]
     per_param = [f for f in figs if f[0].startswith("winrate_")]
     rest = [f for f in figs if f not in answers and f not in per_param]
     return answers, per_param, rest
 
 
-def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
+def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None) -> list[tuple[str, object, str]]:
     """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved):
-    the answering pictures first (tornado chart, AI-pairing heat map), then the win rate
-    against each parameter, game lengths and end reasons."""
+    the answering pictures first (tornado chart, the skill ladder when ``ladder`` has two
+    rungs or more (the verdict's ``skill["ladder"]``), AI-pairing heat map), then the win
+    rate against each parameter, game lengths and end reasons."""
     o0 = outcomes[0]
     sides = list(sides or outcomes[:2])
     out = []
@@ -273,6 +305,8 @@ def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
     if not grid and dt:
         out.append(("tornado", plot_tornado(dt, o0),
                     f"Tornado chart: the levers ranked by their paired change of {_name(o0)}'s win rate"))
+    if ladder and len(ladder) > 1:
+        out.append(("ladder", plot_ladder(ladder, o0), f"Skill ladder: {_name(o0)}'s win rate as play gets stronger"))
     if "varied" in df and (df["varied"] == "pairings").any():
         f = plot_pairings(df, o0, sides)
         if f is not None:
@@ -289,10 +323,10 @@ def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
     return out
 
 
-def all_plots(df, outcomes, reasons, pdir: Path, sides=None) -> list[tuple[str, Path, str]]:
+def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None) -> list[tuple[str, Path, str]]:
     """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``."""
     out = []
-    for name, fig, caption in figures(df, outcomes, reasons, sides):
+    for name, fig, caption in figures(df, outcomes, reasons, sides, ladder):
         p = Path(pdir) / f"{name}.png"
         save_figure(fig, p)
         out.append((name, p, caption))

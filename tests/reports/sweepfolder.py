@@ -49,13 +49,29 @@ def grid_frame():
     return frame(rows)
 
 
-def write_sweep(folder: Path, pairings: bool = True, df=None) -> Path:
-    """Write a finished sweep folder; returns it."""
+SKILL_PLAYERS = ("random", "greedy", "search")
+
+
+def skill_frame():
+    """A skill run: the baseline (greedy v greedy) and every pairing of random, greedy and
+    the search player; Good's rate rises with the players' strength on both seats."""
+    strength = {p: i for i, p in enumerate(SKILL_PLAYERS)}
+    rows = [row(0, "baseline", "baseline", {}, N, (1800, 2000, 200))]
+    for g in SKILL_PLAYERS:
+        for e in SKILL_PLAYERS:
+            k = 1800 + 700 * (strength[g] - strength[e]) + (100 if g == e == "search" else 0)
+            rows.append(row(len(rows), f"good={g},evil={e}", "pairings", {}, N, (k, N - k - 200, 200),
+                            policies={"good": g, "evil": e}))
+    return frame(rows)
+
+
+def write_sweep(folder: Path, pairings: bool = True, df=None, **manifest_keys) -> Path:
+    """Write a finished sweep folder (``manifest_keys`` added to its manifest); returns it."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (sweep_frame(pairings) if df is None else df).to_parquet(folder / "results.parquet")
     manifest = {**MANIFEST, "seed": 7, "package_version": "test", "started": "2026-01-01T00:00:00",
                 "finished": "2026-01-01T00:01:00", "spec_hash": "abc123", "machine": {"hostname": "test"},
-                "notes": ["The board is a RECONSTRUCTED default, not the printed game."]}
+                "notes": ["The board is a RECONSTRUCTED default, not the printed game."], **manifest_keys}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder

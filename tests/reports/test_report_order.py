@@ -171,6 +171,21 @@ def test_pairings_only_run_opens_with_the_heat_map(tmp_path):
     assert _md_sections(md) == _html_sections(h)
 
 
+def test_skill_run_opens_with_the_ladder_and_the_heat_map(tmp_path):
+    """A skill run (pairings with the search player, no rule swept): the skill ladder and the
+    heat map follow the verdict, before the results table; the ladder climbs weak to strong."""
+    from sweepfolder import SKILL_PLAYERS, skill_frame
+    # as api.skill writes it: the players weak to strong are the sweep's pairings
+    out = build_report(write_sweep(tmp_path / "k", df=skill_frame(), spec={"pairings": list(SKILL_PLAYERS)}))
+    md, h = out["md"].read_text(), out["html"].read_text()
+    assert _md_plots(md)[:2] == ["ladder", "pairings"] and _html_plots(h)[:2] == ["ladder", "pairings"]
+    _before(md, "## Verdict", "plots/ladder.png", "plots/pairings.png", "## Results")
+    assert _md_sections(md) == _html_sections(h)
+    ladder = out["verdict"]["skill"]["ladder"]
+    assert [x["player"] for x in ladder] == list(SKILL_PLAYERS)
+    assert "Skill ladder" in md                                  # the verdict's sentence stays too
+
+
 def test_grid_sweep_opens_with_the_levers(tmp_path):
     """A grid draws no tornado: the levers' table (every grid point, largest change first)
     follows the verdict, then the parity table, then the per-parameter plots."""

@@ -130,3 +130,15 @@ def test_side_names_are_capitalised_for_every_game():
     head, _ = tables.rows(df, outcomes, REASONS)
     assert head[2:6] == ["Frodo % [95% CI]", "Sam % [95% CI]", "draw % [95% CI]",
                          "ΔFrodo, percentage points [95% CI]"]
+
+
+def test_skill_ladder_plot_climbs_in_the_given_order():
+    ladder = [dict(player="random", rate=0.10, lo=0.08, hi=0.12), dict(player="greedy", rate=0.45, lo=0.43, hi=0.47),
+              dict(player="search", rate=0.55, lo=0.52, hi=0.58)]
+    ax = _ax(plots.plot_ladder(ladder, "good"))
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["random", "greedy", "search"]
+    pts = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    assert len(pts) == 1 and list(pts[0].get_ydata()) == pytest.approx([10.0, 45.0, 55.0])   # percent
+    assert pts[0].get_linestyle() in ("None", "none", "")                                    # categories: no line
+    assert sorted(t.get_text() for t in ax.texts) == ["10.0%", "45.0%", "55.0%"]
+    assert "% of games" in ax.get_ylabel()
