@@ -576,10 +576,12 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                              max_games=spec.get("max_games"), text=text)
             lines.append(text)
 
+    summary = list(lines)   # the report gives the levers and the parities as tables after the pictures
     lv = levers(df, o0)
+    levers_title = (f"Levers, ranked by their largest paired change of {o0n}'s win rate against the "
+                    f"baseline (percentage points, 95% interval):")
     if lv:
-        lines.append(f"Levers, ranked by their largest paired change of {o0n}'s win rate against the "
-                     f"baseline (percentage points, 95% interval):")
+        lines.append(levers_title)
         lines += [f"- {x['label']}: {_pp(x['delta'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]" for x in lv]
 
     parity = []
@@ -589,17 +591,19 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
             continue
         p = parity_of(entries)
         integer = is_integer([e["value"] for e in entries])
-        p.update(param=d, text=parity_text(d, p, target, o0n, o1n, integer))
+        p.update(param=d, integer=integer, text=parity_text(d, p, target, o0n, o1n, integer))
         parity.append(p)
+    parity_title = f"Closest to parity ({ttext}):"
     if parity:
-        lines.append(f"Closest to parity ({ttext}):")
+        lines.append(parity_title)
         lines += [f"- {p['text']}" for p in parity]
 
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
                 players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], pairings=pairings,
                 skill=_jsonable(skill) if skill else None, exploitability=exploit,
-                precision=precision, lines=lines)
+                precision=precision, lines=lines, summary=summary, levers_title=levers_title,
+                parity_title=parity_title, names=[o0n, o1n])
 
 
 def _jsonable(o):
@@ -620,11 +624,19 @@ def verdict_lines(v: Mapping) -> list[str]:
     return list(v["lines"])
 
 
-def verdict_markdown(v: Mapping) -> str:
-    """The verdict as a Markdown section (``## Verdict``)."""
+def _report_lines(v: Mapping, full: bool) -> list[str]:
+    """The verdict's lines; without ``full`` only those before the levers and the parities
+    (``summary``), which a report gives as tables after its pictures (``levers_rows``,
+    ``parity_rows``)."""
+    return list(v["lines"] if full or "summary" not in v else v["summary"])
+
+
+def verdict_markdown(v: Mapping, full: bool = True) -> str:
+    """The verdict as a Markdown section (``## Verdict``); ``full=False``: without the levers'
+    and the parities' lists (``_report_lines``)."""
     out = ["## Verdict", "", f"**{v['sentence']}**"]
     prev_item = False
-    for ln in v["lines"][1:]:
+    for ln in _report_lines(v, full)[1:]:
         item = ln.startswith("- ")
         if not (item and prev_item):
             out.append("")
@@ -633,10 +645,11 @@ def verdict_markdown(v: Mapping) -> str:
     return "\n".join(out) + "\n"
 
 
-def verdict_html(v: Mapping) -> str:
+def verdict_html(v: Mapping, full: bool = True) -> str:
+    """The verdict as HTML (``<h2>Verdict</h2>``); ``full`` as in ``verdict_markdown``."""
     out = ["<h2>Verdict</h2>", f"<p><b>{html.escape(v['sentence'])}</b></p>"]
     in_list = False
-    for ln in v["lines"][1:]:
+    for ln in _report_lines(v, full)[1:]:
         if ln.startswith("- "):
             if not in_list:
                 out.append("<ul>")
@@ -650,3 +663,53 @@ def verdict_html(v: Mapping) -> str:
     if in_list:
         out.append("</ul>")
     return "\n".join(out)
+
+
+def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the levers' table: one row per lever (largest first), the point
+    with the largest paired change of the first outcome's win rate and that change in
+    percentage points with its 95% interval (the numbers behind the tornado chart)."""
+    o0n = v.get("names", [v["outcome"]])[0]
+    head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
+    return head, [[str(x["label"]), f"{_pp(x['delta'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"] for x in v["levers"]]
+
+
+def _crossing_cell(p: Mapping, o0n: str) -> str:
+    cr = p.get("crossing")
+    integer = bool(p.get("integer", False))
+    if cr is not None and "estimate" in cr:
+        return (f"≈ {_fmt_x(cr['estimate'], integer)} [{_fmt_x(cr['interval'][0], integer)}, "
+                f"{_fmt_x(cr['interval'][1], integer)}] (interpolated between {_fmt_value(cr['between'][0])} "
+                f"and {_fmt_value(cr['between'][1])})")
+    if cr is not None:
+        return (f"between {_fmt_value(cr['between'][0])} (below) and {_fmt_value(cr['between'][1])} (above)")
+    if p["status"] == "never":
+        return f"never reached ({o0n} stays {p['side']} parity)"
+    return "no crossing between swept values"
+
+
+def parity_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the compact "closest to parity" table: one row per swept
+    parameter with its value closest to parity, the first outcome's win rate there with its
+    95% Wilson interval (and, for ``--target equal``, its difference to the second outcome),
+    where parity lies (the interpolated crossing, as ``parity_text``) and the swept values
+    whose interval contains parity ("none: overshoots" when parity lies between two swept
+    values but none is within its interval)."""
+    o0n, o1n = (list(v.get("names") or [v["outcome"], "?"]) + ["?"])[:2]
+    equal = v["target"] == "equal"
+    head = ["parameter", "closest value", f"{o0n} % [95% CI]"]
+    if equal:
+        head.append(f"{o0n} − {o1n}, percentage points [95% CI]")
+    head += ["parity", "within the interval of parity at"]
+    body = []
+    for p in v["parity"]:
+        c = p["closest"]
+        cells = [str(p["param"]), _fmt_value(c["value"]), f"{_pct(c['rate'])} [{_pct(c['lo'])}, {_pct(c['hi'])}]"]
+        if equal:
+            cells.append(f"{_pp(c['gap'])} [{_pp(c['gap_lo'])}, {_pp(c['gap_hi'])}]")
+        if p["status"] == "within":
+            within = ", ".join(_fmt_value(x) for x in p["within"])
+        else:
+            within = "none: overshoots" if p["status"] == "overshoots" else "none"
+        body.append(cells + [_crossing_cell(p, o0n), within])
+    return head, body

@@ -47,9 +47,42 @@ def labels_from(df, manifest):
     return list(outcomes), list(reasons)
 
 
+CSS = ("body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
+       "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
+       "text-align:right}td:first-child,th:first-child{text-align:left}th{background:#eee}img{max-width:100%}"
+       # a wide table scrolls inside its box instead of widening the page
+       ".wide{overflow-x:auto;max-width:100%}"
+       # the answering pictures side by side when there is room, one under the other when not
+       ".answers{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}"
+       ".answers figure{flex:1 1 420px;margin:0}.answers h2{font-size:1.1em}")
+
+
+def _img_md(name: str, path: Path, caption: str) -> list[str]:
+    return [f"## {caption}", "", f"![{caption}](plots/{path.name})", ""]
+
+
+def _img_html(name: str, path: Path, caption: str, tag: str = "h2") -> str:
+    """A heading and the picture, embedded (the page stands alone) and linked to its PNG
+    beside the report (full size, when the page shows it smaller)."""
+    b64 = base64.b64encode(path.read_bytes()).decode()
+    c = html.escape(caption)
+    return (f"<{tag}>{c}</{tag}>\n<a href='plots/{html.escape(path.name)}'><img data-plot='{html.escape(name)}' "
+            f"alt='{c}' src='data:image/png;base64,{b64}'></a>")
+
+
+def _wide(table_html: str) -> str:
+    return f"<div class='wide'>{table_html}</div>"
+
+
 def build_report(folder: str | Path, target: str | None = None) -> dict:
     """Write plots (``plots/*.png``), ``report.md`` and ``report.html``; return their paths
-    and the verdict (``target``: parity, default the manifest's, else ``good50``)."""
+    and the verdict (``target``: parity, default the manifest's, else ``good50``).
+
+    Both reports answer first (issue 21), in the same order: the verdict (with the game's
+    notes); the answering pictures, the tornado chart, the skill ladder (a skill run) and the
+    AI-pairing heat map, with the levers' numbers; the compact "closest to parity" table; then the win rate against each
+    parameter, the full results table, the per-seat table, game lengths, end reasons and the
+    sweep's particulars."""
     from lotr_sim.experiments.verdict import verdict, verdict_html, verdict_markdown
     from lotr_sim.reports import plots, tables
     folder = Path(folder)
@@ -61,7 +94,9 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         pdir.mkdir(exist_ok=True)
     except OSError as e:
         raise LotrSimError(f"cannot write plots to {pdir}: {e.strerror or e}") from None
-    figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"))
+    figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
+                           ladder=(v.get("skill") or {}).get("ladder"))
+    answers, per_param, rest = plots.report_sections(figs)
     game = manifest.get("game", "?")
     o0 = outcomes[0]
     title = f"lotr-sim sweep report: {game}"
@@ -78,37 +113,59 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         ("config hash", manifest.get("spec_hash", "?")),
         ("machine", (manifest.get("machine") or {}).get("hostname", "?")),
     ]
-    table_md = tables.results_markdown(df, outcomes, reasons)
-    md = [f"# {title}", "", verdict_markdown(v), "## Sweep", ""]
-    md += [f"- **{k}**: {val}" for k, val in meta]
-    md += [""] + [f"> **Note:** {n}" for n in manifest.get("notes", [])]
-    md += ["", f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
-           f"{o0}'s win rate against the baseline in percentage points (common random numbers: game i "
-           f"of every point uses stream i) with its 95% interval.", "", table_md, ""]
+    notes = manifest.get("notes", [])
+    levers_intro = v.get("levers_title", "Levers:")
+    parity_intro = (f"{v['target_text'][0].upper()}{v['target_text'][1:]}. One row per parameter: its swept "
+                    f"value closest to parity with {v['names'][0]}'s win rate there (95% Wilson "
+                    f"interval), where parity lies (interpolated between swept numbers) and the swept "
+                    f"values whose interval contains parity.")
+    results_intro = (f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
+                     f"{o0}'s win rate against the baseline in percentage points (common random numbers: "
+                     f"game i of every point uses stream i) with its 95% interval.")
+    levers_md, parity_md = tables.levers_markdown(v), tables.parity_markdown(v)
     seats_md = tables.seats_markdown(df)
+
+    md = [f"# {title}", "", verdict_markdown(v, full=False)]
+    md += [f"> **Note:** {n}" for n in notes] + ([""] if notes else [])
+    for f in answers:
+        md += _img_md(*f)
+    if levers_md:
+        md += ["## Levers", "", levers_intro, "", levers_md, ""]
+    if parity_md:
+        md += ["## Closest to parity", "", parity_intro, "", parity_md, ""]
+    for f in per_param:
+        md += _img_md(*f)
+    md += ["## Results", "", results_intro, "", tables.results_markdown(df, outcomes, reasons), ""]
     if seats_md:
         md += ["## Win rate per seat", "", SEATS_TEXT, "", seats_md, ""]
-    for name, path, caption in figs:
-        md += [f"## {caption}", "", f"![{caption}](plots/{path.name})", ""]
+    for f in rest:
+        md += _img_md(*f)
+    md += ["## Sweep", ""] + [f"- **{k}**: {val}" for k, val in meta] + [""]
     (folder / "report.md").write_text("\n".join(md))
 
+    levers_h, parity_h, seats_h = tables.levers_html(v), tables.parity_html(v), tables.seats_html(df)
     h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
-         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
-         "text-align:right}th{background:#eee}img{max-width:100%}</style></head><body>",
-         f"<h1>{html.escape(title)}</h1>", verdict_html(v), "<h2>Sweep</h2><ul>"]
-    h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(val))}</li>" for k, val in meta]
-    h += ["</ul>"] + [f"<p><b>Note:</b> {html.escape(n)}</p>" for n in manifest.get("notes", [])]
-    h += [f"<p>Win rates in percent of games with 95% Wilson intervals; &Delta; is the paired change of "
-          f"{html.escape(o0)}'s win rate against the baseline in percentage points with its 95% interval.</p>",
-          tables.results_html(df, outcomes, reasons)]
-    seats_h = tables.seats_html(df)
+         f"<style>{CSS}</style></head><body>",
+         f"<h1>{html.escape(title)}</h1>", "<section id='verdict'>", verdict_html(v, full=False)]
+    h += [f"<p><b>Note:</b> {html.escape(n)}</p>" for n in notes] + ["</section>"]
+    if answers:
+        h += ["<section id='answers' class='answers'>"]
+        h += [f"<figure>{_img_html(*f)}</figure>" for f in answers] + ["</section>"]
+    if levers_h:
+        h += ["<section id='levers'><h2>Levers</h2>", f"<p>{html.escape(levers_intro)}</p>",
+              _wide(levers_h), "</section>"]
+    if parity_h:
+        h += ["<section id='parity'><h2>Closest to parity</h2>", f"<p>{html.escape(parity_intro)}</p>",
+              _wide(parity_h), "</section>"]
+    h += [_img_html(*f) for f in per_param]
+    h += ["<section id='results'><h2>Results</h2>", f"<p>{html.escape(results_intro)}</p>",
+          _wide(tables.results_html(df, outcomes, reasons)), "</section>"]
     if seats_h:
-        h += ["<h2>Win rate per seat</h2>", f"<p>{html.escape(SEATS_TEXT)}</p>", seats_h]
-    for name, path, caption in figs:
-        b64 = base64.b64encode(path.read_bytes()).decode()
-        h += [f"<h2>{html.escape(caption)}</h2>", f"<img alt='{html.escape(caption)}' "
-              f"src='data:image/png;base64,{b64}'>"]
-    h += ["</body></html>"]
+        h += ["<section id='seats'><h2>Win rate per seat</h2>", f"<p>{html.escape(SEATS_TEXT)}</p>",
+              _wide(seats_h), "</section>"]
+    h += [_img_html(*f) for f in rest]
+    h += ["<section id='sweep'><h2>Sweep</h2><ul>"]
+    h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(val))}</li>" for k, val in meta]
+    h += ["</ul></section>", "</body></html>"]
     (folder / "report.html").write_text("\n".join(h))
     return dict(md=folder / "report.md", html=folder / "report.html", plots=[p for _, p, _ in figs], verdict=v)

@@ -9,6 +9,8 @@ changes in percentage points.
   with interval whiskers, no line);
 * a tornado chart: how far each dimension moves that win rate from the baseline (paired Δ,
   smallest to largest value of the dimension, with intervals) (``tornado.png``);
+* the skill ladder: Good's win rate with the same player on every seat, weak to strong
+  (``ladder.png``, when the verdict has one: a skill run);
 * Good's win rate under every pairing of policies as a heat map with the rates written in
   the cells (``pairings.png``, when the sweep played them);
 * game-length histograms per dimension (``lengths_<dim>.png``);
@@ -51,7 +53,8 @@ def _safe(name: str) -> str:
 
 
 def _name(o: str) -> str:
-    return o.capitalize() if o in ("good", "evil") else o
+    """A side's name as a name ("Good", "Frodo"); the draw outcome stays "draw"."""
+    return o if o == "draw" else o.capitalize()
 
 
 def _legend_outside(ax, fig=None) -> None:
@@ -128,16 +131,22 @@ def plot_tornado(dt, o0, path=None):
         spans.append((d, min(0.0, deltas[lo_i]), max(0.0, deltas[hi_i]), ends,
                       others[lo_i][0], others[hi_i][0]))
     spans.sort(key=lambda s: s[2] - s[1])
-    fig = new_figure((8, 0.5 * max(len(spans), 2) + 1.5))
+    # 6.5 inches wide: the report shows it beside the pairing heat map, about 540 pixels wide
+    fig = new_figure((6.5, 0.5 * max(len(spans), 2) + 1.5))
     ax = fig.subplots()
     for i, (d, a, b, ends, va, vb) in enumerate(spans):
         ax.barh(i, b - a, left=a, color="tab:blue", alpha=0.7)
         for x, lo, hi in ends:
             ax.errorbar([x], [i], xerr=[[x - lo], [hi - x]], fmt="none", ecolor="black", capsize=3, lw=1)
+        # each end's parameter value beside the bar, clear of its whisker
         if a < 0:
-            ax.text(a, i + 0.3, _fmt(va), fontsize=7, ha="right")
+            left = min([a] + [lo for x, lo, _ in ends if x == a])
+            ax.annotate(_fmt(va), (left, i), xytext=(-3, 0), textcoords="offset points", fontsize=9,
+                        ha="right", va="center")
         if b > 0:
-            ax.text(b, i + 0.3, _fmt(vb), fontsize=7, ha="left")
+            right = max([b] + [hi for x, _, hi in ends if x == b])
+            ax.annotate(_fmt(vb), (right, i), xytext=(3, 0), textcoords="offset points", fontsize=9,
+                        ha="left", va="center")
     ax.set_yticks(range(len(spans)))
     ax.set_yticklabels([s[0] for s in spans])
     ax.axvline(0, color="black", lw=1)
@@ -169,7 +178,8 @@ def plot_pairings(df, o0, sides, path=None):
             draw[rows.index(rp), cols.index(cp)] = (100 * r[f"rate_{DRAW}"], 100 * r[f"lo_{DRAW}"],
                                                     100 * r[f"hi_{DRAW}"])
     show_draws = draws_shown(pd.DataFrame(list(cells.values())), [o0, DRAW])
-    fig = new_figure((1.3 * len(cols) + 3, (1.4 if show_draws else 0.9) * len(rows) + 1.8))
+    # about 6.5 inches wide for 4 x 4 pairings: the report shows it beside the tornado chart
+    fig = new_figure((len(cols) + 2.5, (1.4 if show_draws else 0.9) * len(rows) + 1.8))
     ax = fig.subplots()
     im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=100, aspect="auto")
     for i in range(len(rows)):
@@ -190,6 +200,35 @@ def plot_pairings(df, o0, sides, path=None):
     ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing"
                  + ("\nunder it: draws (% of games, 95% interval)" if show_draws else ""))
     fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def plot_ladder(ladder: list[dict], o0: str, path=None):
+    """The skill ladder (``verdict.skill_ladder``): the first outcome's win rate with the same
+    player on every seat, players weak to strong left to right, each with its 95% Wilson
+    interval and the rate written beside it; returns the Figure."""
+    fig = new_figure((6.5, 4))
+    ax = fig.subplots()
+    pos = np.arange(len(ladder))
+    rate = np.array([100 * x["rate"] for x in ladder], dtype=float)
+    lo = np.array([100 * x["lo"] for x in ladder], dtype=float)
+    hi = np.array([100 * x["hi"] for x in ladder], dtype=float)
+    # players are categories: points with whiskers, no line between them
+    ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=4,
+                label=f"{_name(o0)} win rate (95% interval)")
+    for x, y in zip(pos, rate):
+        ax.annotate(f"{y:.1f}%", (x, y), xytext=(6, 0), textcoords="offset points", fontsize=9, va="center")
+    ax.axhline(50, color="red", lw=1, ls="--", label="50%")
+    ax.set_xticks(pos)
+    ax.set_xticklabels([str(x["player"]) for x in ladder])
+    ax.set_xlim(-0.5, len(pos) - 0.5)
+    ax.set_xlabel("the same player on every seat (weak to strong)")
+    ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
+    ax.set_title(f"{_name(o0)} win rate up the skill ladder")
+    ax.grid(alpha=0.3)
+    _legend_outside(ax)
     if path is not None:
         save_figure(fig, path)
     return fig
@@ -240,22 +279,41 @@ def plot_reasons(df, reasons, path=None):
     return fig
 
 
-def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
-    """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved)."""
+ANSWERS = ("tornado", "ladder", "pairings")   # the pictures that answer the report's question come first
+
+
+def report_sections(figs: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """``figures()``/``all_plots()`` entries split into the report's sections, each in order:
+    the answering pictures (``ANSWERS``: tornado chart, skill ladder, AI-pairing heat map), the
+    win rate against each parameter, and the rest (game lengths, end reasons)."""
+    answers = [f for f in figs if f[0] in ANSWERS]
+    per_param = [f for f in figs if f[0].startswith("winrate_")]
+    rest = [f for f in figs if f not in answers and f not in per_param]
+    return answers, per_param, rest
+
+
+def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None) -> list[tuple[str, object, str]]:
+    """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved):
+    the answering pictures first (tornado chart, the skill ladder when ``ladder`` has two
+    rungs or more (the verdict's ``skill["ladder"]``), AI-pairing heat map), then the win
+    rate against each parameter, game lengths and end reasons."""
     o0 = outcomes[0]
     sides = list(sides or outcomes[:2])
     out = []
     dt = dim_table(df)
     grid = bool((df["varied"] == "grid").any()) if "varied" in df else False
-    for d, items in dt.items():
-        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
-                    f"{_name(o0)} win rate vs {d}"))
     if not grid and dt:
-        out.append(("tornado", plot_tornado(dt, o0), "Tornado chart"))
+        out.append(("tornado", plot_tornado(dt, o0),
+                    f"Tornado chart: the levers ranked by their paired change of {_name(o0)}'s win rate"))
+    if ladder and len(ladder) > 1:
+        out.append(("ladder", plot_ladder(ladder, o0), f"Skill ladder: {_name(o0)}'s win rate as play gets stronger"))
     if "varied" in df and (df["varied"] == "pairings").any():
         f = plot_pairings(df, o0, sides)
         if f is not None:
             out.append(("pairings", f, f"{_name(o0)} win rate by AI pairing"))
+    for d, items in dt.items():
+        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
+                    f"{_name(o0)} win rate vs {d}"))
     if not grid:
         for d, items in dt.items():
             out.append((f"lengths_{_safe(d)}", plot_lengths(d, items), f"Game length by {d}"))
@@ -265,10 +323,10 @@ def figures(df, outcomes, reasons, sides=None) -> list[tuple[str, object, str]]:
     return out
 
 
-def all_plots(df, outcomes, reasons, pdir: Path, sides=None) -> list[tuple[str, Path, str]]:
+def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None) -> list[tuple[str, Path, str]]:
     """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``."""
     out = []
-    for name, fig, caption in figures(df, outcomes, reasons, sides):
+    for name, fig, caption in figures(df, outcomes, reasons, sides, ladder):
         p = Path(pdir) / f"{name}.png"
         save_figure(fig, p)
         out.append((name, p, caption))

@@ -10,8 +10,9 @@ def _pct(x) -> str:
     return "-" if x != x else f"{100 * x:.1f}"
 
 
-def _name(o: str, sides=("good", "evil")) -> str:
-    return o.capitalize() if o in sides else o
+def _name(o: str) -> str:
+    """A side's name as a name ("Good", "Frodo"); the draw outcome stays "draw"."""
+    return o if o == DRAW else o.capitalize()
 
 
 DRAW = "draw"
@@ -133,6 +134,35 @@ def seats_markdown(df) -> str:
 def seats_html(df) -> str:
     """The per-seat table in HTML ("" when there is none)."""
     head, body = seat_rows(df)
+    return "\n".join(_html(head, body)) if body else ""
+
+
+def levers_markdown(v) -> str:
+    """The verdict's levers (``verdict.levers_rows``) as a Markdown table ("" when none)."""
+    from lotr_sim.experiments.verdict import levers_rows
+    head, body = levers_rows(v)
+    return "\n".join(_markdown(head, body)) if body else ""
+
+
+def levers_html(v) -> str:
+    """The verdict's levers as an HTML table ("" when none)."""
+    from lotr_sim.experiments.verdict import levers_rows
+    head, body = levers_rows(v)
+    return "\n".join(_html(head, body)) if body else ""
+
+
+def parity_markdown(v) -> str:
+    """The compact "closest to parity" table (``verdict.parity_rows``) in Markdown ("" when
+    the sweep varied no parameter)."""
+    from lotr_sim.experiments.verdict import parity_rows
+    head, body = parity_rows(v)
+    return "\n".join(_markdown(head, body)) if body else ""
+
+
+def parity_html(v) -> str:
+    """The compact "closest to parity" table in HTML ("" when none)."""
+    from lotr_sim.experiments.verdict import parity_rows
+    head, body = parity_rows(v)
     return "\n".join(_html(head, body)) if body else ""
 
 

@@ -108,3 +108,37 @@ def test_pairings_heat_map_without_draws_gives_the_rate_only():
     ax = _ax(fig)
     assert sorted(t.get_text() for t in ax.texts) == ["3.0%", "45.0%"]      # draws 0.2%, 0.4%: negligible
     assert "draw" not in ax.get_title()
+
+
+def test_side_names_are_capitalised_for_every_game():
+    """The Search's sides are frodo and sam: the pictures and tables say "Frodo" and "Sam"
+    as they say "Good" and "Evil" (the verdict already did), and "draw" stays a word."""
+    import json
+
+    from lotr_sim.reports import tables
+
+    def ts(c):
+        return c.replace("good", "frodo").replace("evil", "sam") if isinstance(c, str) else c
+    df = _df().rename(columns=ts)
+    df["policies"] = [json.dumps({ts(k): v for k, v in json.loads(p).items()}) for p in df["policies"]]
+    outcomes = ["frodo", "sam", "draw"]
+    figs = {n: (f, c) for n, f, c in plots.figures(df, outcomes, REASONS, ["frodo", "sam"])}
+    assert figs["pairings"][1] == "Frodo win rate by AI pairing"
+    ax = _ax(figs["pairings"][0])
+    assert ax.get_xlabel() == "Sam's AI" and ax.get_ylabel() == "Frodo's AI"
+    assert "Frodo's win rate" in figs["tornado"][1] and _ax(figs["winrate_x"][0]).get_title() == "Frodo win rate vs x"
+    head, _ = tables.rows(df, outcomes, REASONS)
+    assert head[2:6] == ["Frodo % [95% CI]", "Sam % [95% CI]", "draw % [95% CI]",
+                         "ΔFrodo, percentage points [95% CI]"]
+
+
+def test_skill_ladder_plot_climbs_in_the_given_order():
+    ladder = [dict(player="random", rate=0.10, lo=0.08, hi=0.12), dict(player="greedy", rate=0.45, lo=0.43, hi=0.47),
+              dict(player="search", rate=0.55, lo=0.52, hi=0.58)]
+    ax = _ax(plots.plot_ladder(ladder, "good"))
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["random", "greedy", "search"]
+    pts = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    assert len(pts) == 1 and list(pts[0].get_ydata()) == pytest.approx([10.0, 45.0, 55.0])   # percent
+    assert pts[0].get_linestyle() in ("None", "none", "")                                    # categories: no line
+    assert sorted(t.get_text() for t in ax.texts) == ["10.0%", "45.0%", "55.0%"]
+    assert "% of games" in ax.get_ylabel()
