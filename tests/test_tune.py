@@ -169,3 +169,12 @@ def test_tune_bad_input_is_one_line(tmp_path):
     for args, what in cases:
         code, _, err = _cli(args)
         assert code != 0 and what in err and err.strip().count("\n") == 0, (args, err)
+
+
+@pytest.mark.slow
+def test_tune_on_a_dask_cluster_equals_local_threads(tmp_path):
+    """The candidates are inline-weight players, so Dask workers play them like any other:
+    the same weights, history and final check as on local threads."""
+    a = _tune(tmp_path, "local", generations=2, threads=1)
+    b = _tune(tmp_path, "dask", generations=2, cluster="local", workers=2)
+    assert a.name == b.name and a.history == b.history and a.final == b.final
