@@ -224,10 +224,14 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
 
 
 def pairing_players(game, pairings: bool | list[str]) -> list[str]:
-    """The players of a pairings table: the game's built-in ones for ``True``, else the
-    given names (each checked against the game's players)."""
+    """The players of a pairings table: the game's built-in ones and ``tuned`` (when the
+    game has a weight table) for ``True``, else the given names (each checked against the
+    game's players)."""
     if pairings is True:
-        return list(game.builtin_policies)
+        own = list(game.builtin_policies)
+        if getattr(game, "policy_table", None) is not None and "tuned" not in own:
+            own.append("tuned")
+        return own
     names = list(dict.fromkeys(pairings))
     for p in names:
         if p not in game.policies:

@@ -42,12 +42,13 @@ def test_seats_in_rules_order_LR_2_2_LR_2_3(comps, n, sides):
 
 def test_seat_entry_overrides_its_side_LR_2_3(comps):
     c = comps[3]
+    good = G.default_policies["good"]     # p2 is Good's seat with 3 players: its side's default
     assert G.seat_policies(c, {"evil": "random", "p3": "cautious"}) == \
-        {"p1": "random", "p2": "greedy", "p3": "cautious"}
+        {"p1": "random", "p2": good, "p3": "cautious"}
     assert G.seat_policies(c, {"p3": "cautious", "evil": "random"}) == \
-        {"p1": "random", "p2": "greedy", "p3": "cautious"}
+        {"p1": "random", "p2": good, "p3": "cautious"}
     # the same seats by side or by seat play the same games
-    a = G.simulate(c, {"evil": "random", "p3": "greedy"}, 4, 0, 200, threads=2)
+    a = G.simulate(c, {"evil": "random", "p3": G.default_policies["evil"]}, 4, 0, 200, threads=2)
     b = G.simulate(c, {"p1": "random"}, 4, 0, 200, threads=2)
     d = G.simulate(c, {"good": "cautious"}, 4, 0, 200, threads=2)
     e = G.simulate(c, {"p2": "cautious"}, 4, 0, 200, threads=2)
@@ -92,7 +93,8 @@ def test_search_seat_is_a_seat_not_a_side(comps):
     c = comps[3]
     row, events = G.play(c, {"p3": "search-fast"}, 2, 0)
     head = events[0]
-    assert head["seat_policies"] == {"p1": "greedy", "p2": "greedy", "p3": "search-fast"}
+    d = G.default_policies
+    assert head["seat_policies"] == {"p1": d["evil"], "p2": d["good"], "p3": "search-fast"}
     assert "search-fast" in head["search"]
     G.simulate(c, {"p3": "search-fast"}, 2, 0, 1, threads=1)
     assert G.last_player_stats["decisions"] > 0
@@ -124,7 +126,8 @@ def test_run_summary_has_seats_LR_11_4():
     seats = s["seats"]
     assert [x["seat"] for x in seats] == ["p1", "p2", "p3", "p4"]
     assert [x["side"] for x in seats] == ["good", "evil", "good", "evil"]
-    assert [x["policy"] for x in seats] == ["greedy", "random", "greedy", "greedy"]
+    d = G.default_policies
+    assert [x["policy"] for x in seats] == [d["good"], "random", d["good"], d["evil"]]
     assert sum(x["wins"] for x in seats) == s["games"]
     # a side's wins are its seats' wins
     assert seats[0]["wins"] + seats[2]["wins"] == s["wins"]["good"]
@@ -141,7 +144,7 @@ def test_seat_table_in_the_sweep_report_only_for_seated_games(tmp_path):
     md = (tmp_path / "lr" / "report.md").read_text()
     html = (tmp_path / "lr" / "report.html").read_text()
     assert "## Win rate per seat" in md and "Win rate per seat" in html
-    assert "| players=3 | p3 | Evil | greedy |" in md and "| baseline | p1 | Good | cautious |" in md
+    assert f"| players=3 | p3 | Evil | {G.default_policies['evil']} |" in md and "| baseline | p1 | Good | cautious |" in md
     code, _, err = _cli(["sweep", "-g", "minas-tirith", "-p", "leader_bonus=0,1", "-n", "20", "-q",
                          "--no-pairings", "--out", str(tmp_path / "mt")])
     assert code == 0, err
@@ -176,4 +179,5 @@ def test_players_option_on_every_command_that_takes_set(cmd):
 def test_play_names_every_seat_LR_2_3():
     code, out, _ = _cli(["play", "-g", "lotr-risk", "-p", "4", "--policy", "p2=random", "--good", "cautious"])
     assert code == 0
-    assert "p1 (good) cautious, p2 (evil) random, p3 (good) cautious, p4 (evil) greedy" in out.splitlines()[0]
+    evil = G.default_policies["evil"]
+    assert f"p1 (good) cautious, p2 (evil) random, p3 (good) cautious, p4 (evil) {evil}" in out.splitlines()[0]

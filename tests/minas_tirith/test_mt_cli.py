@@ -37,7 +37,7 @@ def test_play_account_and_trace(tmp_path):
     events = [json.loads(x) for x in lines]
     assert events[0]["event"] == "header" and events[1]["event"] == "setup" and events[-1]["event"] == "game_end"
     assert f"wrote {len(events)} events" in r.output
-    r2 = runner.invoke(app, ["play", "-s", "7", "-q"])
+    r2 = runner.invoke(app, ["play", "-s", "7", "-q", "--good", "greedy", "--evil", "greedy"])
     assert r2.exit_code == 0
     assert r2.output.strip().splitlines()[0] in r.output
 

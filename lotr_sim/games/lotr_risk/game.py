@@ -97,7 +97,7 @@ class LotrRisk(Game):
     reasons = REASONS
     builtin_policies = BUILTIN_POLICIES
     policy_table = TABLE
-    default_policies = {"good": "greedy", "evil": "greedy"}
+    default_policies = {"good": "tuned", "evil": "tuned"}
     seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "

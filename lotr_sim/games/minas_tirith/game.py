@@ -63,7 +63,7 @@ class MinasTirith(Game):
     reasons = ("leaders", "city", "deck")
     builtin_policies = BUILTIN_POLICIES
     policy_table = TABLE
-    default_policies = {"good": "greedy", "evil": "greedy"}
+    default_policies = {"good": "tuned", "evil": "tuned"}
     notes = (
         "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
         "(the rulebook describes the board but has no picture of it), not the printed game; "

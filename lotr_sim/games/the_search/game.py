@@ -80,7 +80,7 @@ class TheSearch(Game):
     reasons = ("mount_doom", "cap")
     builtin_policies = BUILTIN_POLICIES
     policy_table = TABLE
-    default_policies = {"frodo": "greedy", "sam": "greedy"}
+    default_policies = {"frodo": "tuned", "sam": "tuned"}
     notes = (
         "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
         "counts and every [R] rule are reconstructions (lotr-sim params -g the-search).",
