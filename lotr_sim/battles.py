@@ -128,8 +128,8 @@ def _progress(total: int, what: str):
 def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2,
                    games: int = 100_000, seed: int = 1) -> dict:
     """Exact hit law of a bombardment (MT-7.2) and its Monte Carlo estimate."""
-    from lotr_sim.exact.bombard import bombard_dice, bombard_law
-    from lotr_sim.kernels.combat import simulate_bombardments
+    from lotr_sim.exact.bombard import bombard_law
+    from lotr_sim.kernels.combat import bombard_dice, simulate_bombardments
 
     if shooters > MAX_SHOOTERS:
         raise LotrSimError(f"--shooters must be at most {MAX_SHOOTERS} (every ranged unit one side owns: "
@@ -141,7 +141,7 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
     from lotr_sim.kernels.rng import check_seed
     check_seed(seed)  # a SeedError is a LotrSimError: one error line
     dice = bombard_dice(shooters, evil_at_banner, divisor)
-    law = bombard_law(shooters, evil_at_banner, divisor)
+    law = bombard_law(dice)
     out = {"bombard": dict(shooters=shooters, evil_at_banner=evil_at_banner, divisor=divisor,
                            dice=dice),
            "exact": {"hits": law.tolist(), "hits_mean": dice / 6.0,
