@@ -393,7 +393,7 @@ def fellowship_result(track: FellowshipTrack, games: int = 100_000, seed: int = 
                       threads: int | None = None) -> FellowshipResult:
     """The exact law of ``track`` and ``games`` Monte Carlo journeys (journey i on stream
     (seed, i), in chunks of ``CHUNK``); ``games = 0`` gives the exact law only."""
-    from lotr_sim.battles import check_games
+    from lotr_sim.analyses.battles import check_games
     from lotr_sim.experiments.backends import check_threads
     from lotr_sim.kernels.rng import check_seed
 
