@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lotr_sim.errors import LotrSimError
 
 if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
-    from lotr_sim.exact.fellowship import FellowshipResult, FellowshipTrack
+    from lotr_sim.analyses.fellowship import FellowshipResult
+    from lotr_sim.exact.fellowship import FellowshipTrack
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
     from lotr_sim.games.the_search.report import TilesResult
@@ -284,10 +285,12 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     The track is ``track`` or, without it, the LOTR Risk game's: its config (``config``
     TOML, ``sets`` overrides such as ``["fellowship_roll_above=4"]``) through
     ``Game.fellowship_track``. ``FellowshipResult.as_dict()`` is what ``lotr-sim fellowship
-    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``.
+    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``, the Monte Carlo and
+    its tests in ``lotr_sim.analyses.fellowship``.
     """
+    from lotr_sim.analyses.fellowship import fellowship_result
     from lotr_sim.errors import ConfigError
-    from lotr_sim.exact.fellowship import FellowshipTrack, fellowship_result
+    from lotr_sim.exact.fellowship import FellowshipTrack
     if track is None:
         g = get_game("lotr-risk")
         if not hasattr(g, "fellowship_track"):
