@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lotr_sim.errors import LotrSimError
 
 if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
-    from lotr_sim.exact.fellowship import FellowshipResult, FellowshipTrack
+    from lotr_sim.analyses.fellowship import FellowshipResult
+    from lotr_sim.analyses.tiles import TilesResult
+    from lotr_sim.exact.fellowship import FellowshipTrack
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
-    from lotr_sim.games.the_search.report import TilesResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
            "report", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
@@ -284,10 +285,12 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     The track is ``track`` or, without it, the LOTR Risk game's: its config (``config``
     TOML, ``sets`` overrides such as ``["fellowship_roll_above=4"]``) through
     ``Game.fellowship_track``. ``FellowshipResult.as_dict()`` is what ``lotr-sim fellowship
-    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``.
+    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``, the Monte Carlo and
+    its tests in ``lotr_sim.analyses.fellowship``.
     """
+    from lotr_sim.analyses.fellowship import fellowship_result
     from lotr_sim.errors import ConfigError
-    from lotr_sim.exact.fellowship import FellowshipTrack, fellowship_result
+    from lotr_sim.exact.fellowship import FellowshipTrack
     if track is None:
         g = get_game("lotr-risk")
         if not hasattr(g, "fellowship_track"):
@@ -319,7 +322,7 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
     refusing a folder with files in it unless ``force``.
     """
     from lotr_sim.errors import ConfigError
-    from lotr_sim.games.the_search import report as R
+    from lotr_sim.analyses.tiles import TilesResult, tile_report, write
     from lotr_sim.kernels.rng import check_seed
     import operator
     try:
@@ -338,9 +341,9 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
             raise LotrSimError(f"{out} is not a folder")
         if out.exists() and any(out.iterdir()) and not force:
             raise LotrSimError(f"{out} is not empty (use --force to replace its files)")
-    rep = R.tile_report(g, comp, pols, seed, n, threads)
-    paths = R.write(rep, out) if out is not None else []
-    return R.TilesResult(rep, out, paths)
+    rep = tile_report(g, comp, pols, seed, n, threads)
+    paths = write(rep, out) if out is not None else []
+    return TilesResult(rep, out, paths)
 
 
 def __getattr__(name):  # lazy re-exports of the result classes
@@ -351,6 +354,6 @@ def __getattr__(name):  # lazy re-exports of the result classes
         from lotr_sim.experiments.sweep import SweepResult
         return SweepResult
     if name == "TilesResult":
-        from lotr_sim.games.the_search.report import TilesResult
+        from lotr_sim.analyses.tiles import TilesResult
         return TilesResult
     raise AttributeError(name)

@@ -83,7 +83,7 @@ def test_real_program_one_line_and_exit_2():
 
 def test_internal_error_is_one_line_exit_1(monkeypatch, capsys):
     """A bug escaping a command (not bad input) still prints one line, with exit 1."""
-    from lotr_sim import battles
+    from lotr_sim.analyses import battles
     from lotr_sim.cli import main as m
 
     def boom(*a, **k):
@@ -151,7 +151,7 @@ def test_largest_battles_accepted_and_fast():
 def test_battle_and_bombard_chunked_equal_unchunked(monkeypatch):
     """Memory-bounded Monte Carlo: battles in chunks of 1000 give exactly the counts of
     one chunk (battle i uses stream (seed, i) however it is cut)."""
-    from lotr_sim import battles
+    from lotr_sim.analyses import battles
     args = ("minas-tirith", 5, 4, 1, 0, "defender", True, 0, 5500, 7)
     whole = battles.battle_report(*args)["monte_carlo"]
     bw = battles.bombard_report(6, True, 2, 5500, 3)["monte_carlo"]

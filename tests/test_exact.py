@@ -117,12 +117,12 @@ def test_bad_battles_rejected():
 
 
 def test_bombard_law_mt_7_2():
-    """MT-7.2: a hit per 6; Evil at a banner needs 2 shooters per die."""
+    """MT-7.2: a hit per 6 (the law of the dice rolled)."""
     p = bombard_law(4)
     assert len(p) == 5 and p.sum() == pytest.approx(1.0)
     assert p @ np.arange(5) == pytest.approx(4 / 6)
-    assert np.allclose(bombard_law(4, evil_at_banner=True), bombard_law(2))
-    assert np.allclose(bombard_law(5, evil_at_banner=True), bombard_law(2))
-    assert bombard_law(1, evil_at_banner=True).tolist() == [1.0]
+    assert bombard_law(0).tolist() == [1.0]
+    with pytest.raises(LotrSimError):
+        bombard_law(-1)
     capped = bombard_law(6, targets=2)
     assert len(capped) == 3 and capped.sum() == pytest.approx(1.0)

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from lotr_sim import api
 from lotr_sim.cli.main import app
 from lotr_sim.errors import ConfigError
-from lotr_sim.exact.fellowship import (DEFAULT_PATH, FellowshipTrack, fellowship_law, fellowship_result,
-                                       rounds_law)
+from lotr_sim.analyses.fellowship import fellowship_result
+from lotr_sim.exact.fellowship import DEFAULT_PATH, FellowshipTrack, fellowship_law, rounds_law
 from lotr_sim.games import registry
 from lotr_sim.kernels.fellowship import (
     fellowship_die_nb, fellowship_moves_nb, fellowship_step_nb, fellowship_turns_nb, simulate_fellowship,

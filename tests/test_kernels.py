@@ -8,8 +8,9 @@ from numba import njit
 
 from lotr_sim.exact.battle import OUTCOMES, battle_law, roll_counts
 from lotr_sim.exact.bombard import bombard_law
-from lotr_sim.kernels.combat import (RULES, assault_roll_nb, battle_nb, dice_each_nb, simulate_battles,
-                                     simulate_bombardments, simulate_rolls)
+from lotr_sim.errors import LotrSimError
+from lotr_sim.kernels.combat import (RULES, assault_roll_nb, battle_nb, bombard_dice, dice_each_nb,
+                                     simulate_battles, simulate_bombardments, simulate_rolls)
 from lotr_sim.kernels.reference import battles_py
 from lotr_sim.kernels.rng import STATE_SIZE, PyStream, make_stream, stream_init_nb
 
@@ -125,12 +126,22 @@ def test_same_seed_bit_identical_for_1_or_2_threads_and_any_chunking():
     assert not np.array_equal(other["rolls"], one["rolls"][:1000])
 
 
-@pytest.mark.parametrize("shooters,banner", [(4, False), (6, True), (3, True), (1, False)])
-def test_bombard_kernel_matches_binomial(shooters, banner):
-    """MT-7.2 bombardment against the exact binomial law."""
+def test_bombard_dice_mt_7_2():
+    """MT-7.2: a die per shooter; Evil at a banner needs 2 shooters (``divisor``) per die."""
+    assert [bombard_dice(k, False) for k in (1, 4, 5)] == [1, 4, 5]
+    assert [bombard_dice(k, True) for k in (1, 4, 5)] == [0, 2, 2]
+    assert bombard_dice(6, True, divisor=3) == 2 and bombard_dice(6, False, divisor=3) == 6
+    for bad in ((0, False, 2), (3, True, 0)):
+        with pytest.raises(LotrSimError):
+            bombard_dice(*bad)
+
+
+@pytest.mark.parametrize("shooters,banner,dice", [(4, False, 4), (6, True, 3), (3, True, 1), (1, False, 1)])
+def test_bombard_kernel_matches_binomial(shooters, banner, dice):
+    """MT-7.2 bombardment against the exact binomial law of the dice the rule gives."""
     n = 200_000
     hits = simulate_bombardments(shooters, n, seed=3, evil_at_banner=banner)
-    law = bombard_law(shooters, evil_at_banner=banner)
+    law = bombard_law(dice)
     c = np.bincount(hits, minlength=len(law))
     assert len(c) == len(law)
     for k, p in enumerate(law):

@@ -31,12 +31,12 @@ def battle(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart of the survivor distribution (PNG)."),
 ) -> None:
     """Odds of one battle fought to the end: exact (Markov chain) and Monte Carlo."""
-    from lotr_sim.battles import battle_report
+    from lotr_sim.analyses.battles import battle_report
 
     rep = battle_report(rules, attackers, defenders, attack_bonus, defence_bonus, good,
                         witch_king, stop_at, games, seed)
     if plot is not None:
-        from lotr_sim.reports.battle_plot import plot_survivors
+        from lotr_sim.analyses.battles import plot_survivors
         plot_survivors(rep, plot)
         rep["plot"] = str(plot)
     if json_out:
@@ -114,7 +114,7 @@ def bombard(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Hits of one bombardment (MT-7.2): exact binomial law and Monte Carlo."""
-    from lotr_sim.battles import bombard_report
+    from lotr_sim.analyses.battles import bombard_report
 
     rep = bombard_report(shooters, banner, divisor, games, seed)
     if json_out:

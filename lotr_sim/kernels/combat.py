@@ -338,11 +338,22 @@ def simulate_battles(rules: str, attackers: int, defenders: int, n: int, seed: i
     return out
 
 
+def bombard_dice(shooters: int, evil_at_banner: bool, divisor: int = 2) -> int:
+    """Dice a bombardment rolls (MT-7.2): one per shooter, or one per ``divisor`` shooters
+    (2 in the rules) for Evil firing at a territory with a Gondor banner. Raises LotrSimError."""
+    from lotr_sim.errors import LotrSimError
+
+    if shooters < 1:
+        raise LotrSimError(f"shooters must be at least 1, got {shooters}")
+    if divisor < 1:
+        raise LotrSimError(f"divisor must be at least 1, got {divisor}")
+    return shooters // divisor if evil_at_banner else shooters
+
+
 def simulate_bombardments(shooters: int, n: int, seed: int, evil_at_banner: bool = False,
                           divisor: int = 2, first: int = 0) -> np.ndarray:
     """Hits of bombardments ``first .. first+n-1`` (MT-7.2). With ``evil_at_banner`` one
-    die per ``divisor`` shooters: the kernel sees the dice count directly."""
-    from lotr_sim.exact.bombard import bombard_dice
+    die per ``divisor`` shooters (``bombard_dice``): the kernel sees the dice count directly."""
     from lotr_sim.kernels.rng import check_seed
 
     check_seed(seed)

@@ -1,9 +1,11 @@
-"""Public API for single battles and bombardments: exact laws next to Monte Carlo.
+"""Single battles and bombardments: exact laws next to Monte Carlo.
 
 ``battle_report`` and ``bombard_report`` are what ``lotr-sim battle`` / ``lotr-sim bombard``
-print; notebooks can call them directly.
+print, ``plot_survivors`` what ``lotr-sim battle --plot`` draws; notebooks can call them directly.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -128,8 +130,8 @@ def _progress(total: int, what: str):
 def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2,
                    games: int = 100_000, seed: int = 1) -> dict:
     """Exact hit law of a bombardment (MT-7.2) and its Monte Carlo estimate."""
-    from lotr_sim.exact.bombard import bombard_dice, bombard_law
-    from lotr_sim.kernels.combat import simulate_bombardments
+    from lotr_sim.exact.bombard import bombard_law
+    from lotr_sim.kernels.combat import bombard_dice, simulate_bombardments
 
     if shooters > MAX_SHOOTERS:
         raise LotrSimError(f"--shooters must be at most {MAX_SHOOTERS} (every ranged unit one side owns: "
@@ -141,7 +143,7 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
     from lotr_sim.kernels.rng import check_seed
     check_seed(seed)  # a SeedError is a LotrSimError: one error line
     dice = bombard_dice(shooters, evil_at_banner, divisor)
-    law = bombard_law(shooters, evil_at_banner, divisor)
+    law = bombard_law(dice)
     out = {"bombard": dict(shooters=shooters, evil_at_banner=evil_at_banner, divisor=divisor,
                            dice=dice),
            "exact": {"hits": law.tolist(), "hits_mean": dice / 6.0,
@@ -163,3 +165,28 @@ def bombard_report(shooters: int, evil_at_banner: bool = False, divisor: int = 2
             "z": z_score(k, games, float(1 - law[0])),
         }
     return out
+
+
+def plot_survivors(rep: dict, path: Path | None = None):
+    """Exact (and Monte Carlo) survivor distributions; returns the Figure (saved when ``path``)."""
+    from lotr_sim.reports.plots import new_figure, save_figure
+
+    ex, mc, b = rep["exact"], rep.get("monte_carlo"), rep["battle"]
+    fig = new_figure((10, 4))
+    axes = fig.subplots(1, 2)
+    for ax, side in zip(axes, ("attacker", "defender")):
+        p = np.array(ex[f"{side}_survivors"])
+        k = np.arange(len(p))
+        w = 0.4 if mc else 0.8
+        ax.bar(k - (w / 2 if mc else 0), p, width=w, label="exact")
+        if mc:
+            ax.bar(k + w / 2, mc[f"{side}_survivors"], width=w, label=f"Monte Carlo ({mc['games']:,})")
+        ax.set_xlabel(f"{side} units left")
+        ax.set_ylabel("probability")
+        ax.set_xticks(k)
+        ax.legend()
+    fig.suptitle(f"{b['rules']}: {b['attackers']} v {b['defenders']} "
+                 f"(+{b['attack_bonus']}/+{b['defence_bonus']}); P(attacker takes) = {ex['attacker_wins']:.3f}")
+    if path is not None:
+        save_figure(fig, path)
+    return fig

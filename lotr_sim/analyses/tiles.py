@@ -1,5 +1,6 @@
-"""Tile-draw outcomes of The Search (``lotr-sim tiles --games N``): what the tile catalogue
-(TS-1.2) and the placing rules (TS-3) do to a game, from ``n`` simulated games.
+"""Tile-draw outcomes of The Search (``lotr-sim tiles --games N``, ``api.tiles``): what the
+tile catalogue (TS-1.2) and the placing rules (TS-3) do to a game, from ``n`` games played
+through the ``Game`` seam (``Game.simulate``'s columns), with its table, heat map and files.
 
 * the share of turns on which a hand cannot be placed (TS-3.4; per placement, 47 a game);
 * neutral tiles per game; where Mount Doom ends up (a 6 x 8 heat map, TS-5.3) and its
@@ -8,6 +9,9 @@
   never placed); phase lengths in turns (TS-5).
 
 Every row carries a 95% normal interval over games (mean +- 1.96 sd / sqrt(n)).
+
+``catalogue`` gives ``lotr-sim tiles generate`` a catalogue to try, made by the game's seeded
+generator (``games/the_search/catalogue.py``).
 """
 from __future__ import annotations
 
@@ -42,6 +46,17 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     m = float(x.mean()) if x.size else float("nan")
     h = 1.96 * float(x.std(ddof=1)) / np.sqrt(x.size) if x.size > 1 else float("nan")
     return m, m - h, m + h
+
+
+def catalogue(seed: int | None = None, same_share: float | None = None) -> tuple[str, dict]:
+    """A tile catalogue (TS-1.2 [R]) made by The Search's seeded generator, as the TOML text
+    ``--config`` accepts, and the generator settings given (``seed``: by default the default
+    catalogue's, 2026; ``same_share``: by default the generator's)."""
+    from lotr_sim.games.the_search.catalogue import DEFAULT_GENERATOR, catalogue_toml
+    gen: dict = {"seed": DEFAULT_GENERATOR["seed"] if seed is None else seed}
+    if same_share is not None:
+        gen["same_share"] = same_share
+    return catalogue_toml(gen), gen
 
 
 def tile_report(game: Any, compiled: Any, policies: Mapping[str, str], seed: int, n: int,
