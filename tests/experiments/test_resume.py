@@ -149,3 +149,41 @@ def test_resume_of_a_finished_precision_sweep_replays_no_game(tmp_path, fake, mo
     res = api.sweep(fake, resume=tmp_path / "p")
     assert played == []
     pd.testing.assert_frame_equal(res.results, ref.results)
+
+
+@pytest.mark.parametrize("die_after", [5, 14])
+def test_paired_sweep_interrupted_mid_batch_resumes_to_the_same_rows(tmp_path, fake, monkeypatch, die_after):
+    """The paired mode (the default sweep's): its later batches depend on the earlier ones'
+    winners; a run stopped after 5 chunk files (inside its first batch) or 14 (inside its
+    second) and resumed replays the same batches and ends with the rows of an uninterrupted
+    run, playing only the games that were missing."""
+    from lotr_sim.errors import Interrupted
+    from lotr_sim.experiments.store import Store
+
+    kw = dict(params=["edge=0.002", "strength=3,7"], paired_precision=0.015, pairings=True, chunk=400,
+              seed=8, report=False)
+    played = _count_games(monkeypatch)
+    ref = api.sweep(fake, out=tmp_path / "ref", **kw)
+    total = sum(played)
+    assert total == sum(ref.manifest["games"].values())
+    first_batch = 4 * 600 + 3 * 200      # baseline and levers 600 games each, pairings 200 (11 files)
+    assert ref.results["games"].nunique() > 2 and total > first_batch + 2000
+    orig = Store.write_chunk
+    writes = []
+
+    def dying(self, point, first, n, cols):
+        if len(writes) == die_after:
+            raise KeyboardInterrupt
+        writes.append(n)
+        orig(self, point, first, n, cols)
+    monkeypatch.setattr(Store, "write_chunk", dying)
+    with pytest.raises(Interrupted, match="--resume"):
+        api.sweep(fake, out=tmp_path / "cut", **kw)
+    monkeypatch.setattr(Store, "write_chunk", orig)
+    assert (sum(writes) < first_batch) == (die_after == 5)
+    played.clear()
+    res = api.sweep(fake, resume=tmp_path / "cut", report=False)
+    pd.testing.assert_frame_equal(res.results, ref.results)
+    assert res.manifest["games"] == ref.manifest["games"]
+    assert res.manifest["precision"] == ref.manifest["precision"]
+    assert sum(played) == total - sum(writes)            # nothing played twice
