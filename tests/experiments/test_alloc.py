@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 
 from lotr_sim import api
 from lotr_sim.cli.main import app
-from lotr_sim.experiments.sweep import PAIRED, RATE, first_targets, half_width, next_targets
+from lotr_sim.experiments.spec import SweepSpec, make_spec
+from lotr_sim.experiments.sweep import (PAIRED, RATE, default_max_games, first_targets, half_width,
+                                        next_targets)
 from lotr_sim.stats import z_value
 
 Z2 = z_value() ** 2
@@ -122,6 +124,25 @@ def test_next_targets_is_a_pure_function_of_the_counts():
     tt = {0: 10000, 1: 1300, 2: 10000, 3: 2500}
     assert next_targets(goals, tt, done, 38416) == tt
     assert half_width(RATE, 10000, 5000, 0, 0) < 0.01 < half_width(RATE, 9000, 4500, 0, 0)
+
+
+def test_default_sweep_is_the_paired_mode_and_games_the_fixed_one():
+    g = api.get_game("minas-tirith")
+    spec = make_spec(g)
+    assert spec.games is None and spec.precision is None
+    assert (spec.paired_precision, spec.baseline_precision, spec.pairings_precision) == (0.01, 0.01, 0.02)
+    assert default_max_games(spec) == 38416
+    fixed = make_spec(g, games=2000)
+    assert fixed.games == 2000 and fixed.paired_precision is None and default_max_games(fixed) is None
+    own = make_spec(g, precision=0.02)
+    assert own.precision == 0.02 and own.paired_precision is None
+    finer = make_spec(g, pairings_precision=0.015)          # refines the file's paired mode
+    assert (finer.paired_precision, finer.pairings_precision) == (0.01, 0.015)
+    # a spec written before the paired mode existed hashes (and resumes) as before
+    old = SweepSpec(game="fake", dims=[("strength", [1])], games=100)
+    assert "paired_precision" not in old.as_dict()
+    back = SweepSpec.from_dict(json.loads(json.dumps(spec.as_dict())))
+    assert back == spec
 
 
 @pytest.mark.parametrize("args,msg", [
