@@ -168,3 +168,38 @@ def test_cli_paired_mode_json_states_games_and_half_widths(fake, tmp_path):
     p = js["manifest"]["precision"]
     assert p["points"]["edge=0.002"]["games"] == js["manifest"]["games"]["edge=0.002"] == 400
     assert p["points"]["baseline"]["half_width"] <= 0.02 and p["baseline"] == 0.02 and p["pairings"] == 0.04
+
+
+@pytest.mark.parametrize("line,msg", [
+    ('paired_precision = "abc"', "paired_precision must be a number in (0, 0.5), got 'abc'"),
+    ("paired_precision = 0.5", "paired_precision must be a number in (0, 0.5), got 0.5"),
+    ("paired_precision = true", "paired_precision must be a number in (0, 0.5), got True"),
+    ("pairings_precision = 0.02", "need paired_precision"),
+])
+def test_sweep_file_paired_keys_are_checked(tmp_path, line, msg):
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.experiments.spec import load_sweep_file
+    p = tmp_path / "s.toml"
+    p.write_text(f'game = "fake"\n{line}\n[params]\nstrength = [1]\n')
+    with pytest.raises(ConfigError) as e:
+        load_sweep_file(p)
+    assert msg in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_game_default_sweep_file_in_the_paired_mode(tmp_path, monkeypatch):
+    """A bare `lotr-sim sweep -g GAME` with a sweep file that sets paired_precision runs the
+    paired mode; `-n` on the command line replaces it with the fixed count."""
+    cfgs = tmp_path / "configs" / "sweeps"
+    cfgs.mkdir(parents=True)
+    (cfgs / "fake.toml").write_text('game = "fake"\nseed = 3\npaired_precision = 0.02\nchunk = 250\n'
+                                    '[params]\nedge = [0.002]\nstrength = [7]\n')
+    monkeypatch.setenv("LOTR_SIM_CONFIGS", str(tmp_path / "configs"))
+    r = CliRunner().invoke(app, ["sweep", "-g", "fake", "-q", "-o", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert m["spec"]["paired_precision"] == 0.02 and m["precision"]["pairings"] == 0.04
+    assert m["games"]["edge=0.002"] == 400 < m["games"]["strength=7"] <= m["games"]["baseline"]
+    r = CliRunner().invoke(app, ["sweep", "-g", "fake", "-q", "-n", "300", "-o", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert set(m["games"].values()) == {300} and "precision" not in m and "paired_precision" not in m["spec"]
