@@ -187,3 +187,34 @@ def test_paired_sweep_interrupted_mid_batch_resumes_to_the_same_rows(tmp_path, f
     assert res.manifest["games"] == ref.manifest["games"]
     assert res.manifest["precision"] == ref.manifest["precision"]
     assert sum(played) == total - sum(writes)            # nothing played twice
+
+
+@pytest.mark.slow
+def test_paired_sweep_sigkilled_then_resumed_equals_uninterrupted(tmp_path, fake):
+    """The paired mode through the CLI: SIGKILL after a few chunk files, --resume, and the
+    rows, games and half-widths of an uninterrupted run."""
+    import json
+    args = ["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-p", "edge=0.002", "--paired-precision", "0.02",
+            "--chunk", "200", "--set", "delay_ms=100", "-s", "9"]
+    out = tmp_path / "killed"
+    p = subprocess.Popen(CLI + args + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    chunks = out / "chunks"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 6):
+        if p.poll() is not None:
+            raise AssertionError(f"sweep ended early: {p.stderr.read().decode()}")
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    n_before = len(list(chunks.glob("p*.parquet")))
+    assert not (out / "results.parquet").exists()
+    r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    ref = api.sweep(fake, params=["strength=3,7", "edge=0.002"], paired_precision=0.02, chunk=200,
+                    sets=["delay_ms=100"], seed=9, out=tmp_path / "ref", report=False)
+    got = pd.read_parquet(out / "results.parquet")
+    pd.testing.assert_frame_equal(got, ref.results)
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["games"] == ref.manifest["games"] and m["precision"] == ref.manifest["precision"]
+    n = len(list(chunks.glob("p*.parquet")))
+    assert n == len(list((tmp_path / "ref" / "chunks").glob("p*.parquet"))) > n_before >= 6   # really cut
