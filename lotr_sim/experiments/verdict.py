@@ -507,7 +507,8 @@ def paired_precision(df, spec: Mapping, o0n: str = "Good") -> dict:
         hw, goal = float(o0[mask].max()), float(df.loc[mask, "target_half_width"].max())
         out[key] = dict(half_width=hw, target=goal, games=[int(df.loc[mask, "games"].min()),
                                                            int(df.loc[mask, "games"].max())])
-        parts.append(f"{what} ±{100 * hw:.2f} (goal ±{100 * goal:.3g}; {_range(df.loc[mask, 'games'])})")
+        within = "" if key == "baseline" else "within "
+        parts.append(f"{what} {within}±{100 * hw:.2f} (goal ±{100 * goal:.3g}; {_range(df.loc[mask, 'games'])})")
     text = ("Precision (95% half-widths, percentage points; each point played until it met its goal): "
             + "; ".join(parts) + f"; {int(df['games'].sum()):,} games in all.")
     missed = df[~df["precision_met"].astype(bool)]

@@ -75,7 +75,8 @@ def test_paired_mode_stops_each_point_at_its_goal(fake, tmp_path):
     assert m["largest"]["pairings"] == max(pairings["half_width"])
     v = res.verdict["precision"]
     assert v["missed"] == [] and v["text"] in res.verdict["lines"] and "±1 " not in v["text"]
-    assert "every lever's paired change against the baseline ±0." in v["text"]
+    assert "every lever's paired change against the baseline within ±0." in v["text"]
+    assert "every AI pairing's win rate within ±1." in v["text"] and "baseline Good's win rate ±0." in v["text"]
 
 
 def test_paired_mode_cap_flags_the_points_short_of_their_goal(fake, tmp_path):
