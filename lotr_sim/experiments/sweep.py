@@ -16,8 +16,9 @@ point) until the Bonett-Price 95% interval of its paired change against the base
 wide either side; every pairing (the baseline rules under other players: ``varied ==
 "pairings"``, not paired on a common policy) until its own rate's half-width is at most
 ``pairings_precision``. A point stops as soon as its goal is met, or at ``max_games``. After
-each batch a point short of its goal is given ``1.02 x`` the games its variance estimate
-says it needs (at least ``1.03 x`` what it has, in hundreds), and the baseline is extended to
+each batch a point short of its goal is given the games its variance estimate says it needs
+(0.9 x that while they are over twice what it has, to estimate again from more games; at
+least ``1.02 x`` what it has, in hundreds), and the baseline is extended to
 the largest lever target, so that every lever's games have a baseline game to pair with
 (``next_targets``). The targets are a function of the winner counts of whole batches only:
 the same with any thread count, on Dask, and after ``--resume``. Every row then states its
@@ -309,15 +310,19 @@ def _cover_levers(targets: dict[int, int], goals: dict[int, tuple[str, float]]) 
 
 def next_targets(goals: dict[int, tuple[str, float]], targets: dict[int, int],
                  counts: dict[int, tuple[int, int, int, int]], max_games: int,
-                 margin: float = 1.02, growth: float = 1.03) -> dict[int, int]:
+                 early: float = 0.9, margin: float = 1.0, growth: float = 1.02) -> dict[int, int]:
     """The targets of the next batch from the counts of the games played so far (a pure
     function of them): ``counts[i] = (n, k, n10, n01)``, ``n`` the games counted (for a
     lever: the ones it shares with the baseline), ``k`` its first-outcome wins, ``n10``/
     ``n01`` won by the point only / by the baseline only. A point whose half-width is within
-    its goal, or which has ``max_games``, keeps its target; another gets ``margin x`` the games
-    its variance estimate needs, at least ``growth x`` what it has (in hundreds, at most
-    ``max_games``); the baseline then covers every lever (``_cover_levers``). Returns the
-    whole new target map (equal to ``targets`` when every point is done)."""
+    its goal, or which has ``max_games``, keeps its target; another is aimed at the games its
+    variance estimate needs: ``early x`` that while the need is over twice what it has (an
+    estimate from few games is rough: stopping short and estimating again from many more
+    wastes fewer games than overshooting), ``margin x`` after, at least ``growth x`` what it
+    has (in hundreds, at most ``max_games``); the baseline then covers every lever
+    (``_cover_levers``). Returns the whole new target map (equal to ``targets`` when every
+    point is done). The defaults played the fewest games in simulations of the default
+    sweep's points (about 2% above the games the goals need, against 4% for 1.02 x at once)."""
     z2 = z_value() ** 2
     new = dict(targets)
     for i, (what, goal) in goals.items():
@@ -332,7 +337,8 @@ def next_targets(goals: dict[int, tuple[str, float]], targets: dict[int, int],
             qp, qm = (n10 + 1) / (n + 2), (n01 + 1) / (n + 2)
             var = max(qp + qm - (qp - qm) ** 2, 1e-4)
         need = z2 * var / goal ** 2
-        new[i] = min(max_games, max(_round_up(need * margin), _round_up(t * growth)))
+        aim = need * (early if need > 2 * t else margin)
+        new[i] = min(max_games, max(_round_up(aim), _round_up(t * growth)))
     return _cover_levers(new, goals)
 
 

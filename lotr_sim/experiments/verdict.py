@@ -508,7 +508,9 @@ def paired_precision(df, spec: Mapping, o0n: str = "Good") -> dict:
         out[key] = dict(half_width=hw, target=goal, games=[int(df.loc[mask, "games"].min()),
                                                            int(df.loc[mask, "games"].max())])
         within = "" if key == "baseline" else "within "
-        parts.append(f"{what} {within}±{100 * hw:.2f} (goal ±{100 * goal:.3g}; {_range(df.loc[mask, 'games'])})")
+        # rounded down, so that a half-width within its goal never prints above it (2.00 for 1.9996)
+        parts.append(f"{what} {within}±{math.floor(10000 * hw) / 100:.2f} (goal ±{100 * goal:.3g}; "
+                     f"{_range(df.loc[mask, 'games'])})")
     text = ("Precision (95% half-widths, percentage points; each point played until it met its goal): "
             + "; ".join(parts) + f"; {int(df['games'].sum()):,} games in all.")
     missed = df[~df["precision_met"].astype(bool)]

@@ -77,6 +77,7 @@ def test_paired_mode_stops_each_point_at_its_goal(fake, tmp_path):
     assert v["missed"] == [] and v["text"] in res.verdict["lines"] and "±1 " not in v["text"]
     assert "every lever's paired change against the baseline within ±0." in v["text"]
     assert "every AI pairing's win rate within ±1." in v["text"] and "baseline Good's win rate ±0." in v["text"]
+    assert f"within ±{math.floor(10000 * max(pairings['half_width'])) / 100:.2f} (goal ±2;" in v["text"]
 
 
 def test_paired_mode_cap_flags_the_points_short_of_their_goal(fake, tmp_path):
@@ -115,9 +116,13 @@ def test_next_targets_is_a_pure_function_of_the_counts():
     assert a == next_targets(goals, dict(t), dict(counts), 38416)      # no hidden state
     assert a[1] == 1300                                                 # done: keeps its games
     qp, qm = 301 / 1302, 201 / 1302
-    assert a[2] == math.ceil(Z2 * (qp + qm - (qp - qm) ** 2) / 1e-4 * 1.02 / 100) * 100
+    need = Z2 * (qp + qm - (qp - qm) ** 2) / 1e-4
+    assert a[2] == math.ceil(need * 0.9 / 100) * 100          # far from it: 0.9 x, then estimate again
+    near = next_targets(goals, {**t, 2: 13000, 0: 13000}, {**counts, 2: (13000, 6000, 3000, 2000)}, 38416)
+    need = Z2 * (3001 / 13002 + 2001 / 13002 - (1000 / 13002) ** 2) / 1e-4
+    assert near[2] == max(math.ceil(need / 100) * 100, 13300)  # near it: the need, at least +2%
     assert a[0] == a[2] > 9604                  # the baseline covers the longest lever
-    assert 2401 <= a[3] <= 1.03 * 2401 + 100
+    assert 0.9 * 2401 <= a[3] <= 0.9 * 2401 + 100
     # never fewer games than before, never more than the cap
     capped = next_targets(goals, t, counts, 5000)
     assert capped[2] == capped[0] == 5000 and capped[1] == 1300
