@@ -88,13 +88,16 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
                seed: int | None = None, policies: Mapping[str, str] | None = None,
                sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
                chunk: int | None = None, sweep_file: str | Path | None = None,
-               good: str | None = None, evil: str | None = None):
+               good: str | None = None, evil: str | None = None, paired_precision: float | None = None,
+               baseline_precision: float | None = None, pairings_precision: float | None = None):
     """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
     sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
-    ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``."""
+    ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``.
+    One stopping rule: ``games``, ``precision`` or ``paired_precision`` (see ``sweep``)."""
     from lotr_sim.experiments.spec import make_spec
     return make_spec(get_game(game), params, grid, games, precision, max_games, seed,
-                     _pols(good, evil, policies), sets, config, chunk, sweep_file)
+                     _pols(good, evil, policies), sets, config, chunk, sweep_file,
+                     paired_precision, baseline_precision, pairings_precision)
 
 
 def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
@@ -105,7 +108,9 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
           save_games: bool = False, progress: bool = False, chunk: int | None = None,
           sweep_file: str | Path | None = None, report: bool = True,
           good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0,
-          target: str | None = None, pairings: bool | list[str] | None = None):
+          target: str | None = None, pairings: bool | list[str] | None = None,
+          paired_precision: float | None = None, baseline_precision: float | None = None,
+          pairings_precision: float | None = None):
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
     Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so
@@ -118,6 +123,12 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     ``"equal"`` (Good wins as often as Evil); ``pairings=True`` also plays the baseline under
     every pairing of the game's policies (both default to the sweep file's keys; the default
     Minas Tirith sweep has pairings).
+    Games per point: ``games`` (a fixed count); ``precision`` (batches until every point's
+    own 95% half-width is at most this); or ``paired_precision`` (batches until every
+    lever's paired change against the baseline is known to ± this, the baseline's rate to
+    ± ``baseline_precision`` (default the same) and each pairing's rate to ±
+    ``pairings_precision`` (default twice it); the default Minas Tirith sweep's mode:
+    ±1, ±1, ±2 points). ``max_games`` caps the last two.
     Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``,
     ``verdict``: the answer first — who is favoured, by how much, levers, parity values).
     """
@@ -129,11 +140,12 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
         target = check_target(target)
     explicit = any(x is not None and x != [] and x != {} for x in
                    (params, grid, games, precision, max_games, seed, policies, sets, config, chunk,
-                    sweep_file, good, evil))
+                    sweep_file, good, evil, paired_precision, baseline_precision, pairings_precision))
     spec = None
     if resume is None or explicit:
         spec = sweep_spec(g, params, grid, games, precision, max_games, seed, policies, sets, config,
-                          chunk, sweep_file, good, evil)
+                          chunk, sweep_file, good, evil, paired_precision, baseline_precision,
+                          pairings_precision)
         opts = sweep_file_options(g.name, params, sweep_file)
         pairings = opts.get("pairings") if pairings is None else pairings
         target = opts.get("target") if target is None else target

@@ -1,8 +1,10 @@
 """The README's main job is the default sweep (issue 21): its command is the first set-up
 block, and every figure its paragraph states about that sweep is the one the sweep file
 gives, counted as ``lotr-sim sweep --game minas-tirith`` counts it (``api.sweep``: the spec
-from the default sweep file, its ``pairings``, then ``build_points``; one target of
-``spec.games`` per point). Nothing is run: only the points are built."""
+from the default sweep file, its ``pairings``, then ``build_points``). The default sweep
+is the paired mode (``experiments.sweep``): the goals and the cap are checked exactly; the
+games it took are a measurement, checked against what the allocation allows (at least the
+first batch, at most the cap, per point). Nothing is run: only the points are built."""
 import re
 from pathlib import Path
 
@@ -52,10 +54,11 @@ def test_main_job_command_is_the_default_sweep(readme):
 
 
 def test_main_job_figures_match_the_default_sweep(readme, default_sweep):
-    from lotr_sim.stats import games_for_half_width
+    from lotr_sim.experiments.sweep import default_max_games, first_targets, point_goals
     g, spec, points = default_sweep
     text = _main_job_paragraph(readme)
-    assert spec.precision is None and spec.games is not None and not spec.grid
+    assert spec.games is None and spec.precision is None and spec.paired_precision is not None
+    assert not spec.grid
 
     # "eight rule parameters one at a time": every dimension is a rule parameter
     m = re.search(r"(\w+) rule parameters one at a time", text)
@@ -71,17 +74,25 @@ def test_main_job_figures_match_the_default_sweep(readme, default_sweep):
     assert spec.pairings, "the README says the main job plays the pairings; the sweep file does not"
     assert _number(m.group(1)) == len(pairing_players(g, spec.pairings))
 
-    # games per point, and the ±1-point interval they are said to give
-    per_point = min(spec.games, spec.max_games or spec.games)    # run_sweep's target per point
-    m = re.search(r"([\d,]+) paired games per point", text)
-    if m:
-        assert _number(m.group(1)) == per_point, (m.group(0), per_point)
-    m = re.search(r"for a ±(\d+)-percentage-point 95% interval", text)
-    if m:
-        assert spec.games == games_for_half_width(int(m.group(1)) / 100)
+    # the goals: each kind of point's 95% half-width, in percentage points
+    for pattern, goal in ((r"baseline's Good win rate to ±(\d+) percentage point", spec.baseline_precision),
+                          (r"every lever's paired change against the baseline to ±(\d+) percentage point",
+                           spec.paired_precision),
+                          (r"every AI pairing's Good win rate to ±(\d+) percentage point", spec.pairings_precision)):
+        m = re.search(pattern, text)
+        assert m, (pattern, text)
+        assert int(m.group(1)) / 100 == goal, (m.group(0), goal)
 
-    # total games: one target of spec.games per point (experiments/sweep.py, no precision)
-    m = re.search(r"([\d,]+) games:", text)
-    if m:
-        total = len(points) * per_point
-        assert _number(m.group(1)) == total, (m.group(0), len(points), total)
+    # the cap per point run_sweep uses when the file sets none
+    cap = spec.max_games or default_max_games(spec)
+    m = re.search(r"at most ([\d,]+) games per point", text)
+    assert m, text
+    assert _number(m.group(1)) == cap, (m.group(0), cap)
+
+    # the games it took (measured): each point between its first batch and the cap
+    m = re.search(r"([\d,]+) to ([\d,]+) games per point, ([\d,]+) games:", text)
+    assert m, text
+    lo, hi, total = (_number(x) for x in m.groups())
+    first = first_targets(point_goals(spec, points), cap)
+    assert min(first.values()) <= lo <= hi <= cap, (m.group(0), min(first.values()), cap)
+    assert max(sum(first.values()), len(points) * lo) <= total <= len(points) * hi, (m.group(0), len(points))

@@ -16,10 +16,23 @@ def sweep(
     param: List[str] = typer.Option([], "--param", "-p", help="name=v1,v2,... or name=start:stop:step "
                                     "(stop included; repeatable). A side name (good/evil; frodo/sam in the-search) sweeps its player."),
     grid: Optional[bool] = typer.Option(None, "--grid/--one-at-a-time", help="Full factorial instead of one-at-a-time."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count, help="Games per point."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count, help="Games per point "
+                                        "(a fixed count instead of the default sweep's --paired-precision)."),
     precision: Optional[float] = typer.Option(None, "--precision", help="Run in batches until every point's "
                                               "95% half-width on the first side's (Good's; Frodo's) win rate is at most this."),
-    max_games: Optional[int] = typer.Option(None, "--max-games", parser=parse_count, help="Cap per point with --precision."),
+    paired_precision: Optional[float] = typer.Option(None, "--paired-precision", help="Run in batches until "
+                                                     "every lever's paired change of the first side's win rate "
+                                                     "against the baseline has a 95% half-width of at most this "
+                                                     "(the default sweep: 0.01)."),
+    baseline_precision: Optional[float] = typer.Option(None, "--baseline-precision", help="With "
+                                                       "--paired-precision: the baseline's own rate to within "
+                                                       "this (default: the --paired-precision)."),
+    pairings_precision: Optional[float] = typer.Option(None, "--pairings-precision", help="With "
+                                                       "--paired-precision: each AI pairing's own rate to within "
+                                                       "this (default: twice the --paired-precision)."),
+    max_games: Optional[int] = typer.Option(None, "--max-games", parser=parse_count, help="Cap per point with "
+                                            "--precision or --paired-precision (default: 4 x the games the "
+                                            "smallest half-width needs at p = 0.5)."),
     good: Optional[str] = good_option(),
     evil: Optional[str] = evil_option(),
     policy: List[str] = policy_option(),
@@ -50,7 +63,10 @@ def sweep(
 
     One at a time around the baseline (or --grid), common random numbers (game i of every
     point uses stream i); writes results.parquet, manifest.json and report.md/html with
-    plots, each opening with a verdict. With no option: the game's default sweep file."""
+    plots, each opening with a verdict. With no option: the game's default sweep file
+    (Minas Tirith's plays each point until its 95% interval is narrow enough: the baseline's
+    rate ±1 point, every lever's paired change against the baseline ±1, every AI pairing ±2;
+    --games N plays a fixed number instead)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
     if resume is not None and out is not None:
@@ -70,12 +86,13 @@ def sweep(
                     seat_policies(policy, good, evil) or None, sets or None,
                     str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
                     save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
-                    connect_timeout, target, pairings)
+                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
         print_json(dict(out=str(res.out), verdict=res.verdict,
                         manifest=dict(spec_hash=res.manifest["spec_hash"], target=res.manifest["target"],
-                                      games=res.manifest["games"], last_run=res.manifest["last_run"]),
+                                      games=res.manifest["games"], last_run=res.manifest["last_run"],
+                                      precision=res.manifest.get("precision")),
                         results=df.to_dict(orient="records")))
         return
     from rich.console import Console

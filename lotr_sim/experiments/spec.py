@@ -48,6 +48,12 @@ class SweepSpec:
     precision: float | None = None
     max_games: int | None = None
     chunk: int = 2000
+    # sequential allocation on paired targets (``sweep`` module docstring): the 95% half-width
+    # of every lever's paired change v the baseline, of the baseline's own rate, and of each
+    # pairing's own rate; the mode is on when ``paired_precision`` is set
+    paired_precision: float | None = None
+    baseline_precision: float | None = None
+    pairings_precision: float | None = None
     # also play the baseline under every pairing of policies: True for the game's built-in
     # players (random and the heuristics), or a list of player names (``skill`` adds search)
     pairings: bool | list[str] = False
@@ -59,6 +65,9 @@ class SweepSpec:
                  max_games=self.max_games, chunk=self.chunk)
         if self.pairings:  # only when set, so folders written before the key resume unchanged
             d["pairings"] = True if self.pairings is True else list(self.pairings)
+        if self.paired_precision is not None:   # likewise
+            d.update(paired_precision=self.paired_precision, baseline_precision=self.baseline_precision,
+                     pairings_precision=self.pairings_precision)
         return d
 
     @classmethod
@@ -66,6 +75,18 @@ class SweepSpec:
         d = dict(d)
         d["dims"] = [(n, list(v)) for n, v in d["dims"]]
         return cls(**d)
+
+
+PRECISION_KEYS = ("paired_precision", "baseline_precision", "pairings_precision")
+
+
+def paired_targets(paired: float, baseline: float | None = None,
+                   pairings: float | None = None) -> tuple[float, float, float]:
+    """``(paired, baseline, pairings)`` half-widths of the paired mode: the baseline's own
+    rate defaults to the levers' paired target, a pairing's own rate to twice it (the
+    pairings show how much the answer depends on the players, a coarser question)."""
+    return (paired, paired if baseline is None else baseline,
+            min(2 * paired, 0.49) if pairings is None else pairings)
 
 
 def _num(text: str) -> Decimal:
@@ -114,10 +135,17 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
 
 
 def load_sweep_file(path) -> dict:
-    """A sweep TOML: game, seed, games|precision(+max_games), grid, pairings, target,
-    [policies], [set], [params]. ``pairings = true`` also plays the baseline under every
-    pairing of the game's policies; ``target`` is the verdict's parity (good50 | equal)."""
+    """A sweep TOML: game, seed, games|precision|paired_precision (+max_games), grid,
+    pairings, target, [policies], [set], [params]. ``pairings = true`` also plays the
+    baseline under every pairing of the game's policies; ``target`` is the verdict's parity
+    (good50 | equal); ``paired_precision`` (with ``baseline_precision`` and
+    ``pairings_precision``) is the sequential allocation on paired targets."""
     d = load_toml(path)
+    for k in PRECISION_KEYS + ("precision",):
+        if k in d and (isinstance(d[k], bool) or not isinstance(d[k], (int, float)) or not 0 < d[k] < 0.5):
+            raise ConfigError(f"sweep file {path}: {k} must be a number in (0, 0.5), got {d[k]!r}")
+    if any(k in d for k in PRECISION_KEYS[1:]) and "paired_precision" not in d:
+        raise ConfigError(f"sweep file {path}: baseline_precision and pairings_precision need paired_precision")
     if "pairings" in d and not isinstance(d["pairings"], bool) and not (
             isinstance(d["pairings"], list) and d["pairings"] and all(isinstance(x, str) for x in d["pairings"])):
         raise ConfigError(f"sweep file {path}: pairings must be true, false or a list of player names, "
@@ -177,9 +205,17 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
               games: int | None = None, precision: float | None = None, max_games: int | None = None,
               seed: int | None = None, policies: Mapping[str, str] | None = None,
               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
-              chunk: int | None = None, sweep_file: str | Path | None = None) -> SweepSpec:
+              chunk: int | None = None, sweep_file: str | Path | None = None,
+              paired_precision: float | None = None, baseline_precision: float | None = None,
+              pairings_precision: float | None = None) -> SweepSpec:
     """A ``SweepSpec`` for game ``g``: the sweep file (the game's default one when neither
-    ``params`` nor ``sweep_file`` is given) merged with the explicit arguments, which win."""
+    ``params`` nor ``sweep_file`` is given) merged with the explicit arguments, which win.
+
+    The stopping rule is one of ``games`` (fixed count), ``precision`` (every point's own
+    rate) and ``paired_precision`` (the paired mode; ``baseline_precision`` and
+    ``pairings_precision`` refine it): an explicit one replaces the file's, and with none
+    the file's is used (9,604 games when the file has none either). An explicit
+    ``baseline_precision``/``pairings_precision`` alone keeps the file's paired mode."""
     from lotr_sim.config import parse_overrides
     from lotr_sim.errors import LotrSimError
     file_d: dict = {}
@@ -207,20 +243,41 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
         base_sets.update(parse_overrides(sets or []))
     pols = dict(file_d.get("policies", {}))
     pols.update(dict(policies or {}))
-    if games is None and precision is None:
-        games = file_d.get("games")
-        precision = file_d.get("precision")
-        if games is None and precision is None:
-            games = 9604
     if games is not None and precision is not None:
         raise LotrSimError("give either --games or --precision, not both")
+    refine = baseline_precision is not None or pairings_precision is not None
+    if paired_precision is not None and (games is not None or precision is not None):
+        raise LotrSimError("give one of --games, --precision and --paired-precision")
+    if refine and (games is not None or precision is not None):
+        raise LotrSimError("--baseline-precision and --pairings-precision go with --paired-precision, "
+                           "not with --games or --precision")
+    if games is None and precision is None and paired_precision is None:
+        if refine or "paired_precision" in file_d:
+            paired_precision = file_d.get("paired_precision")
+            baseline_precision = baseline_precision if baseline_precision is not None else \
+                file_d.get("baseline_precision")
+            pairings_precision = pairings_precision if pairings_precision is not None else \
+                file_d.get("pairings_precision")
+            if paired_precision is None:
+                raise LotrSimError("--baseline-precision and --pairings-precision need --paired-precision "
+                                   "(here or in the sweep file)")
+        else:
+            games = file_d.get("games")
+            precision = file_d.get("precision")
+            if games is None and precision is None:
+                games = 9604
+    if paired_precision is not None:
+        paired_precision, baseline_precision, pairings_precision = paired_targets(
+            paired_precision, baseline_precision, pairings_precision)
     return SweepSpec(
         game=g.name, dims=dims, grid=bool(file_d.get("grid", False) if grid is None else grid),
         base_sets=base_sets, policies=pols, config=config or file_d.get("config"),
         seed=int(file_d.get("seed", 1) if seed is None else seed),
         games=games, precision=precision,
         max_games=max_games if max_games is not None else file_d.get("max_games"),
-        chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)))
+        chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)),
+        paired_precision=paired_precision, baseline_precision=baseline_precision,
+        pairings_precision=pairings_precision)
 
 
 def pairing_players(game, pairings: bool | list[str]) -> list[str]:

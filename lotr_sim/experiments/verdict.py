@@ -22,7 +22,9 @@ manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-abl
   interval contains parity;
 * ``pairings``: Good's win rate under every pairing of policies, with its spread, when the
   sweep played them (``pairings = true``);
-* ``precision``: the points that stopped at ``max_games`` before reaching ``--precision``.
+* ``precision``: the points that stopped at ``max_games`` before reaching ``--precision``;
+  in the paired mode (``--paired-precision``, the default sweep's) always, with the
+  half-width each kind of point reached (``paired_precision``).
 
 ``verdict_markdown`` / ``verdict_html`` render it for the reports; ``verdict_lines`` gives
 the plain sentences (also in the dict as ``lines``).
@@ -482,6 +484,43 @@ def skill_ladder(df, sides, outcomes, strong: str | None = None, order: Sequence
     return out
 
 
+def _range(games) -> str:
+    lo, hi = int(min(games)), int(max(games))
+    return f"{lo:,} games" if lo == hi else f"{lo:,}–{hi:,} games"
+
+
+def paired_precision(df, spec: Mapping, o0n: str = "Good") -> dict:
+    """The paired mode's precision (``experiments.sweep``): the 95% half-width the baseline
+    reached on its own rate, the largest the levers reached on their paired change against
+    the baseline and the pairings on their own rate, each beside its goal and the games it
+    took; and the points stopped at ``max_games`` short of their goal (``missed``)."""
+    o0 = df["half_width"].astype(float)
+    parts, out = [], {}
+    for key, mask, what in (
+            ("baseline", df["point"] == 0, f"baseline {o0n}'s win rate"),
+            ("levers", (df["precision_on"] == "paired") & (df["point"] != 0),
+             "every lever's paired change against the baseline"),
+            ("pairings", (df["varied"] == "pairings") & (df["precision_on"] == "rate"),
+             "every AI pairing's win rate")):
+        if not mask.any():
+            continue
+        hw, goal = float(o0[mask].max()), float(df.loc[mask, "target_half_width"].max())
+        out[key] = dict(half_width=hw, target=goal, games=[int(df.loc[mask, "games"].min()),
+                                                           int(df.loc[mask, "games"].max())])
+        within = "" if key == "baseline" else "within "
+        # rounded down, so that a half-width within its goal never prints above it (2.00 for 1.9996)
+        parts.append(f"{what} {within}±{math.floor(10000 * hw) / 100:.2f} (goal ±{100 * goal:.3g}; "
+                     f"{_range(df.loc[mask, 'games'])})")
+    text = ("Precision (95% half-widths, percentage points; each point played until it met its goal): "
+            + "; ".join(parts) + f"; {int(df['games'].sum()):,} games in all.")
+    missed = df[~df["precision_met"].astype(bool)]
+    if len(missed):
+        text += (f" Goal missed at {len(missed)} of {len(df)} points (stopped at --max-games "
+                 f"{spec.get('max_games', '?')}): " + ", ".join(str(x) for x in missed["label"]) + ".")
+    return dict(mode="paired", missed=[str(x) for x in missed["label"]], max_games=spec.get("max_games"),
+                games=int(df["games"].sum()), text=text, **out)
+
+
 def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> dict:
     """The verdict of a sweep (module docstring) as a JSON-able dict with ``lines``."""
     manifest = dict(manifest or {})
@@ -566,7 +605,10 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
 
     precision = None
     spec = manifest.get("spec") or {}
-    if "precision_met" in df:
+    if "precision_on" in df and "half_width" in df:
+        precision = paired_precision(df, spec, o0n)
+        lines.append(precision["text"])
+    elif "precision_met" in df:
         missed = df[~df["precision_met"].astype(bool)]
         if len(missed):
             text = (f"Precision target ±{100 * spec.get('precision', float('nan')):.2g} percentage points "

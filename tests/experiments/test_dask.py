@@ -89,3 +89,15 @@ def test_dask_submits_a_bounded_window_of_tasks(fake, cluster, monkeypatch):
     winners = np.concatenate([got[a]["winner"] for a in sorted(got)])
     local = run_games(fake, 4000, seed=5, chunk=4000).games
     assert (winners == local["winner"].cat.codes.to_numpy()).all()
+
+
+@pytest.mark.slow
+def test_paired_mode_on_dask_same_batches_as_local(fake, tmp_path, cluster):
+    """The paired mode's batches depend only on the winners of whole batches, never on which
+    Dask task finished first: the same targets and rows as the local run."""
+    kw = dict(params=["edge=0.002", "strength=3,7"], paired_precision=0.015, chunk=300, seed=5, report=False)
+    local = api.sweep(fake, out=tmp_path / "l", **kw)
+    dask = api.sweep(fake, out=tmp_path / "d", scheduler=cluster.scheduler_address, **kw)
+    assert local.results["games"].nunique() > 2
+    assert dask.manifest["games"] == local.manifest["games"]
+    pd.testing.assert_frame_equal(local.results, dask.results)

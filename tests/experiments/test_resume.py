@@ -149,3 +149,72 @@ def test_resume_of_a_finished_precision_sweep_replays_no_game(tmp_path, fake, mo
     res = api.sweep(fake, resume=tmp_path / "p")
     assert played == []
     pd.testing.assert_frame_equal(res.results, ref.results)
+
+
+@pytest.mark.parametrize("die_after", [5, 14])
+def test_paired_sweep_interrupted_mid_batch_resumes_to_the_same_rows(tmp_path, fake, monkeypatch, die_after):
+    """The paired mode (the default sweep's): its later batches depend on the earlier ones'
+    winners; a run stopped after 5 chunk files (inside its first batch) or 14 (inside its
+    second) and resumed replays the same batches and ends with the rows of an uninterrupted
+    run, playing only the games that were missing."""
+    from lotr_sim.errors import Interrupted
+    from lotr_sim.experiments.store import Store
+
+    kw = dict(params=["edge=0.002", "strength=3,7"], paired_precision=0.015, pairings=True, chunk=400,
+              seed=8, report=False)
+    played = _count_games(monkeypatch)
+    ref = api.sweep(fake, out=tmp_path / "ref", **kw)
+    total = sum(played)
+    assert total == sum(ref.manifest["games"].values())
+    first_batch = 4 * 600 + 3 * 200      # baseline and levers 600 games each, pairings 200 (11 files)
+    assert ref.results["games"].nunique() > 2 and total > first_batch + 2000
+    orig = Store.write_chunk
+    writes = []
+
+    def dying(self, point, first, n, cols):
+        if len(writes) == die_after:
+            raise KeyboardInterrupt
+        writes.append(n)
+        orig(self, point, first, n, cols)
+    monkeypatch.setattr(Store, "write_chunk", dying)
+    with pytest.raises(Interrupted, match="--resume"):
+        api.sweep(fake, out=tmp_path / "cut", **kw)
+    monkeypatch.setattr(Store, "write_chunk", orig)
+    assert (sum(writes) < first_batch) == (die_after == 5)
+    played.clear()
+    res = api.sweep(fake, resume=tmp_path / "cut", report=False)
+    pd.testing.assert_frame_equal(res.results, ref.results)
+    assert res.manifest["games"] == ref.manifest["games"]
+    assert res.manifest["precision"] == ref.manifest["precision"]
+    assert sum(played) == total - sum(writes)            # nothing played twice
+
+
+@pytest.mark.slow
+def test_paired_sweep_sigkilled_then_resumed_equals_uninterrupted(tmp_path, fake):
+    """The paired mode through the CLI: SIGKILL after a few chunk files, --resume, and the
+    rows, games and half-widths of an uninterrupted run."""
+    import json
+    args = ["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-p", "edge=0.002", "--paired-precision", "0.02",
+            "--chunk", "200", "--set", "delay_ms=100", "-s", "9"]
+    out = tmp_path / "killed"
+    p = subprocess.Popen(CLI + args + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    chunks = out / "chunks"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 6):
+        if p.poll() is not None:
+            raise AssertionError(f"sweep ended early: {p.stderr.read().decode()}")
+        time.sleep(0.05)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    n_before = len(list(chunks.glob("p*.parquet")))
+    assert not (out / "results.parquet").exists()
+    r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    ref = api.sweep(fake, params=["strength=3,7", "edge=0.002"], paired_precision=0.02, chunk=200,
+                    sets=["delay_ms=100"], seed=9, out=tmp_path / "ref", report=False)
+    got = pd.read_parquet(out / "results.parquet")
+    pd.testing.assert_frame_equal(got, ref.results)
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["games"] == ref.manifest["games"] and m["precision"] == ref.manifest["precision"]
+    n = len(list(chunks.glob("p*.parquet")))
+    assert n == len(list((tmp_path / "ref" / "chunks").glob("p*.parquet"))) > n_before >= 6   # really cut
