@@ -599,7 +599,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                          f"[{_pct(float(gg[f'lo_{o0}']))}, {_pct(float(gg[f'hi_{o0}']))}].")
     if skill:
         lines += skill["lines"]
-    elif pairings:
+    elif pairings and (exploit is None or exploit.get("status") != "measured"):
         lines.append("Stronger play not checked: no search player among these pairings "
                      f"(run lotr-sim skill --game {manifest.get('game', '<game>')}).")
 
