@@ -178,3 +178,20 @@ def test_tune_on_a_dask_cluster_equals_local_threads(tmp_path):
     a = _tune(tmp_path, "local", generations=2, threads=1)
     b = _tune(tmp_path, "dask", generations=2, cluster="local", workers=2)
     assert a.name == b.name and a.history == b.history and a.final == b.final
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_shipped_skill_figures_name_the_default_rules_and_players(name):
+    """configs/skill/GAME.toml (when shipped) is for today's default rules and covers the
+    default players, so the default verdict can say how exploitable they are; re-measure
+    with lotr-sim skill after a rule change (README, 'Tuned players')."""
+    from lotr_sim.experiments import skillfig
+    g = api.get_game(name)
+    fig = skillfig.read(skillfig.shipped_path(name))
+    if fig is None:
+        pytest.skip(f"no skill figures shipped for {name}")
+    assert fig["rules_hash"] == g.load().hash, f"configs/skill/{name}.toml was measured for other rules"
+    found = skillfig.lookup(name, g.load().hash, dict(g.default_policies))
+    assert found["status"] == "measured", found
+    for side, x in found["sides"].items():
+        assert x["lo"] <= x["gain"] <= x["hi"] and x["games"] > 0
