@@ -105,7 +105,7 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         ("package version", manifest.get("package_version", "?")),
         ("seed", manifest.get("seed", "?")),
         ("points", len(df)),
-        ("games per point", ", ".join(sorted({str(int(g)) for g in df["games"]}))),
+        ("games per point", ", ".join(f"{g:,}" for g in sorted({int(g) for g in df["games"]}))),
         ("games in total", int(df["games"].sum())),
         ("AI players (baseline)", " v ".join(f"{k} {p}" for k, p in v["players"].items())),
         ("parity used by the verdict", v["target_text"] + f" (--target {v['target']})"),

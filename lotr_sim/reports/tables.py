@@ -40,7 +40,7 @@ def _missed(r) -> bool:
 def rows(df, outcomes, reasons) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the full results table (one row per point). Each outcome's
     column shows that outcome's rate with its 95% Wilson interval; a ``*`` after the games
-    marks a point that stopped at --max-games before reaching --precision."""
+    marks a point that stopped at --max-games before reaching its precision goal."""
     o0 = outcomes[0]
     head = ["point", "games"] + [f"{_name(o)} % [95% CI]" for o in outcomes] + \
         [f"Δ{_name(o0)}, percentage points [95% CI]", "rounds mean", "rounds q50"] + [f"{r} %" for r in reasons]
@@ -63,7 +63,7 @@ def rows(df, outcomes, reasons) -> tuple[list[str], list[list[str]]]:
 def _footnote(df) -> str:
     if "precision_met" not in df or df["precision_met"].astype(bool).all():
         return ""
-    return "\\* stopped at --max-games before its 95% half-width reached --precision."
+    return "\\* stopped at --max-games before its 95% half-width reached its goal (--precision, or the paired goals)."
 
 
 def _markdown(head: list[str], body: list[list[str]]) -> list[str]:

@@ -206,3 +206,13 @@ def test_equal_target_gives_the_gap_column():
     bonus = body[[b[0] for b in body].index("bonus")]
     assert bonus[1] == "true" and bonus[3].startswith("+0.0 [") and bonus[-1] == "true"
     assert len(body) == 3
+
+
+def test_games_per_point_listed_in_numeric_order(tmp_path):
+    """With points of different lengths (the paired allocation), the particulars list the
+    games per point as numbers in increasing order, not as text (where 10,700 < 1,300)."""
+    df = sweep_frame()
+    df.loc[1, "games"], df.loc[2, "games"], df.loc[3, "games"] = 10700, 1300, 400
+    md = build_report(write_sweep(tmp_path / "s", df=df))["md"].read_text()
+    line = [x for x in md.splitlines() if "games per point" in x][0]
+    assert "400, 1,300, 4,000, 10,700" in line, line
