@@ -195,3 +195,20 @@ def test_shipped_skill_figures_name_the_default_rules_and_players(name):
     assert found["status"] == "measured", found
     for side, x in found["sides"].items():
         assert x["lo"] <= x["gain"] <= x["hi"] and x["games"] > 0
+
+
+def test_tied_sides_are_tuned_on_every_side(tmp_path, monkeypatch):
+    """The Search tunes one row for both hobbits (tie_sides), but each candidate still plays
+    as Frodo and as Sam; the provenance counts the games actually played."""
+    from lotr_sim.experiments import tune as T
+    real, seen = T._score_games, []
+
+    def spy(game, be, compiled, seed, first, n, players, opponents, sides, *rest):
+        seen.append((len(players), len(opponents), tuple(sides), n))
+        return real(game, be, compiled, seed, first, n, players, opponents, sides, *rest)
+
+    monkeypatch.setattr(T, "_score_games", spy)
+    res = api.tune("the-search", generations=2, games=20, popsize=2, final_games=20, out=tmp_path / "t")
+    assert all(sides == ("frodo", "sam") for _, _, sides, _ in seen)
+    played = sum(p * o * len(s) * n for p, o, s, n in seen)      # the final check included
+    assert api.get_game("the-search").policy_table.read(res.path).provenance["games"] == played

@@ -198,7 +198,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
         st = dict(es=es, best=u0, history=[], manifest=man, gen=0)
     es = st["es"]
     n_players = int(es.popsize) + 2
-    per_gen = n_players * 2 * len(sides) * games
+    per_gen = n_players * 2 * len(game.sides) * games     # at most: two opponents
     todo = generations - st["gen"]
     t0 = time.perf_counter()
     played = 0
@@ -213,9 +213,13 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
                     players = [name_of(u) for u in cands] + [name_of(mean), name_of(st["best"])]
                     opponents = ["greedy"] + ([players[-1]] if players[-1] != table.inline_name(
                         table.rows(table.base)) else [])
+                    # every side plays, even when the sides share one tuned row (tie_sides)
                     sc = _score_games(game, be, compiled, seed, g * games, games, players, opponents,
-                                      sides, chunk, bar)
-                    played += len(players) * len(opponents) * len(sides) * games
+                                      game.sides, chunk, bar)
+                    n_gen = len(players) * len(opponents) * len(game.sides) * games
+                    bar.advance(per_gen - n_gen)      # a generation with one opponent ends early
+                    played += n_gen
+                    st["games_played"] = st.get("games_played", 0) + n_gen
                     score = sc.mean(axis=(1, 2))
                     es.tell([list(u) for u in cands], [-float(v) for v in score[:-2]])
                     v_greedy = sc[:, 0, :].mean(axis=1)
@@ -243,7 +247,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     man = st["manifest"]
     man.update(status="finished", finished=now_iso(), final=final,
                last_run=dict(games_played=int(played), elapsed_s=round(time.perf_counter() - t0, 3)))
-    games_total = generations * per_gen + 2 * final_games * len(game.sides)
+    games_total = st["games_played"] + 2 * final_games * len(game.sides)
     prov = dict(seed=int(seed), generations=int(generations), games_per_match=int(games),
                 popsize=int(es.popsize), games=int(games_total), opponents="greedy and the best so far",
                 score_v_greedy=round(final["mean_gain"], 5),
