@@ -125,45 +125,45 @@ def seat_rows(df) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
+def _rendered(rows: tuple[list[str], list[list[str]]], fmt) -> str:
+    """A ``(head, body)`` table through ``_markdown`` or ``_html``; "" when it has no rows."""
+    head, body = rows
+    return "\n".join(fmt(head, body)) if body else ""
+
+
 def seats_markdown(df) -> str:
     """The per-seat table in Markdown ("" when there is none)."""
-    head, body = seat_rows(df)
-    return "\n".join(_markdown(head, body)) if body else ""
+    return _rendered(seat_rows(df), _markdown)
 
 
 def seats_html(df) -> str:
     """The per-seat table in HTML ("" when there is none)."""
-    head, body = seat_rows(df)
-    return "\n".join(_html(head, body)) if body else ""
+    return _rendered(seat_rows(df), _html)
 
 
 def levers_markdown(v) -> str:
     """The verdict's levers (``verdict.levers_rows``) as a Markdown table ("" when none)."""
     from lotr_sim.experiments.verdict import levers_rows
-    head, body = levers_rows(v)
-    return "\n".join(_markdown(head, body)) if body else ""
+    return _rendered(levers_rows(v), _markdown)
 
 
 def levers_html(v) -> str:
     """The verdict's levers as an HTML table ("" when none)."""
     from lotr_sim.experiments.verdict import levers_rows
-    head, body = levers_rows(v)
-    return "\n".join(_html(head, body)) if body else ""
+    return _rendered(levers_rows(v), _html)
 
 
 def parity_markdown(v) -> str:
     """The compact "closest to parity" table (``verdict.parity_rows``) in Markdown ("" when
     the sweep varied no parameter)."""
     from lotr_sim.experiments.verdict import parity_rows
-    head, body = parity_rows(v)
-    return "\n".join(_markdown(head, body)) if body else ""
+    return _rendered(parity_rows(v), _markdown)
 
 
 def parity_html(v) -> str:
     """The compact "closest to parity" table in HTML ("" when none)."""
     from lotr_sim.experiments.verdict import parity_rows
-    head, body = parity_rows(v)
-    return "\n".join(_html(head, body)) if body else ""
+    return _rendered(parity_rows(v), _html)
 
 
 def _is_pairing(r) -> bool:

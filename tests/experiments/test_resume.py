@@ -22,21 +22,26 @@ def _drop_volatile(df):
     return df.reset_index(drop=True)
 
 
-@pytest.mark.slow
-def test_sigkill_then_resume_equals_uninterrupted(tmp_path, fake):
-    out = tmp_path / "killed"
-    p = subprocess.Popen(CLI + ARGS + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
+def _kill_after_six_chunks(args, out: Path) -> int:
+    """Start ``lotr-sim ARGS -o OUT`` (the fake game's CLI), SIGKILL it once six chunk files
+    are on disk, and return how many there were."""
+    p = subprocess.Popen(CLI + args + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     chunks = out / "chunks"
-    while time.time() < deadline:
-        if chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 6:
-            break
+    deadline = time.time() + 60
+    while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 6):
         if p.poll() is not None:
             raise AssertionError(f"sweep ended early: {p.stderr.read().decode()}")
         time.sleep(0.05)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
-    n_before = len(list(chunks.glob("p*.parquet")))
+    return len(list(chunks.glob("p*.parquet")))
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_equals_uninterrupted(tmp_path, fake):
+    out = tmp_path / "killed"
+    n_before = _kill_after_six_chunks(ARGS, out)
+    chunks = out / "chunks"
     assert 6 <= n_before < 40, n_before           # really interrupted: 4 points x 10 chunks
     assert not (out / "results.parquet").exists()
     r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
@@ -197,16 +202,8 @@ def test_paired_sweep_sigkilled_then_resumed_equals_uninterrupted(tmp_path, fake
     args = ["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-p", "edge=0.002", "--paired-precision", "0.02",
             "--chunk", "200", "--set", "delay_ms=100", "-s", "9"]
     out = tmp_path / "killed"
-    p = subprocess.Popen(CLI + args + ["-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    n_before = _kill_after_six_chunks(args, out)
     chunks = out / "chunks"
-    deadline = time.time() + 60
-    while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 6):
-        if p.poll() is not None:
-            raise AssertionError(f"sweep ended early: {p.stderr.read().decode()}")
-        time.sleep(0.05)
-    os.kill(p.pid, signal.SIGKILL)
-    p.wait()
-    n_before = len(list(chunks.glob("p*.parquet")))
     assert not (out / "results.parquet").exists()
     r = subprocess.run(CLI + ["sweep", "-q", "--resume", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
