@@ -286,7 +286,7 @@ def pairing_players(game, pairings: bool | list[str]) -> list[str]:
     game's players)."""
     if pairings is True:
         own = list(game.builtin_policies)
-        if getattr(game, "policy_table", None) is not None and "tuned" not in own:
+        if game.policy_table is not None and "tuned" not in own:
             own.append("tuned")
         return own
     names = list(dict.fromkeys(pairings))
