@@ -209,3 +209,45 @@ def bench_game(game_name: str, games: int = 20_000, seed: int = 1, policies: dic
                          "playouts_per_game": ps.get("playouts", 0) / ps["games"],
                          "thread_seconds_per_game": ps.get("seconds", 0.0) / ps["games"]}
     return res
+
+
+def bench_search(game_name: str, players: list[str] | None = None, against: str = "greedy",
+                 games: int = 100, seed: int = 1, overrides: list[str] | None = None,
+                 threads: int = 1) -> dict:
+    """Strength per CPU-second of search players (issue 19 §3), side by side: each of
+    ``players`` plays games 0..games-1 of ``seed`` on every side against ``against``. For each
+    player and side: its win rate (95% Wilson interval), its gain over ``against`` playing
+    itself on the same games (paired), the process CPU-seconds per game (the playouts run on
+    ``threads`` threads; CPU time, so a busy machine slows the clock, not the figure), the
+    playouts per game, and the gain per CPU-second."""
+    from lotr_sim.games import get_game
+    from lotr_sim.stats import paired_diff, wilson
+
+    game = get_game(game_name)
+    players = list(players or ["search", "search-classic"])
+    for p in players + [against]:
+        game.check_policies({game.sides[0]: p})
+    cfg = game.load(None, overrides)
+    compiled = game.compile(cfg)
+    game.simulate(compiled, {game.sides[0]: players[0], game.sides[1]: against}, seed, 0, 1, threads=1)  # compile
+    rows = []
+    for si, side in enumerate(game.sides):
+        other = {s: against for s in game.sides if s != side}
+        base = game.simulate(compiled, {side: against, **other}, seed, 0, games, threads=threads)
+        base_win = np.asarray(base["winner"]) == si
+        for p in players:
+            game.last_player_stats = None     # set by a run with a player from lotr_sim.players
+            t0 = time.process_time()
+            res = game.simulate(compiled, {side: p, **other}, seed, 0, games, threads=threads)
+            cpu = (time.process_time() - t0) / games
+            win = np.asarray(res["winner"]) == si
+            ps = getattr(game, "last_player_stats", None) or {}
+            d = paired_diff(win, base_win)
+            lo, hi = wilson(int(win.sum()), games)
+            rows.append(dict(player=p, side=side, against=against, games=games, win_rate=float(win.mean()),
+                             lo=lo, hi=hi, baseline=float(base_win.mean()), gain=d.mean, gain_lo=max(-1.0, d.lo),
+                             gain_hi=min(1.0, d.hi), cpu_s_per_game=cpu,
+                             playouts_per_game=ps.get("playouts", 0) / max(1, ps.get("games", games)),
+                             gain_per_cpu_s=d.mean / cpu if cpu > 0 else float("nan")))
+    return {"game": game_name, "seed": seed, "games_per_side": games, "against": against,
+            "threads": threads, "rows": rows}

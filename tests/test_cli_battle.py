@@ -182,3 +182,24 @@ def test_c_reference_ships_as_package_data():
     assert c_reference_source().is_file()
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '"kernels/battle_ref.c"' in pyproject
+
+
+def test_bench_search_compares_players_per_side_on_the_same_games():
+    """`bench search` (issue 19 §3): each player on every side against the same games; the
+    gain is paired over the opponent playing itself, so greedy's own gain is exactly 0."""
+    r = run("bench", "search", "-g", "the-search", "-n", "3", "-L", "greedy,search-fast", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    rows = {(x["player"], x["side"]): x for x in out["rows"]}
+    assert set(rows) == {(p, s) for p in ("greedy", "search-fast") for s in ("frodo", "sam")}
+    for side in ("frodo", "sam"):
+        g = rows[("greedy", side)]
+        assert g["gain"] == 0.0 and g["win_rate"] == g["baseline"] and g["playouts_per_game"] == 0
+        s = rows[("search-fast", side)]
+        assert s["playouts_per_game"] > 0 and s["cpu_s_per_game"] > 0
+        assert s["gain"] == pytest.approx(s["win_rate"] - s["baseline"])
+        assert -1.0 <= s["gain_lo"] <= s["gain"] <= s["gain_hi"] <= 1.0
+    r = run("bench", "search", "-g", "the-search", "-n", "0")
+    assert r.exit_code != 0 and "--games must be from 1" in r.output
+    r = run("bench", "search", "-g", "the-search", "-L", "nobody")
+    assert r.exit_code != 0 and "nobody" in r.output

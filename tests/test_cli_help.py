@@ -68,3 +68,14 @@ def test_game_commands_help_is_game_neutral(cmd):
 def test_play_help_describes_no_single_game():
     text = _help("play")
     assert "Frodo and Sam" in text and "Good and Evil" in text
+
+
+@pytest.mark.parametrize("cmd", [name for name, _ in COMMANDS])
+def test_no_two_options_of_a_command_share_a_name(cmd):
+    """Click lets a later option with the same short name shadow an earlier one silently
+    (`bench -P` once meant both --policy and a list of players, and the list was ignored)."""
+    seen: dict[str, str] = {}
+    for p in _click_command(cmd).params:
+        for o in list(getattr(p, "opts", [])) + list(getattr(p, "secondary_opts", [])):
+            assert o not in seen, f"{cmd}: {o} is both {seen[o]} and {p.name}"
+            seen[o] = p.name

@@ -11,6 +11,7 @@ from lotr_sim.players.search import SearchPlayer
 class _State:
     def __init__(self, index: int = 0):
         self.index = index
+        self.policies = {}
 
 
 class StubGame:
@@ -45,6 +46,15 @@ class StubGame:
 
     def decision_kind(self, compiled, state):
         return "action"
+
+    def seat_policies(self, compiled, policies):
+        return {"good": "search", "evil": "greedy"}
+
+    def heuristic_rows(self, compiled, seat_players):
+        return None
+
+    def use_heuristic(self, compiled, state, rows):
+        pass
 
     def playouts(self, compiled, state, candidates, m, key):
         self.calls.append((len(candidates), m))

@@ -17,10 +17,18 @@ MAX_BENCH_BATTLES = 10_000_000
 
 @cli_errors
 def bench(
-    what: Optional[str] = typer.Argument(None, help="'kernels' for the combat kernels; omit with --game."),
+    what: Optional[str] = typer.Argument(None, help="'kernels' for the combat kernels; 'search' (with --game) "
+                                         "for search players' strength per CPU-second; omit with --game "
+                                         "for full games per hour."),
     game: Optional[str] = typer.Option(None, "--game", "-g", help="Benchmark full games of this game."),
-    games: int = typer.Option(20_000, "--games", "-n", parser=parse_count,
-                              help=f"Games per timed call (with --game; 10..{MAX_BENCH_GAMES:,})."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count,
+                                        help=f"Games per timed call (with --game; 10..{MAX_BENCH_GAMES:,}; "
+                                        "default 20,000), or per side (search; default 100)."),
+    search_players: str = typer.Option("search,search-classic", "--players-list", "-L",
+                                       help="search: the players to compare, comma-separated."),
+    against: str = typer.Option("greedy", "--against", "-a", help="search: the opponent on the other side(s)."),
+    threads: int = typer.Option(1, "--threads", "-j", help="search: threads (CPU-seconds are counted "
+                                "for the whole process)."),
     battles: int = typer.Option(2_000_000, "--battles", parser=parse_count,
                                 help=f"Battles per timed call (kernels; 1000..{MAX_BENCH_BATTLES:,})."),
     seed: int = seed_option(),
@@ -64,7 +72,32 @@ def bench(
         else:
             typer.echo(f"  C reference skipped: {c['skipped']}")
         return
+    if what == "search" and game is not None:
+        n = 100 if games is None else games
+        if not 1 <= n <= 100_000:
+            raise LotrSimError(f"--games must be from 1 to 100,000 per side, got {n}")
+        if threads < 1:
+            raise LotrSimError(f"--threads must be at least 1, got {threads}")
+        names = [p.strip() for p in search_players.split(",") if p.strip()]
+        if not names:
+            raise LotrSimError("--players-list names no player")
+        res = b.bench_search(game, names, against=against, games=n, seed=seed,
+                             overrides=players_sets(game, sets, players) or None, threads=threads)
+        if json_out:
+            print_json(res)
+            return
+        typer.echo(f"{game}: search players against {against}, games 0..{n - 1} of seed {seed} per side "
+                   f"(gain: paired, over {against} v {against} on the same games)")
+        typer.echo(f"  {'player':<16}{'side':<7}{'wins':>7} {'95% interval':<17}{'gain':>7} {'95% interval':<17}"
+                   f"{'CPU s/game':>11}{'playouts':>10}{'gain/CPU s':>11}")
+        for r in res["rows"]:
+            wi = f"[{r['lo']:.1%}, {r['hi']:.1%}]"
+            gi = f"[{r['gain_lo']:+.1%}, {r['gain_hi']:+.1%}]"
+            typer.echo(f"  {r['player']:<16}{r['side']:<7}{r['win_rate']:>7.1%} {wi:<17}{r['gain']:>+7.1%} {gi:<17}"
+                       f"{r['cpu_s_per_game']:>11.3f}{r['playouts_per_game']:>10,.0f}{r['gain_per_cpu_s']:>+11.2f}")
+        return
     if what is None and game is not None:
+        games = 20_000 if games is None else games
         if not 10 <= games <= MAX_BENCH_GAMES:
             raise LotrSimError(f"--games must be from 10 to {MAX_BENCH_GAMES:,} (one timed call "
                                f"holds them all in memory), got {games}")
@@ -82,4 +115,5 @@ def bench(
             typer.echo(f"  search: {res['seconds_per_game']['one_thread']:.2f} s per game on one thread; "
                        f"{s['decisions_per_game']:.0f} decisions and {s['playouts_per_game']:,.0f} playouts per game")
         return
-    raise LotrSimError("say what to benchmark: 'lotr-sim bench kernels' or 'lotr-sim bench --game NAME'")
+    raise LotrSimError("say what to benchmark: 'lotr-sim bench kernels', 'lotr-sim bench --game NAME' or "
+                       "'lotr-sim bench search --game NAME'")

@@ -69,8 +69,13 @@ class Game(abc.ABC):
         t = self.policy_table
         if t is None:
             return {}
+        from lotr_sim.games.weights import generic_base
+
+        def tuned(p: str) -> bool:
+            return t.knows(p) and p not in t.presets
+        # a search player built on tuned weights plays them in its playouts: record them too
         return {p: t.describe(p) for p in dict.fromkeys(policies.values())
-                if t.knows(p) and p not in t.presets}
+                if tuned(p) or tuned(generic_base(p) or "")}
 
     def has_generic(self, policies: Mapping[str, str]) -> bool:
         """Does any seat have a player from ``lotr_sim.players`` (played through the step
@@ -172,6 +177,34 @@ class Game(abc.ABC):
     def heuristic_choice(self, compiled: Any, state) -> int:
         """The index the seat's default heuristic picks (never draws)."""
         raise NotImplementedError
+
+    def heuristic_rows(self, compiled: Any, seat_players: Sequence[str]) -> np.ndarray | None:
+        """The engine's default-heuristic rows (``state.heur``) with seat ``i`` played by
+        the engine-played player ``seat_players[i]`` (a preset, ``tuned`` or weights): what
+        ``heuristic_choice``, ``action_scores`` and ``playouts`` then use
+        (``use_heuristic``). A player from ``lotr_sim.players`` stands for the heuristic it
+        is built on (``engine_player``). None for a game with one heuristic and no rows."""
+        return None
+
+    def engine_player(self, name: str) -> str:
+        """The engine-played player that ``name`` stands for in playouts: itself, or for a
+        player from ``lotr_sim.players`` the heuristic it is built on (its ``base``
+        setting; else the policy table's base heuristic, greedy)."""
+        from lotr_sim.games.weights import generic_base
+        from lotr_sim.players.registry import is_generic
+        if not is_generic(name):
+            return name
+        base = generic_base(name)
+        if base and not is_generic(base):
+            return base
+        t = self.policy_table
+        return t.base if t is not None else "greedy"
+
+    def use_heuristic(self, compiled: Any, state, rows: np.ndarray | None) -> None:
+        """Make ``rows`` (from ``heuristic_rows``) the heuristic that ``heuristic_choice``,
+        ``action_scores`` and ``playouts`` use on ``state`` (nothing when None)."""
+        if rows is not None:
+            state.heur[...] = rows
 
     def action_scores(self, compiled: Any, state) -> np.ndarray:
         """The default heuristic's score of each legal action (higher is better)."""

@@ -55,6 +55,15 @@ class TunedWeights:
     path: str
 
 
+def generic_base(name: str) -> str | None:
+    """The heuristic a player from ``lotr_sim.players`` is built on (its ``base`` setting:
+    the search player's candidates, playouts and the decisions the engine makes for its
+    seat), or None for a name that is not such a player."""
+    from lotr_sim.players.registry import player_settings
+    base = player_settings(name).get("base")
+    return str(base) if base else None
+
+
 class PolicyTable:
     """The engine-played heuristics of one game (see the module docstring)."""
 
@@ -107,11 +116,13 @@ class PolicyTable:
     # -- rows -------------------------------------------------------------------------------
     def rows(self, name: str) -> dict[str, np.ndarray]:
         """Each side's policy row of player ``name``; a name the table does not play (a
-        player from ``lotr_sim.players``) gets the base heuristic's rows."""
+        player from ``lotr_sim.players``) gets the rows of the heuristic it is built on (its
+        ``base`` setting), else the table's base heuristic's rows."""
         if name in self.presets:
             return self.presets[name]
         if not self.knows(name):
-            return self.presets[self.base]
+            base = generic_base(name)
+            return self.rows(base) if base and self.knows(base) else self.presets[self.base]
         if name not in self._cache:
             if name == TUNED:
                 self._cache[name] = self.read(shipped_path(self.game)).rows

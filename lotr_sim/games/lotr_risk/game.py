@@ -239,6 +239,9 @@ class LotrRisk(Game):
         P.scores_nb(compiled.cf, state.st, compiled.wt, state.heur, state.act, np.int64(n), out)
         return out
 
+    def heuristic_rows(self, compiled, seat_players):
+        return policy_array([self.engine_player(p) for p in seat_players], _seat_sides(compiled))
+
     def heuristic_choice(self, compiled, state):
         scores = self.action_scores(compiled, state)
         return int(np.argmax(scores)) if scores.shape[0] else 0

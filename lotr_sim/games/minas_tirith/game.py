@@ -214,6 +214,9 @@ class MinasTirith(Game):
                          np.int64(n), out)
         return out
 
+    def heuristic_rows(self, compiled, seat_players):
+        return policy_array(dict(zip(self.sides, map(self.engine_player, seat_players))))
+
     def heuristic_choice(self, compiled, state):
         scores = self.action_scores(compiled, state)
         from lotr_sim.games.minas_tirith import engine as E

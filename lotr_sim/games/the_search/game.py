@@ -210,6 +210,9 @@ class TheSearch(Game):
         P.scores_nb(compiled.cf, state.st, state.heur[self.to_move(state)], state.act, np.int64(n), out)
         return out
 
+    def heuristic_rows(self, compiled, seat_players):
+        return policy_array(dict(zip(self.sides, map(self.engine_player, seat_players))))
+
     def heuristic_choice(self, compiled, state):
         scores = self.action_scores(compiled, state)
         return int(np.argmax(scores)) if scores.shape[0] else 0
