@@ -42,7 +42,8 @@ def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: in
 def simulate_with_players(game, compiled, policies: Mapping[str, str], seed: int, first: int,
                           n: int, threads: int, record: Callable[[State, int], None]) -> dict:
     """Games first..first+n-1 on ``threads`` threads (the kernels release the GIL);
-    ``record(state, row)`` stores game first+row's result. Returns time and search counts."""
+    ``record(state, row)`` stores game first+row's result. Returns time and search counts
+    (also kept as ``game.last_player_stats``, so no game has to store them itself)."""
     stats: list[dict] = [{} for _ in range(max(1, threads))]
 
     def work(c: int, lo: int, hi: int) -> None:
@@ -63,4 +64,5 @@ def simulate_with_players(game, compiled, policies: Mapping[str, str], seed: int
         for k, v in s.items():
             out[k] = out.get(k, 0) + v
     out["games"] = n
+    game.last_player_stats = out   # what `lotr-sim bench` reports of the players' search
     return out

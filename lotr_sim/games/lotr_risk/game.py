@@ -147,8 +147,7 @@ class LotrRisk(Game):
 
             def record(state, row):
                 E.record_nb(compiled.cf, state.st, row, out)
-            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
-                                                           resolve_threads(threads), record)
+            simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
             run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(list(seats.values()), _seat_sides(compiled)), np.int64(seed),

@@ -94,8 +94,7 @@ class MinasTirith(Game):
 
             def record(state, row):
                 E._record_nb(compiled.cf, state.st, row, out)
-            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
-                                                           resolve_threads(threads), record)
+            simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
 

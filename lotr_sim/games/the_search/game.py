@@ -128,8 +128,7 @@ class TheSearch(Game):
 
             def record(state, row):
                 E.record_nb(compiled.cf, state.st, row, out)
-            self.last_player_stats = simulate_with_players(self, compiled, pols, seed, first, n,
-                                                           resolve_threads(threads), record)
+            simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
             run_range(E.simulate_nb, (compiled.cf, policy_array(pols), np.int64(seed), np.int64(first),
