@@ -27,8 +27,7 @@ import numpy as np
 
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.errors import ConfigError
-
-COMMON_COLUMNS = ("game", "winner", "reason", "rounds", "turns")
+from lotr_sim.kernels.outcomes import COMMON_COLUMNS  # noqa: F401  (the columns above, re-exported)
 
 
 class SetupWarning(UserWarning):
