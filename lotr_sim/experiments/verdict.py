@@ -316,7 +316,7 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
     ``lotr_sim.players`` (the search player), compare the baseline's verdict with the one
     under that player on every seat, and say how the player fares against the baseline's
     own players seat by seat. None when no such player was played."""
-    from lotr_sim.players.registry import PLAYERS
+    from lotr_sim.games.players import PLAYERS
     if "policies" not in df or "params" not in df:
         return None
     played = {p for c in pairing_cells(df, sides) for p in c["policies"].values()}
@@ -416,7 +416,7 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
     rules". None for a game with no rules hash in the manifest or players from
     ``lotr_sim.players`` (whose strength is the question itself)."""
     from lotr_sim.experiments import skillfig
-    from lotr_sim.players.registry import is_generic
+    from lotr_sim.games.players import is_generic
     game = manifest.get("game")
     rules = ((manifest.get("config") or {}).get("hashes") or {}).get(base_label)
     if not game or not rules or any(is_generic(pol.get(s, "")) for s in sides):
