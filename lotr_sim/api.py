@@ -149,9 +149,12 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
         opts = sweep_file_options(g.name, params, sweep_file)
         pairings = opts.get("pairings") if pairings is None else pairings
         target = opts.get("target") if target is None else target
-    return run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
-                     workers=workers, save_games=save_games, progress=progress, resume=resume,
-                     report=report, connect_timeout=connect_timeout, target=target, pairings=pairings)
+    res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
+                    workers=workers, save_games=save_games, progress=progress, resume=resume,
+                    connect_timeout=connect_timeout, target=target, pairings=pairings)
+    if report:
+        _build_report(res.out)
+    return res
 
 
 SKILL_GAMES = 200
@@ -208,8 +211,10 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
                          seed=1 if seed is None else int(seed), games=n,
                          chunk=chunk or 50, pairings=names)
     res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
-                    workers=workers, progress=progress, resume=resume, report=report,
+                    workers=workers, progress=progress, resume=resume,
                     connect_timeout=connect_timeout, target=target)
+    if report:
+        _build_report(res.out)
     from lotr_sim.experiments import skillfig
     base = res.points[0].label
     fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
@@ -282,6 +287,12 @@ def load_results(folder: str | Path):
 def report(folder: str | Path, target: str | None = None) -> dict:
     """Rebuild ``report.md``/``report.html`` (verdict first) and the plots of a sweep folder
     from its Parquet; ``target`` (``good50``/``equal``) overrides the parity kept in its manifest."""
+    return _build_report(folder, target)
+
+
+def _build_report(folder: str | Path, target: str | None = None) -> dict:
+    """The report of a sweep folder (``reports.build.build_report``). ``sweep`` and ``skill``
+    build theirs here once the sweep is done: the experiments do not know the reports."""
     from lotr_sim.reports.build import build_report
     return build_report(folder, target)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lotr_sim.games import registry
-from lotr_sim.players.registry import PLAYERS, register_player
+from lotr_sim.games.players import PLAYERS, register_player
 from lotr_sim.players.search import SearchPlayer
 
 _NAME = "search-test-tuned-opp"

@@ -88,13 +88,14 @@ def spec_hash(spec: SweepSpec, cfgs: dict, points) -> str:
 def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None,
               threads: int | None = None, scheduler: str | None = None, cluster: str | None = None,
               workers: int | None = None, save_games: bool = False, progress: bool = False,
-              resume: str | Path | None = None, report: bool = True,
+              resume: str | Path | None = None,
               connect_timeout: float = 5.0, target: str | None = None,
               pairings: bool | list[str] | None = None) -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
-    game's policies (overrides the spec's ``pairings``)."""
+    game's policies (overrides the spec's ``pairings``). It writes no report: the caller
+    builds one from the folder (``api.sweep``: ``lotr_sim.reports.build.build_report``)."""
     from lotr_sim.kernels.rng import check_seed
 
     target = check_target(target) if target is not None else None
@@ -170,7 +171,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     be = stack.enter_context(make_backend(threads, scheduler, cluster, workers, connect_timeout))
     with stack:
         return _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
-                    manifest if resume is not None else None, report, threads, scheduler, cluster, target)
+                    manifest if resume is not None else None, threads, scheduler, cluster, target)
 
 
 def default_max_games(spec: SweepSpec) -> int | None:
@@ -370,7 +371,7 @@ class _PairCounts:
         return {i: (c[0], c[1], c[2], c[3]) for i, c in self.c.items()}
 
 
-def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest, report,
+def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
          threads, scheduler, cluster, target="good50"):
     from lotr_sim import __version__
 
@@ -505,11 +506,8 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                     last_run=dict(elapsed_s=elapsed, games_played=played,
                                   games_per_second=(played / elapsed) if elapsed > 0 else None))
     store.write_manifest(manifest)
-    v = verdict(results, manifest)
-    if report:
-        from lotr_sim.reports.build import build_report
-        build_report(outp)
-    return SweepResult(results=results, out=outp, manifest=manifest, points=points, verdict=v)
+    return SweepResult(results=results, out=outp, manifest=manifest, points=points,
+                       verdict=verdict(results, manifest))
 
 
 def precision_summary(results, spec: SweepSpec) -> dict:

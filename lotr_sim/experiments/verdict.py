@@ -26,12 +26,11 @@ manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-abl
   in the paired mode (``--paired-precision``, the default sweep's) always, with the
   half-width each kind of point reached (``paired_precision``).
 
-``verdict_markdown`` / ``verdict_html`` render it for the reports; ``verdict_lines`` gives
-the plain sentences (also in the dict as ``lines``).
+The plain sentences are in the dict as ``lines``; ``lotr_sim.reports.verdict_text`` renders
+it as Markdown, HTML and the reports' tables.
 """
 from __future__ import annotations
 
-import html
 import json
 import math
 from typing import Any, Mapping, Sequence
@@ -64,11 +63,12 @@ def _name(o: str, sides) -> str:
     return o.capitalize() if o in sides else o
 
 
-def _pct(x: float) -> str:
+def fmt_pct(x: float) -> str:
+    """A proportion in percent, one decimal (the verdict's sentences and tables)."""
     return f"{100 * x:.1f}"
 
 
-def _pp(x: float) -> str:
+def fmt_pp(x: float) -> str:
     """A difference in percentage points, signed."""
     return f"{100 * x:+.1f}"
 
@@ -203,7 +203,8 @@ def parity_of(entries: list[dict]) -> dict:
                 side=None if crossing is not None or within else ("above" if gaps[i0] > 0 else "below"))
 
 
-def _fmt_value(v) -> str:
+def fmt_value(v) -> str:
+    """A swept value as the sweep file writes it (``true``, ``0.5``, ``chosen``)."""
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -211,34 +212,35 @@ def _fmt_value(v) -> str:
     return str(v)
 
 
-def _fmt_x(x: float, integer: bool) -> str:
+def fmt_x(x: float, integer: bool) -> str:
+    """An interpolated crossing: two decimals for an integer parameter, else three figures."""
     return f"{x:.2f}" if integer else f"{x:.3g}"
 
 
 def _gap_text(e: dict, target: str, o0n: str, o1n: str) -> str:
     if target == "good50":
-        return f"{o0n} {_pct(e['rate'])}% [{_pct(e['lo'])}, {_pct(e['hi'])}]"
-    return (f"{o0n} − {o1n} {_pp(e['gap'])} percentage points [{_pp(e['gap_lo'])}, {_pp(e['gap_hi'])}]")
+        return f"{o0n} {fmt_pct(e['rate'])}% [{fmt_pct(e['lo'])}, {fmt_pct(e['hi'])}]"
+    return (f"{o0n} − {o1n} {fmt_pp(e['gap'])} percentage points [{fmt_pp(e['gap_lo'])}, {fmt_pp(e['gap_hi'])}]")
 
 
 def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: bool) -> str:
     c = p["closest"]
-    closest = f"closest swept value {dim}={_fmt_value(c['value'])}: {_gap_text(c, target, o0n, o1n)}"
+    closest = f"closest swept value {dim}={fmt_value(c['value'])}: {_gap_text(c, target, o0n, o1n)}"
     cr = p["crossing"]
     if cr is not None and "estimate" in cr:
-        lead = (f"{dim}: parity at ≈ {_fmt_x(cr['estimate'], integer)} "
-                f"[{_fmt_x(cr['interval'][0], integer)}, {_fmt_x(cr['interval'][1], integer)}] "
-                f"(interpolated between {_fmt_value(cr['between'][0])} and {_fmt_value(cr['between'][1])})")
+        lead = (f"{dim}: parity at ≈ {fmt_x(cr['estimate'], integer)} "
+                f"[{fmt_x(cr['interval'][0], integer)}, {fmt_x(cr['interval'][1], integer)}] "
+                f"(interpolated between {fmt_value(cr['between'][0])} and {fmt_value(cr['between'][1])})")
     elif cr is not None:
-        lead = (f"{dim}: parity lies between the values {_fmt_value(cr['between'][0])} (below) and "
-                f"{_fmt_value(cr['between'][1])} (above)")
+        lead = (f"{dim}: parity lies between the values {fmt_value(cr['between'][0])} (below) and "
+                f"{fmt_value(cr['between'][1])} (above)")
     elif p["status"] == "never":
         lead = f"{dim}: never reaches parity over the swept values ({o0n} stays {p['side']} it)"
     else:
         lead = f"{dim}: no crossing between swept values"
     tail = ""
     if p["status"] == "within":
-        tail = "; within the interval of parity at " + ", ".join(_fmt_value(v) for v in p["within"])
+        tail = "; within the interval of parity at " + ", ".join(fmt_value(v) for v in p["within"])
     elif p["status"] == "overshoots":
         tail = "; overshoots: no swept value is within the interval of parity"
     return f"{lead}; {closest}{tail}"
@@ -316,7 +318,7 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
     ``lotr_sim.players`` (the search player), compare the baseline's verdict with the one
     under that player on every seat, and say how the player fares against the baseline's
     own players seat by seat. None when no such player was played."""
-    from lotr_sim.players.registry import PLAYERS
+    from lotr_sim.games.players import PLAYERS
     if "policies" not in df or "params" not in df:
         return None
     played = {p for c in pairing_cells(df, sides) for p in c["policies"].values()}
@@ -366,15 +368,15 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
                           games=int(a["games"])))
     if seats:
         lines.append(f"{s} against the baseline's players: " + "; ".join(
-            f"as {_name(x['side'], sides)} it wins {_pct(x['rate'])}% [{_pct(x['lo'])}, {_pct(x['hi'])}] "
-            f"({base_pol.get(x['side'])} there: {_pct(x['baseline_rate'])}%)" for x in seats) + ".")
+            f"as {_name(x['side'], sides)} it wins {fmt_pct(x['rate'])}% [{fmt_pct(x['lo'])}, {fmt_pct(x['hi'])}] "
+            f"({base_pol.get(x['side'])} there: {fmt_pct(x['baseline_rate'])}%)" for x in seats) + ".")
     expl = exploitability(df, sides, outcomes, s)
     ladder = skill_ladder(df, sides, outcomes, s, order)
     if expl:
         lines.append(f"How much {s} gains against each player (percentage points of the side's wins it "
                      f"takes that seat in, 95% interval): " + "; ".join(
                          f"{e['player']}: " + ", ".join(
-                             f"as {_name(x['side'], sides)} {_pp(x['gain'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"
+                             f"as {_name(x['side'], sides)} {fmt_pp(x['gain'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"
                              for x in e["sides"]) for e in expl) + ".")
         least = expl[0]
         out["least_exploitable"] = least["player"]
@@ -399,13 +401,13 @@ def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
             else:
                 says = f"it FLIPS with {s} on every seat"
             worst = max(x["gain"] for x in least["sides"])
-            lines.append(f"Least exploitable player: {least['player']} ({s} gains at most {_pp(worst)} "
+            lines.append(f"Least exploitable player: {least['player']} ({s} gains at most {fmt_pp(worst)} "
                          f"points against it): under {least['player']} on every seat ({n0:,} games) "
                          f"{head0}; {says}.")
             out.update(least_games=n0, least_gap=gap0, least_gap_ci95=[lo0, hi0], least_favoured=fav0)
     if ladder:
         lines.append(f"Skill ladder ({_name(o0, sides)}'s win rate, the same player on every seat): " + ", ".join(
-            f"{x['player']} {_pct(x['rate'])}% [{_pct(x['lo'])}, {_pct(x['hi'])}]" for x in ladder) + ".")
+            f"{x['player']} {fmt_pct(x['rate'])}% [{fmt_pct(x['lo'])}, {fmt_pct(x['hi'])}]" for x in ladder) + ".")
     out.update(seats=seats, exploitability=expl, ladder=ladder, lines=lines, text=" ".join(lines))
     return out if lines else None
 
@@ -416,7 +418,7 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
     rules". None for a game with no rules hash in the manifest or players from
     ``lotr_sim.players`` (whose strength is the question itself)."""
     from lotr_sim.experiments import skillfig
-    from lotr_sim.players.registry import is_generic
+    from lotr_sim.games.players import is_generic
     game = manifest.get("game")
     rules = ((manifest.get("config") or {}).get("hashes") or {}).get(base_label)
     if not game or not rules or any(is_generic(pol.get(s, "")) for s in sides):
@@ -426,7 +428,7 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
         found["text"] = (f"How exploitable these players are: {found['why']} "
                          f"(lotr-sim skill --game {game} measures it).")
         return found
-    parts = [f"as {_name(s, sides)} {_pp(x['gain'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"
+    parts = [f"as {_name(s, sides)} {fmt_pp(x['gain'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"
              for s, x in found["sides"].items()]
     found["text"] = (f"How exploitable these players are: {found['strong']} gains " + ", ".join(parts)
                      + f" percentage points against them (skill run of {found['date']}, "
@@ -552,7 +554,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     pol = manifest.get("policies", {}).get("baseline") or _json_field(base.get("policies", "{}"))
     lines = [sentence,
              f"Baseline ({n:,} games): "
-             + ", ".join(f"{_name(o, sides)} {_pct(v['rate'])}% [{_pct(v['lo'])}, {_pct(v['hi'])}]"
+             + ", ".join(f"{_name(o, sides)} {fmt_pct(v['rate'])}% [{fmt_pct(v['lo'])}, {fmt_pct(v['hi'])}]"
                          for o, v in rates.items()) + " (95% Wilson intervals).",
              f"AI players: {_players(pol, sides)}."]
 
@@ -564,9 +566,9 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
             hi_c = max(cells, key=lambda c: c["rate"])
             text = (f"Depends on the AI: {o0n} wins {100 * lo_c['rate']:.0f}%–{100 * hi_c['rate']:.0f}% "
                     f"across {len(cells)} pairings (lowest {_players(lo_c['policies'], sides)}: "
-                    f"{_pct(lo_c['rate'])}% [{_pct(lo_c['lo'])}, {_pct(lo_c['hi'])}]; highest "
-                    f"{_players(hi_c['policies'], sides)}: {_pct(hi_c['rate'])}% "
-                    f"[{_pct(hi_c['lo'])}, {_pct(hi_c['hi'])}]).")
+                    f"{fmt_pct(lo_c['rate'])}% [{fmt_pct(lo_c['lo'])}, {fmt_pct(lo_c['hi'])}]; highest "
+                    f"{_players(hi_c['policies'], sides)}: {fmt_pct(hi_c['rate'])}% "
+                    f"[{fmt_pct(hi_c['lo'])}, {fmt_pct(hi_c['hi'])}]).")
             serious = [c for c in cells if "random" not in c["policies"].values()]
             if 1 < len(serious) < len(cells):
                 # a random player is a floor, not a designer's opponent: give the spread without it too
@@ -576,9 +578,9 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                 # draws are not negligible: the first side's rate alone hides them (issue 18)
                 dmax = max(cells, key=lambda c: c["draw"])
                 dmin = min(cells, key=lambda c: c["draw"])
-                text += (f" Draws: {_pct(dmin['draw'])}%–{_pct(dmax['draw'])}% across the pairings (most with "
-                         f"{_players(dmax['policies'], sides)}: {_pct(dmax['draw'])}% "
-                         f"[{_pct(dmax['draw_lo'])}, {_pct(dmax['draw_hi'])}]).")
+                text += (f" Draws: {fmt_pct(dmin['draw'])}%–{fmt_pct(dmax['draw'])}% across the pairings (most with "
+                         f"{_players(dmax['policies'], sides)}: {fmt_pct(dmax['draw'])}% "
+                         f"[{fmt_pct(dmax['draw_lo'])}, {fmt_pct(dmax['draw_hi'])}]).")
             pairings = dict(cells=cells, min=lo_c["rate"], max=hi_c["rate"], spread=hi_c["rate"] - lo_c["rate"],
                             lowest=lo_c["policies"], highest=hi_c["policies"], text=text,
                             without_random=[min(c["rate"] for c in serious), max(c["rate"] for c in serious)]
@@ -595,8 +597,8 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
             lines.append(exploit["text"])
         gg = _row_of(df, sides, {s: "greedy" for s in sides}) if pairings else None
         if gg is not None and any(pol.get(s) != "greedy" for s in sides):
-            lines.append(f"Under greedy v greedy ({int(gg['games']):,} games): {o0n} {_pct(float(gg[f'rate_{o0}']))}% "
-                         f"[{_pct(float(gg[f'lo_{o0}']))}, {_pct(float(gg[f'hi_{o0}']))}].")
+            lines.append(f"Under greedy v greedy ({int(gg['games']):,} games): {o0n} {fmt_pct(float(gg[f'rate_{o0}']))}% "
+                         f"[{fmt_pct(float(gg[f'lo_{o0}']))}, {fmt_pct(float(gg[f'hi_{o0}']))}].")
     if skill:
         lines += skill["lines"]
     elif pairings and (exploit is None or exploit.get("status") != "measured"):
@@ -624,7 +626,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                     f"baseline (percentage points, 95% interval):")
     if lv:
         lines.append(levers_title)
-        lines += [f"- {x['label']}: {_pp(x['delta'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]" for x in lv]
+        lines += [f"- {x['label']}: {fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]" for x in lv]
 
     parity = []
     for d in swept_dims(df):
@@ -660,98 +662,3 @@ def _jsonable(o):
     if isinstance(o, np.floating):
         return float(o)
     return o
-
-
-def verdict_lines(v: Mapping) -> list[str]:
-    return list(v["lines"])
-
-
-def _report_lines(v: Mapping, full: bool) -> list[str]:
-    """The verdict's lines; without ``full`` only those before the levers and the parities
-    (``summary``), which a report gives as tables after its pictures (``levers_rows``,
-    ``parity_rows``)."""
-    return list(v["lines"] if full or "summary" not in v else v["summary"])
-
-
-def verdict_markdown(v: Mapping, full: bool = True) -> str:
-    """The verdict as a Markdown section (``## Verdict``); ``full=False``: without the levers'
-    and the parities' lists (``_report_lines``)."""
-    out = ["## Verdict", "", f"**{v['sentence']}**"]
-    prev_item = False
-    for ln in _report_lines(v, full)[1:]:
-        item = ln.startswith("- ")
-        if not (item and prev_item):
-            out.append("")
-        out.append(ln)
-        prev_item = item
-    return "\n".join(out) + "\n"
-
-
-def verdict_html(v: Mapping, full: bool = True) -> str:
-    """The verdict as HTML (``<h2>Verdict</h2>``); ``full`` as in ``verdict_markdown``."""
-    out = ["<h2>Verdict</h2>", f"<p><b>{html.escape(v['sentence'])}</b></p>"]
-    in_list = False
-    for ln in _report_lines(v, full)[1:]:
-        if ln.startswith("- "):
-            if not in_list:
-                out.append("<ul>")
-                in_list = True
-            out.append(f"<li>{html.escape(ln[2:])}</li>")
-            continue
-        if in_list:
-            out.append("</ul>")
-            in_list = False
-        out.append(f"<p>{html.escape(ln)}</p>")
-    if in_list:
-        out.append("</ul>")
-    return "\n".join(out)
-
-
-def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the levers' table: one row per lever (largest first), the point
-    with the largest paired change of the first outcome's win rate and that change in
-    percentage points with its 95% interval (the numbers behind the tornado chart)."""
-    o0n = v.get("names", [v["outcome"]])[0]
-    head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
-    return head, [[str(x["label"]), f"{_pp(x['delta'])} [{_pp(x['lo'])}, {_pp(x['hi'])}]"] for x in v["levers"]]
-
-
-def _crossing_cell(p: Mapping, o0n: str) -> str:
-    cr = p.get("crossing")
-    integer = bool(p.get("integer", False))
-    if cr is not None and "estimate" in cr:
-        return (f"≈ {_fmt_x(cr['estimate'], integer)} [{_fmt_x(cr['interval'][0], integer)}, "
-                f"{_fmt_x(cr['interval'][1], integer)}] (interpolated between {_fmt_value(cr['between'][0])} "
-                f"and {_fmt_value(cr['between'][1])})")
-    if cr is not None:
-        return (f"between {_fmt_value(cr['between'][0])} (below) and {_fmt_value(cr['between'][1])} (above)")
-    if p["status"] == "never":
-        return f"never reached ({o0n} stays {p['side']} parity)"
-    return "no crossing between swept values"
-
-
-def parity_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of the compact "closest to parity" table: one row per swept
-    parameter with its value closest to parity, the first outcome's win rate there with its
-    95% Wilson interval (and, for ``--target equal``, its difference to the second outcome),
-    where parity lies (the interpolated crossing, as ``parity_text``) and the swept values
-    whose interval contains parity ("none: overshoots" when parity lies between two swept
-    values but none is within its interval)."""
-    o0n, o1n = (list(v.get("names") or [v["outcome"], "?"]) + ["?"])[:2]
-    equal = v["target"] == "equal"
-    head = ["parameter", "closest value", f"{o0n} % [95% CI]"]
-    if equal:
-        head.append(f"{o0n} − {o1n}, percentage points [95% CI]")
-    head += ["parity", "within the interval of parity at"]
-    body = []
-    for p in v["parity"]:
-        c = p["closest"]
-        cells = [str(p["param"]), _fmt_value(c["value"]), f"{_pct(c['rate'])} [{_pct(c['lo'])}, {_pct(c['hi'])}]"]
-        if equal:
-            cells.append(f"{_pp(c['gap'])} [{_pp(c['gap_lo'])}, {_pp(c['gap_hi'])}]")
-        if p["status"] == "within":
-            within = ", ".join(_fmt_value(x) for x in p["within"])
-        else:
-            within = "none: overshoots" if p["status"] == "overshoots" else "none"
-        body.append(cells + [_crossing_cell(p, o0n), within])
-    return head, body

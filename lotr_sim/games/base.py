@@ -27,8 +27,8 @@ import numpy as np
 
 from lotr_sim.config import GameConfig, Param
 from lotr_sim.errors import ConfigError
-
-COMMON_COLUMNS = ("game", "winner", "reason", "rounds", "turns")
+from lotr_sim.games.players import PLAYERS, is_generic
+from lotr_sim.kernels.outcomes import COMMON_COLUMNS  # noqa: F401  (the columns above, re-exported)
 
 
 class SetupWarning(UserWarning):
@@ -56,7 +56,6 @@ class Game(abc.ABC):
         ``policy_table``), then the players written once for every game against the step
         machine (``lotr_sim.players``: the search player). ``tuned:FILE`` names are accepted
         too (``check_policies``) but not listed."""
-        from lotr_sim.players.registry import PLAYERS
         own = tuple(self.builtin_policies)
         if self.policy_table is not None:
             own += tuple(p for p in self.policy_table.names if p not in own)
@@ -80,7 +79,6 @@ class Game(abc.ABC):
     def has_generic(self, policies: Mapping[str, str]) -> bool:
         """Does any seat have a player from ``lotr_sim.players`` (played through the step
         machine) rather than one the engine plays itself?"""
-        from lotr_sim.players.registry import is_generic
         return any(is_generic(p) for p in policies.values())
 
     # -- configuration ------------------------------------------------------------------
@@ -191,7 +189,6 @@ class Game(abc.ABC):
         player from ``lotr_sim.players`` the heuristic it is built on (its ``base``
         setting; else the policy table's base heuristic, greedy)."""
         from lotr_sim.games.weights import generic_base
-        from lotr_sim.players.registry import is_generic
         if not is_generic(name):
             return name
         base = generic_base(name)

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from lotr_sim.errors import ConfigError
+from lotr_sim.games.players import player_settings
 
 TUNED = "tuned"
 FILE_PREFIX = "tuned:"
@@ -59,7 +60,6 @@ def generic_base(name: str) -> str | None:
     """The heuristic a player from ``lotr_sim.players`` is built on (its ``base`` setting:
     the search player's candidates, playouts and the decisions the engine makes for its
     seat), or None for a name that is not such a player."""
-    from lotr_sim.players.registry import player_settings
     base = player_settings(name).get("base")
     return str(base) if base else None
 

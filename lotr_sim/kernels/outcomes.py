@@ -2,9 +2,9 @@
 
 A batch kernel writes one row per game into a plain ``int64`` matrix (one ``out[i, j]``
 store per value, no structs). The experiment layer wants ``dict[str, np.ndarray]`` with the
-common columns of ``lotr_sim.games.base`` (``game, winner, reason, rounds, turns`` and
-``points_<side>`` per side) in their dtypes, plus game-specific ones. ``OutcomeColumns``
-declares that mapping once per game::
+common columns (``COMMON_COLUMNS``: ``game, winner, reason, rounds, turns``; and
+``points_<side>`` per side; ``lotr_sim.games.base`` documents them) in their dtypes, plus
+game-specific ones. ``OutcomeColumns`` declares that mapping once per game::
 
     COLS = OutcomeColumns(("good", "evil"), [
         game_column(),
@@ -24,7 +24,9 @@ from typing import Callable, Iterable, NamedTuple, Sequence, Union
 
 import numpy as np
 
-from lotr_sim.games.base import COMMON_COLUMNS
+# The columns every game's outcomes have, besides ``points_<side>`` per side (``Game``'s
+# contract, ``lotr_sim.games.base``; kept here so that the kernels import nothing above them).
+COMMON_COLUMNS: tuple[str, ...] = ("game", "winner", "reason", "rounds", "turns")
 
 Source = Union[int, Callable[[np.ndarray, int], np.ndarray]]
 
@@ -42,7 +44,7 @@ def game_column() -> Column:
 
 
 def required_columns(sides: Sequence[str]) -> tuple[str, ...]:
-    """The columns every game must produce (``lotr_sim.games.base``)."""
+    """The columns every game must produce: ``COMMON_COLUMNS`` and ``points_<side>`` per side."""
     return tuple(COMMON_COLUMNS) + tuple(f"points_{s}" for s in sides)
 
 

@@ -83,8 +83,9 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
     AI-pairing heat map, with the levers' numbers; the compact "closest to parity" table; then the win rate against each
     parameter, the full results table, the per-seat table, game lengths, end reasons and the
     sweep's particulars."""
-    from lotr_sim.experiments.verdict import verdict, verdict_html, verdict_markdown
+    from lotr_sim.experiments.verdict import verdict
     from lotr_sim.reports import plots, tables
+    from lotr_sim.reports.verdict_text import verdict_html, verdict_markdown
     folder = Path(folder)
     df, manifest = load_results(folder)
     outcomes, reasons = labels_from(df, manifest)

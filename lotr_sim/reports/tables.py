@@ -142,27 +142,27 @@ def seats_html(df) -> str:
 
 
 def levers_markdown(v) -> str:
-    """The verdict's levers (``verdict.levers_rows``) as a Markdown table ("" when none)."""
-    from lotr_sim.experiments.verdict import levers_rows
+    """The verdict's levers (``verdict_text.levers_rows``) as a Markdown table ("" when none)."""
+    from lotr_sim.reports.verdict_text import levers_rows
     return _rendered(levers_rows(v), _markdown)
 
 
 def levers_html(v) -> str:
     """The verdict's levers as an HTML table ("" when none)."""
-    from lotr_sim.experiments.verdict import levers_rows
+    from lotr_sim.reports.verdict_text import levers_rows
     return _rendered(levers_rows(v), _html)
 
 
 def parity_markdown(v) -> str:
-    """The compact "closest to parity" table (``verdict.parity_rows``) in Markdown ("" when
+    """The compact "closest to parity" table (``verdict_text.parity_rows``) in Markdown ("" when
     the sweep varied no parameter)."""
-    from lotr_sim.experiments.verdict import parity_rows
+    from lotr_sim.reports.verdict_text import parity_rows
     return _rendered(parity_rows(v), _markdown)
 
 
 def parity_html(v) -> str:
     """The compact "closest to parity" table in HTML ("" when none)."""
-    from lotr_sim.experiments.verdict import parity_rows
+    from lotr_sim.reports.verdict_text import parity_rows
     return _rendered(parity_rows(v), _html)
 
 

@@ -147,7 +147,7 @@ class FakeGame(Game):
             lost_good_infantry=np.empty(n, np.int32),
         )
         if any(p not in self.builtin_policies for p in pol.values()):
-            from lotr_sim.players.driver import simulate_with_players
+            from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
                 r = self.result(compiled, state)

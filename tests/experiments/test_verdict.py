@@ -10,7 +10,8 @@ import pytest
 from framebuild import MANIFEST, frame, row
 from lotr_sim.errors import LotrSimError
 from lotr_sim.stats import wilson, z_value
-from lotr_sim.experiments.verdict import check_target, parity_gap, verdict, verdict_html, verdict_markdown
+from lotr_sim.experiments.verdict import check_target, parity_gap, verdict
+from lotr_sim.reports.verdict_text import verdict_html, verdict_markdown
 
 N = 100_000
 

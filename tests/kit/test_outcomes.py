@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 
-from lotr_sim.games.base import COMMON_COLUMNS
-from lotr_sim.kernels.outcomes import Column, OutcomeColumns, game_column, required_columns
+from lotr_sim.kernels.outcomes import COMMON_COLUMNS, Column, OutcomeColumns, game_column, required_columns
 
 SIDES = ("good", "evil")
 

@@ -164,7 +164,7 @@ def test_lr_9_1_playouts_determinize_what_the_seat_cannot_see(comps, positions, 
 def test_lr_9_1_search_decision_does_not_see_hidden_cards(comps, positions):
     """The search player (search-fast: its candidates by greedy's scores, raced on the
     playouts) takes the same action whatever the hidden deal."""
-    from lotr_sim.players.registry import generic_player
+    from lotr_sim.games.players import generic_player
     rng = np.random.default_rng(60)
     for n, comp in comps.items():
         for state in positions[n][1::15]:

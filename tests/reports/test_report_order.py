@@ -9,8 +9,9 @@ import re
 import pytest
 
 from framebuild import MANIFEST, frame, row
-from lotr_sim.experiments.verdict import parity_rows, verdict
+from lotr_sim.experiments.verdict import verdict
 from lotr_sim.reports.build import build_report
+from lotr_sim.reports.verdict_text import parity_rows
 from sweepfolder import N, sweep_frame, write_sweep
 
 

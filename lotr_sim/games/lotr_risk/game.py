@@ -143,7 +143,7 @@ class LotrRisk(Game):
         seats = self.seat_policies(compiled, pols)
         out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
         if n > 0 and self.has_generic(seats):
-            from lotr_sim.players.driver import simulate_with_players
+            from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
                 E.record_nb(compiled.cf, state.st, row, out)
@@ -165,7 +165,7 @@ class LotrRisk(Game):
         size = 1 << 18
         while True:
             if self.has_generic(seats):
-                from lotr_sim.players.driver import play_state
+                from lotr_sim.games.players import play_state
                 state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
             else:
                 state = self.new_state(compiled, pols, seed, game_index, trace=size, debug=debug)
@@ -296,7 +296,7 @@ class LotrRisk(Game):
         """The first event of every trace: game, version, config hash and source, parameters
         that differ from the defaults, policies, seed and game index."""
         from lotr_sim import __version__
-        from lotr_sim.players.registry import player_settings
+        from lotr_sim.games.players import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         seats = self.seat_policies(compiled, policies)   # every seat's player (p1..pN)
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",

@@ -90,7 +90,7 @@ class MinasTirith(Game):
         NU = int(compiled.cf[C.C_NU])
         out = np.zeros((max(n, 0), 10 + NU), dtype=np.int64)
         if n > 0 and self.has_generic(pols):
-            from lotr_sim.players.driver import simulate_with_players
+            from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
                 E._record_nb(compiled.cf, state.st, row, out)
@@ -132,7 +132,7 @@ class MinasTirith(Game):
         generic = self.has_generic(pols)
         while True:
             if generic:
-                from lotr_sim.players.driver import play_state
+                from lotr_sim.games.players import play_state
                 state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
                 st, tr = state.st, state.tr
                 n = int(st[E.S_TRPOS])
@@ -294,7 +294,7 @@ class MinasTirith(Game):
         trace on its own - game, package version, config hash and file, the parameters that
         differ from the defaults, the policies, the seed and the game index."""
         from lotr_sim import __version__
-        from lotr_sim.players.registry import player_settings
+        from lotr_sim.games.players import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
                 "trace_version": 3, "game_name": self.name, "lotr_sim_version": __version__,

@@ -124,7 +124,7 @@ class TheSearch(Game):
         pols = self.check_policies(policies)
         out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
         if n > 0 and self.has_generic(pols):
-            from lotr_sim.players.driver import simulate_with_players
+            from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
                 E.record_nb(compiled.cf, state.st, row, out)
@@ -137,7 +137,7 @@ class TheSearch(Game):
 
     def play(self, compiled, policies, seed, game_index, debug=False):
         from lotr_sim.kernels.rng import check_seed
-        from lotr_sim.players.driver import play_state
+        from lotr_sim.games.players import play_state
         from . import play as E
         from .trace import decode
         check_seed(seed)
@@ -266,7 +266,7 @@ class TheSearch(Game):
         """The first event of every trace: game, version, config hash and file, parameters
         that differ from the defaults, policies, seed, game index."""
         from lotr_sim import __version__
-        from lotr_sim.players.registry import player_settings
+        from lotr_sim.games.players import player_settings
         meta = getattr(compiled, "meta", {}) or {}
         return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
                 "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,

@@ -1,0 +1,111 @@
+"""The verdict of a sweep (``lotr_sim.experiments.verdict.verdict``, a JSON-able dict) as
+text: its plain sentences, the report's Markdown and HTML section, and the rows of the
+report's levers and "closest to parity" tables (``reports.tables`` renders those).
+
+The numbers are formatted as the verdict's own sentences format them
+(``fmt_pct``, ``fmt_pp``, ``fmt_value``, ``fmt_x``), so a table and a sentence never differ.
+"""
+from __future__ import annotations
+
+import html
+from typing import Mapping
+
+from lotr_sim.experiments.verdict import fmt_pct, fmt_pp, fmt_value, fmt_x
+
+
+def verdict_lines(v: Mapping) -> list[str]:
+    """The verdict's plain sentences, one a line (the verdict's ``lines``)."""
+    return list(v["lines"])
+
+
+def _report_lines(v: Mapping, full: bool) -> list[str]:
+    """The verdict's lines; without ``full`` only those before the levers and the parities
+    (``summary``), which a report gives as tables after its pictures (``levers_rows``,
+    ``parity_rows``)."""
+    return list(v["lines"] if full or "summary" not in v else v["summary"])
+
+
+def verdict_markdown(v: Mapping, full: bool = True) -> str:
+    """The verdict as a Markdown section (``## Verdict``); ``full=False``: without the levers'
+    and the parities' lists (``_report_lines``)."""
+    out = ["## Verdict", "", f"**{v['sentence']}**"]
+    prev_item = False
+    for ln in _report_lines(v, full)[1:]:
+        item = ln.startswith("- ")
+        if not (item and prev_item):
+            out.append("")
+        out.append(ln)
+        prev_item = item
+    return "\n".join(out) + "\n"
+
+
+def verdict_html(v: Mapping, full: bool = True) -> str:
+    """The verdict as HTML (``<h2>Verdict</h2>``); ``full`` as in ``verdict_markdown``."""
+    out = ["<h2>Verdict</h2>", f"<p><b>{html.escape(v['sentence'])}</b></p>"]
+    in_list = False
+    for ln in _report_lines(v, full)[1:]:
+        if ln.startswith("- "):
+            if not in_list:
+                out.append("<ul>")
+                in_list = True
+            out.append(f"<li>{html.escape(ln[2:])}</li>")
+            continue
+        if in_list:
+            out.append("</ul>")
+            in_list = False
+        out.append(f"<p>{html.escape(ln)}</p>")
+    if in_list:
+        out.append("</ul>")
+    return "\n".join(out)
+
+
+def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the levers' table: one row per lever (largest first), the point
+    with the largest paired change of the first outcome's win rate and that change in
+    percentage points with its 95% interval (the numbers behind the tornado chart)."""
+    o0n = v.get("names", [v["outcome"]])[0]
+    head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
+    return head, [[str(x["label"]), f"{fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"] for x in v["levers"]]
+
+
+def _crossing_cell(p: Mapping, o0n: str) -> str:
+    """The "parity" cell of one parameter's row: the interpolated crossing with its interval,
+    the two categories parity lies between, or why there is none."""
+    cr = p.get("crossing")
+    integer = bool(p.get("integer", False))
+    if cr is not None and "estimate" in cr:
+        return (f"≈ {fmt_x(cr['estimate'], integer)} [{fmt_x(cr['interval'][0], integer)}, "
+                f"{fmt_x(cr['interval'][1], integer)}] (interpolated between {fmt_value(cr['between'][0])} "
+                f"and {fmt_value(cr['between'][1])})")
+    if cr is not None:
+        return (f"between {fmt_value(cr['between'][0])} (below) and {fmt_value(cr['between'][1])} (above)")
+    if p["status"] == "never":
+        return f"never reached ({o0n} stays {p['side']} parity)"
+    return "no crossing between swept values"
+
+
+def parity_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the compact "closest to parity" table: one row per swept
+    parameter with its value closest to parity, the first outcome's win rate there with its
+    95% Wilson interval (and, for ``--target equal``, its difference to the second outcome),
+    where parity lies (the interpolated crossing, as ``verdict.parity_text``) and the swept values
+    whose interval contains parity ("none: overshoots" when parity lies between two swept
+    values but none is within its interval)."""
+    o0n, o1n = (list(v.get("names") or [v["outcome"], "?"]) + ["?"])[:2]
+    equal = v["target"] == "equal"
+    head = ["parameter", "closest value", f"{o0n} % [95% CI]"]
+    if equal:
+        head.append(f"{o0n} − {o1n}, percentage points [95% CI]")
+    head += ["parity", "within the interval of parity at"]
+    body = []
+    for p in v["parity"]:
+        c = p["closest"]
+        cells = [str(p["param"]), fmt_value(c["value"]), f"{fmt_pct(c['rate'])} [{fmt_pct(c['lo'])}, {fmt_pct(c['hi'])}]"]
+        if equal:
+            cells.append(f"{fmt_pp(c['gap'])} [{fmt_pp(c['gap_lo'])}, {fmt_pp(c['gap_hi'])}]")
+        if p["status"] == "within":
+            within = ", ".join(fmt_value(x) for x in p["within"])
+        else:
+            within = "none: overshoots" if p["status"] == "overshoots" else "none"
+        body.append(cells + [_crossing_cell(p, o0n), within])
+    return head, body
