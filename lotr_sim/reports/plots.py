@@ -12,7 +12,9 @@ changes in percentage points.
 * the skill ladder: Good's win rate with the same player on every seat, weak to strong
   (``ladder.png``, when the verdict has one: a skill run);
 * Good's win rate under every pairing of policies as a heat map with the rates written in
-  the cells (``pairings.png``, when the sweep played them);
+  the cells, players weak to strong down the rows and along the columns
+  (``tables.pairing_order``: by measured strength) (``pairings.png``, when the sweep
+  played them);
 * game-length histograms per dimension (``lengths_<dim>.png``);
 * end-reason shares per point (``reasons.png``).
 
@@ -163,7 +165,9 @@ def plot_tornado(dt, o0, path=None):
 def plot_pairings(df, o0, sides, path=None):
     """Heat map of Good's win rate under every pairing of policies, rates in the cells (and
     the draw rate with its 95% interval under it when draws are not negligible,
-    ``tables.draws_shown``); returns the Figure, or None when the sweep played no pairings."""
+    ``tables.draws_shown``), players weak to strong from the top row and the left column
+    (``tables.pairing_order``); returns the Figure, or None when the sweep played no
+    pairings."""
     import pandas as pd
 
     from lotr_sim.reports.tables import DRAW, draws_shown, pairing_matrix
@@ -195,8 +199,8 @@ def plot_pairings(df, o0, sides, path=None):
     ax.set_xticklabels([str(c) for c in cols])
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([str(r) for r in rows])
-    ax.set_xlabel(f"{_name(sides[1])}'s AI")
-    ax.set_ylabel(f"{_name(sides[0])}'s AI")
+    ax.set_xlabel(f"{_name(sides[1])}'s AI (weak to strong)")
+    ax.set_ylabel(f"{_name(sides[0])}'s AI (weak to strong)")
     ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing"
                  + ("\nunder it: draws (% of games, 95% interval)" if show_draws else ""))
     fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
