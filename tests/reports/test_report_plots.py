@@ -210,3 +210,65 @@ def test_pairings_heat_map_without_every_pairing_follows_the_skill_ladder():
     rows_, cols = _axis_players(plots.plot_pairings(frame(rows), "good", ["good", "evil"]))
     assert rows_ == ["random", "greedy", "racer", "tuned", "tuned:my.toml", "search-fast", "search"], rows_
     assert cols == ["greedy"]
+
+
+def _grid2():
+    """A 3 x 2 grid over x (numeric) and mode (a choice) whose baseline (x=1, mode=fair) is
+    one of its cells: the sweep plays that cell once, as the baseline. Good wins
+    400 + 50 x + (100 if tilted) of 1,000 games."""
+    rows = [row(0, "baseline", "baseline", {"x": 1, "mode": "fair"}, 1000, (450, 500, 50))]
+    for x in (0, 1, 2):
+        for mode in ("fair", "tilted"):
+            if (x, mode) == (1, "fair"):
+                continue
+            k = 400 + 50 * x + (100 if mode == "tilted" else 0)
+            rows.append(row(len(rows), f"x={x},mode={mode}", "grid", {"x": x, "mode": mode}, 1000,
+                            (k, 950 - k, 50)))
+    return frame(rows)
+
+
+def _legend(ax):
+    leg = ax.get_legend()
+    assert leg is not None
+    return leg.get_title().get_text(), [t.get_text() for t in leg.get_texts()]
+
+
+def test_grid_plot_has_a_line_per_value_of_the_other_parameter_named_in_the_legend():
+    figs = {name: (fig, cap) for name, fig, cap in plots.figures(_grid2(), OUTCOMES, REASONS, ["good", "evil"])}
+    # x is numeric: one line per value of mode, with every cell's rate, the baseline's included
+    fig, cap = figs["winrate_x"]
+    ax = _ax(fig)
+    title, entries = _legend(ax)
+    assert title.splitlines()[0] == "mode" and entries == ["mode=fair", "mode=tilted", "baseline", "50%"]
+    lines = {ln.get_label(): ln for ln in ax.lines if ln.get_linestyle() == "-"}
+    assert sorted(lines) == ["mode=fair", "mode=tilted"]
+    assert list(lines["mode=fair"].get_xdata()) == [0, 1, 2]
+    assert list(lines["mode=fair"].get_ydata()) == pytest.approx([40.0, 45.0, 50.0])     # 45.0: the baseline
+    assert list(lines["mode=tilted"].get_ydata()) == pytest.approx([50.0, 55.0, 60.0])
+    assert cap == "Good win rate vs x, one line per mode"
+    # mode is a choice: one series of points per value of x, named in the legend
+    ax = _ax(figs["winrate_mode"][0])
+    title, entries = _legend(ax)
+    assert title.splitlines()[0] == "x" and entries == ["x=0", "x=1", "x=2", "baseline", "50%"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["fair", "tilted"]
+
+
+def test_grid_plot_of_three_parameters_pools_the_third():
+    from sweepfolder import grid_frame
+    figs = {name: fig for name, fig, _ in plots.figures(grid_frame(), OUTCOMES, REASONS, ["good", "evil"])}
+    ax = _ax(figs["winrate_leader_bonus"])
+    title, entries = _legend(ax)
+    assert title.splitlines()[0] == "end_on_last_card"
+    assert entries == ["end_on_last_card=immediately", "end_on_last_card=end_of_turn", "50%"]
+    assert "pooled over siege_towers_per_side" in ax.get_title()
+    # end_of_turn at leader_bonus=0: Good 1,650 + 60 + (0, 40) of 2 x 4,000 games
+    ys = {ln.get_label(): list(ln.get_ydata()) for ln in ax.lines if ln.get_linestyle() == "-"}
+    assert ys["end_on_last_card=end_of_turn"][0] == pytest.approx(100 * (2 * 1710 + 40) / 8000)
+
+
+def test_grid_plot_legend_is_outside_the_axes():
+    fig = dict((n, f) for n, f, _ in plots.figures(_grid2(), OUTCOMES, REASONS, ["good", "evil"]))["winrate_x"]
+    FigureCanvasAgg(fig).draw()
+    ax = _ax(fig)
+    lb, ab = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert lb.x0 >= ab.x1 - 1, (lb, ab)
