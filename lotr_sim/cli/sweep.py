@@ -64,7 +64,7 @@ def sweep(
     One at a time around the baseline (or --grid), common random numbers (game i of every
     point uses stream i); writes results.parquet, manifest.json and report.md/html with
     plots, each opening with a verdict. With no option: the game's default sweep file
-    (Minas Tirith's plays each point until its 95% interval is narrow enough: the baseline's
+    (every game's plays each point until its 95% interval is narrow enough: the baseline's
     rate ±1 point, every lever's paired change against the baseline ±1, every AI pairing ±2;
     --games N plays a fixed number instead)."""
     from lotr_sim import api

@@ -6,13 +6,17 @@ changes in percentage points.
 * win rate of the first outcome (Good) against each swept dimension with 95% Wilson
   intervals and the 50% line (``winrate_<dim>.png``): numeric dimensions as a line with a
   band (integer ticks for integer parameters), booleans and choices as categories (points
-  with interval whiskers, no line);
+  with interval whiskers, no line); in a grid sweep one line (or series of points) per
+  value of another swept dimension (the first other one; games pooled over any further
+  ones), each named in the legend, the baseline's cell framed;
 * a tornado chart: how far each dimension moves that win rate from the baseline (paired Δ,
   smallest to largest value of the dimension, with intervals) (``tornado.png``);
 * the skill ladder: Good's win rate with the same player on every seat, weak to strong
   (``ladder.png``, when the verdict has one: a skill run);
 * Good's win rate under every pairing of policies as a heat map with the rates written in
-  the cells (``pairings.png``, when the sweep played them);
+  the cells, players weak to strong down the rows and along the columns
+  (``tables.pairing_order``: by measured strength) (``pairings.png``, when the sweep
+  played them);
 * game-length histograms per dimension (``lengths_<dim>.png``);
 * end-reason shares per point (``reasons.png``).
 
@@ -115,6 +119,66 @@ def plot_winrate(dim, items, o0, path=None):
     return fig
 
 
+def plot_winrate_lines(dim, by, lines, o0, path=None, pooled: tuple = ()):
+    """Good's win rate against ``dim`` with one series per value of ``by`` (a grid sweep):
+    ``lines`` is ``[(by value, [(dim value, row), ...]), ...]``. Numeric ``dim``: a line with
+    its 95% Wilson band per series; booleans and choices: points with whiskers, each series
+    shifted a little sideways so that the whiskers do not hide each other. The legend (titled
+    ``by``) names each series ``by=value``; ``pooled`` names the dimensions whose games each
+    point pools. Returns the Figure."""
+    fig = new_figure((7, 4))
+    ax = fig.subplots()
+    xs_all = list(dict.fromkeys(v for _, items in lines for v, _ in items))
+    numeric = is_numeric(xs_all)
+    if numeric:
+        xs_all.sort(key=float)
+    else:
+        where = {json.dumps(v, default=str): i for i, v in enumerate(xs_all)}
+    width = 0.5 / max(len(lines), 1)
+    handles, names, base = [], [], None
+    for k, (bv, items) in enumerate(lines):
+        rate = 100 * np.array([r[f"rate_{o0}"] for _, r in items], dtype=float)
+        lo = 100 * np.array([r[f"lo_{o0}"] for _, r in items], dtype=float)
+        hi = 100 * np.array([r[f"hi_{o0}"] for _, r in items], dtype=float)
+        label = f"{by}={_fmt(bv)}"
+        if numeric:
+            pos = np.array([float(v) for v, _ in items])
+            (h,) = ax.plot(pos, rate, "o-", color=f"C{k % 10}", label=label)
+            ax.fill_between(pos, lo, hi, alpha=0.15, color=f"C{k % 10}")
+        else:
+            pos = np.array([where[json.dumps(v, default=str)] for v, _ in items], dtype=float)
+            pos = pos + (k - (len(lines) - 1) / 2) * width
+            h = ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="o", capsize=3, color=f"C{k % 10}",
+                            label=label)
+        handles.append(h)
+        names.append(label)
+        for i, (_, r) in enumerate(items):
+            if r["point"] == 0:     # the baseline's cell: a black frame round its point
+                (base,) = ax.plot([pos[i]], [rate[i]], "s", mfc="none", mec="black", mew=1.5, ms=11,
+                                  zorder=3, label="baseline")
+    if numeric and is_integer(xs_all):
+        ax.set_xticks([float(x) for x in xs_all])
+        ax.set_xticklabels([str(int(float(x))) for x in xs_all])
+    elif not numeric:
+        ax.set_xticks(range(len(xs_all)))
+        ax.set_xticklabels([_fmt(x) for x in xs_all])
+        ax.set_xlim(-0.5, len(xs_all) - 0.5)
+    ref = ax.axhline(50, color="red", lw=1, ls="--", label="50%")
+    ax.set_xlabel(dim)
+    ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
+    ax.set_title(f"{_name(o0)} win rate vs {dim}, one {'line' if numeric else 'series'} per {by}"
+                 + (f"\n(games pooled over {', '.join(pooled)})" if pooled else ""))
+    ax.grid(alpha=0.3)
+    # the series in order, then the baseline's cell and the 50% line
+    extra = ([base] if base is not None else []) + [ref]
+    ax.legend(handles + extra, names + [x.get_label() for x in extra], fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              title=f"{by}\n({'bands' if numeric else 'whiskers'}: 95% Wilson intervals)", title_fontsize=8)
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
 def plot_tornado(dt, o0, path=None):
     """Tornado chart of the paired changes (percentage points); returns the Figure."""
     spans = []
@@ -163,7 +227,9 @@ def plot_tornado(dt, o0, path=None):
 def plot_pairings(df, o0, sides, path=None):
     """Heat map of Good's win rate under every pairing of policies, rates in the cells (and
     the draw rate with its 95% interval under it when draws are not negligible,
-    ``tables.draws_shown``); returns the Figure, or None when the sweep played no pairings."""
+    ``tables.draws_shown``), players weak to strong from the top row and the left column
+    (``tables.pairing_order``); returns the Figure, or None when the sweep played no
+    pairings."""
     import pandas as pd
 
     from lotr_sim.reports.tables import DRAW, draws_shown, pairing_matrix
@@ -195,8 +261,8 @@ def plot_pairings(df, o0, sides, path=None):
     ax.set_xticklabels([str(c) for c in cols])
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([str(r) for r in rows])
-    ax.set_xlabel(f"{_name(sides[1])}'s AI")
-    ax.set_ylabel(f"{_name(sides[0])}'s AI")
+    ax.set_xlabel(f"{_name(sides[1])}'s AI (weak to strong)")
+    ax.set_ylabel(f"{_name(sides[0])}'s AI (weak to strong)")
     ax.set_title(f"{_name(o0)} win rate (% of games) by AI pairing"
                  + ("\nunder it: draws (% of games, 95% interval)" if show_draws else ""))
     fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
@@ -312,8 +378,14 @@ def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None)
         if f is not None:
             out.append(("pairings", f, f"{_name(o0)} win rate by AI pairing"))
     for d, items in dt.items():
-        out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(items, d), o0),
-                    f"{_name(o0)} win rate vs {d}"))
+        others = [x for x in dt if x != d]
+        if grid and others:
+            by, rest = others[0], tuple(others[1:])
+            out.append((f"winrate_{_safe(d)}", plot_winrate_lines(d, by, _grid_lines(df, d, by), o0, pooled=rest),
+                        f"{_name(o0)} win rate vs {d}, one line per {by}"))
+        else:
+            out.append((f"winrate_{_safe(d)}", plot_winrate(d, items if not grid else _marginal(df, d), o0),
+                        f"{_name(o0)} win rate vs {d}"))
     if not grid:
         for d, items in dt.items():
             out.append((f"lengths_{_safe(d)}", plot_lengths(d, items), f"Game length by {d}"))
@@ -333,26 +405,63 @@ def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None) -> lis
     return out
 
 
-def _marginal(items, d):
-    """Grid sweeps: pool the games of every point with the same value of ``d``."""
+def grid_cells(df) -> list[tuple[dict, object]]:
+    """``[(values of the swept dimensions, row)]`` of every cell of a grid sweep: the grid
+    points, and the baseline when its values are a cell of the grid (``build_points`` does
+    not play that cell twice: its games are the baseline's)."""
+    cells = [(json.loads(r["dims"]), r) for _, r in df.iterrows() if r["varied"] == "grid"]
+    base = df[df["point"] == 0]
+    if len(base) and cells:
+        bd = json.loads(base.iloc[0]["dims"])
+        keys = {json.dumps(d, sort_keys=True, default=str) for d, _ in cells}
+        values = {k: {json.dumps(d.get(k), default=str) for d, _ in cells} for k in bd}
+        if json.dumps(bd, sort_keys=True, default=str) not in keys and \
+                all(json.dumps(v, default=str) in values[k] for k, v in bd.items()):
+            cells.append((bd, base.iloc[0]))
+    return cells
+
+
+def _pool(rs: list, point: int):
+    """One row for the games of the rows ``rs`` (a grid cell alone keeps its own row, so the
+    baseline's cell stays marked): every outcome's wins summed and its Wilson interval
+    recomputed; ``point`` set to ``point``."""
     import pandas as pd
     from lotr_sim.stats import wilson
+    if len(rs) == 1:
+        return rs[0]
+    row = dict(rs[0])
+    n = sum(int(r["games"]) for r in rs)
+    for c in [c for c in rs[0].index if c.startswith("wins_")]:
+        o = c[5:]
+        k = sum(int(r[c]) for r in rs)
+        lo, hi = wilson(k, n)
+        row[c], row[f"rate_{o}"], row[f"lo_{o}"], row[f"hi_{o}"] = k, k / n, lo, hi
+    row["games"], row["point"] = n, point
+    return pd.Series(row)
+
+
+def _by_value(pairs: list) -> list:
+    """``[(value, [rows])]`` grouped by value in first-seen order, numbers sorted."""
     groups: dict = {}
-    for v, r in items:
-        if r["point"] == 0 and r["varied"] != "grid":
-            continue
+    for v, r in pairs:
         groups.setdefault(json.dumps(v, default=str), (v, []))[1].append(r)
-    out = []
-    for _key, (v, rs) in groups.items():
-        row = dict(rs[0])
-        n = sum(int(r["games"]) for r in rs)
-        for c in [c for c in rs[0].index if c.startswith("wins_")]:
-            o = c[5:]
-            k = sum(int(r[c]) for r in rs)
-            lo, hi = wilson(k, n)
-            row[f"rate_{o}"], row[f"lo_{o}"], row[f"hi_{o}"] = k / n, lo, hi
-        row["point"] = -1
-        out.append((v, pd.Series(row)))
+    out = list(groups.values())
     if is_numeric([v for v, _ in out]):
         out.sort(key=lambda t: float(t[0]))
+    return out
+
+
+def _marginal(df, d):
+    """Grid sweeps: pool the games of every cell with the same value of ``d``."""
+    return [(v, _pool(rs, -1)) for v, rs in _by_value([(c[d], r) for c, r in grid_cells(df)])]
+
+
+def _grid_lines(df, d, by):
+    """Grid sweeps: ``[(value of by, [(value of d, row)])]``, one series per value of ``by``,
+    each point pooling the games of the cells with those two values (one cell in a grid of
+    two dimensions: its own row, the baseline's when it is that cell)."""
+    out = []
+    for bv, rows_ in _by_value([(c[by], (c, r)) for c, r in grid_cells(df)]):
+        items = _by_value([(c[d], r) for c, r in rows_])
+        out.append((bv, [(v, _pool(rs, -1)) for v, rs in items]))
     return out

@@ -212,7 +212,8 @@ def compact_rich(df, outcomes, title: str = ""):
 
 def pairing_matrix(df, sides) -> tuple[list[str], list[str], dict]:
     """``(row policies, column policies, {(row, col): row of df})`` of the points played on
-    the baseline rules, by the first side's (rows) and second side's (columns) policy."""
+    the baseline rules, by the first side's (rows) and second side's (columns) policy; rows
+    and columns weak to strong (``pairing_order``)."""
     cells: dict = {}
     for _, r in df.iterrows():
         if json.loads(r["params"]) or r.get("varied") == "grid":
@@ -220,9 +221,59 @@ def pairing_matrix(df, sides) -> tuple[list[str], list[str], dict]:
         pol = json.loads(r["policies"])
         key = (pol.get(sides[0]), pol.get(sides[1]))
         cells.setdefault(key, r)
-    rows_ = sorted({k[0] for k in cells}, key=str)
-    cols = sorted({k[1] for k in cells}, key=str)
+    order = pairing_order(cells, sides)
+    rows_ = [p for p in order if any(k[0] == p for k in cells)]
+    cols = [p for p in order if any(k[1] == p for k in cells)]
     return rows_, cols, cells
+
+
+SEARCH_PLAYERS = ("search-fast", "search", "search-classic")   # lotr_sim.players, weak to strong
+
+
+def ladder_rank(name, seen: list) -> tuple:
+    """A player's place on the skill ladder, weak to strong: random, greedy, the game's other
+    presets (in ``seen`` order: the order the sweep played them in, which is the game's),
+    tuned, other tuned weights (``tuned:FILE``, ``weights:...``), then the players of
+    ``lotr_sim.players`` (``SEARCH_PLAYERS`` first, in that order)."""
+    from lotr_sim.players.registry import is_generic
+    n = str(name)
+    at = seen.index(name) if name in seen else len(seen)
+    if n == "random":
+        return (0, 0, n)
+    if n == "greedy":
+        return (1, 0, n)
+    if n == "tuned":
+        return (3, 0, n)
+    if n.startswith(("tuned:", "weights:")):
+        return (4, at, n)
+    if n in SEARCH_PLAYERS:
+        return (5, SEARCH_PLAYERS.index(n), n)
+    if is_generic(n):
+        return (6, at, n)
+    return (2, at, n)
+
+
+def pairing_order(cells: dict, sides) -> list:
+    """Every player of a pairings matrix (``cells``: ``{(first side's, second side's
+    player): row}``), weak to strong. When the matrix is complete (every player met every
+    player, itself included, on both sides), by measured strength: a player's mean score over
+    its cells on both sides (its side's win rate plus half the draw rate), so the
+    side's own advantage counts equally for every player; ties and incomplete matrices by
+    ``ladder_rank``."""
+    seen = list(dict.fromkeys(p for k in cells for p in k))
+    rank = {p: ladder_rank(p, seen) for p in seen}
+    complete = all((a, b) in cells for a in seen for b in seen)
+    cols = [f"rate_{s}" for s in sides[:2]]
+    if not complete or len(sides) < 2 or not all(c in r for r in cells.values() for c in cols):
+        return sorted(seen, key=rank.__getitem__)
+
+    def score(r, i) -> float:
+        draw = float(r[f"rate_{DRAW}"]) if f"rate_{DRAW}" in r else 0.0
+        return float(r[cols[i]]) + 0.5 * draw
+
+    strength = {p: sum(score(cells[p, q], 0) + score(cells[q, p], 1) for q in seen) / (2 * len(seen))
+                for p in seen}
+    return sorted(seen, key=lambda p: (strength[p], rank[p]))
 
 
 def pairings_rich(df, outcomes, sides):
@@ -237,7 +288,7 @@ def pairings_rich(df, outcomes, sides):
     rws, cols, cells = pairing_matrix(df, sides)
     draws = draws_shown(df[[bool(_is_pairing(r)) or r["point"] == 0 for _, r in df.iterrows()]], outcomes)
     title = f"{_name(o0)} win rate % by AI pairing"
-    caption = f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI"
+    caption = f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI, weak to strong"
     if draws:
         title += ", and draws % [95% CI]"
         caption += f"; each cell: {_name(o0)} win %, then draw % [95% CI]"

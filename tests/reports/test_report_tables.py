@@ -103,8 +103,9 @@ def test_pairings_matrix_cells(width):
     out = _render(tables.pairings_rich(frame(rows), OUTCOMES, ["good", "evil"]), width)
     lines = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines() if ln.split() and ln.split()[0] in
              ("greedy", "random")}
-    # columns: Evil greedy, Evil random (sorted)
-    assert lines["greedy"] == ["45.0", "96.0"] and lines["random"] == ["3.5", "45.0"]
+    # rows and columns weak to strong (as the heat map): random, then greedy
+    assert lines["greedy"] == ["96.0", "45.0"] and lines["random"] == ["45.0", "3.5"]
+    assert out.index("random") < out.index("greedy")
 
 
 def test_pairings_matrix_shows_draws_when_not_negligible():
