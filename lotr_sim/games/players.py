@@ -74,9 +74,10 @@ def generic_player(name: str, game, seed: int):
 
 # The search player (issue 19 §3): built on the shipped tuned weights, each other seat
 # modelled by the player that holds it, 48 playouts per decision at most. Measured against
-# greedy and tuned on 400 games per side in each game (the note of issue 19): as strong as
-# search-classic against greedy per side on the average and stronger against tuned, at about
-# a sixth of its CPU time in Minas Tirith. search-classic is the player before that change.
+# greedy (issue 19's note, stop 24; `lotr-sim bench search`): as strong as search-classic in
+# Minas Tirith (+19.5 points a side on average, 200 games a side) and The Search at a sixth
+# and a fifth of its CPU time; in LOTR Risk six times cheaper but weaker (96 playouts come
+# closer at four times cheaper). search-classic is the player before that change.
 _SEARCH_PLAYER = "lotr_sim.players.search:SearchPlayer"
 _SEARCH = dict(budget=48, width=4, z=0.5, start=6, keep_pass=False, base="tuned", model="opponents")
 _SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="tuned", model="opponents")
