@@ -235,7 +235,7 @@ def ladder_rank(name, seen: list) -> tuple:
     presets (in ``seen`` order: the order the sweep played them in, which is the game's),
     tuned, other tuned weights (``tuned:FILE``, ``weights:...``), then the players of
     ``lotr_sim.players`` (``SEARCH_PLAYERS`` first, in that order)."""
-    from lotr_sim.players.registry import is_generic
+    from lotr_sim.games.players import is_generic
     n = str(name)
     at = seen.index(name) if name in seen else len(seen)
     if n == "random":
