@@ -116,12 +116,41 @@ def _is_grid(df) -> bool:
     return bool((df["varied"] == "grid").any()) if "varied" in df else False
 
 
-def swept_dims(df) -> list[str]:
-    """The swept dimensions, in sweep order (keys of the baseline's ``dims``)."""
+def swept_dims(df, manifest: Mapping | None = None) -> list[str]:
+    """The swept dimensions in the order the sweep was given (``--param`` after ``--param``,
+    or the sweep file's ``[params]``). The ``dims`` column cannot tell, being written with
+    sorted keys; the manifest's ``spec.dims`` (a list of ``[name, values]``) can, and is
+    used when ``manifest`` is given. Without it the order is read from the points, which
+    ``build_points`` makes in sweep order (``_dims_of_points``)."""
     if "dims" not in df or not len(df):
         return []
     base = df[df["point"] == 0]
-    return list(_json_field(base.iloc[0]["dims"]).keys()) if len(base) else []
+    if not len(base):
+        return []
+    keys = list(_json_field(base.iloc[0]["dims"]).keys())
+    given = ((manifest or {}).get("spec") or {}).get("dims")
+    if isinstance(given, list):
+        names = [d[0] for d in given if isinstance(d, (list, tuple)) and d]
+        if sorted(names) == sorted(keys):
+            return names
+    return _dims_of_points(df, keys)
+
+
+def _dims_of_points(df, keys: list[str]) -> list[str]:
+    """``keys`` in the order of the points: a grid point's label names every dimension in
+    sweep order (``a=1,b=x``); one-at-a-time, each dimension's first point comes in sweep
+    order, and a dimension with no point of its own (every value the baseline's) comes last."""
+    found: list[str] = []
+    for _, r in df.iterrows():
+        varied = r.get("varied")
+        if varied == "grid":
+            label = "," + str(r["label"])
+            at = {k: label.find(f",{k}=") for k in keys}
+            if all(i >= 0 for i in at.values()):
+                return sorted(keys, key=at.__getitem__)
+        elif varied in keys and varied not in found:
+            found.append(varied)
+    return found + [k for k in keys if k not in found]
 
 
 def grid_cells(df) -> list[tuple[dict, Any]]:
@@ -653,7 +682,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
         lines += [f"- {x['label']}: {fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]" for x in lv]
 
     parity = []
-    for d in swept_dims(df):
+    for d in swept_dims(df, manifest):
         entries = _dim_parity_entries(df, d, o0, o1, target)
         if not entries:
             continue

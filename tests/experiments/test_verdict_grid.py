@@ -2,7 +2,10 @@
 win rate over the cells of the other swept parameters, "closest to parity") counts the
 grid cell equal to the baseline once. ``build_points`` plays that cell only as the baseline
 (point 0, varied "baseline"), never again as a grid point, so a pooling over the grid
-points alone misses it. The expected figures are summed here by hand from results.parquet."""
+points alone misses it. The expected figures are summed here by hand from results.parquet.
+
+And the swept parameters come in the order the sweep gave them (``swept_dims``), not in
+the alphabetical order of the ``dims`` column's sorted keys."""
 import itertools
 import json
 
@@ -10,7 +13,8 @@ import pandas as pd
 import pytest
 
 from lotr_sim import api
-from lotr_sim.experiments.verdict import _dim_parity_entries, verdict
+from lotr_sim.experiments.verdict import _dim_parity_entries, swept_dims, verdict
+from lotr_sim.reports import plots
 
 N = 400
 
@@ -104,3 +108,37 @@ def test_baseline_outside_the_grid_is_not_pooled(fake, tmp_path):
         for e in _dim_parity_entries(df, dim, "good", "evil", "good50"):
             assert (e["games"], e["rate"]) == (hand[e["value"]][0], pytest.approx(hand[e["value"]][1] / hand[e["value"]][0]))
             assert e["games"] == 2 * N
+
+
+GIVEN = ["strength", "mode", "bonus"]   # not alphabetical
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_swept_dims_in_the_order_given(fake, tmp_path, grid):
+    params = {"strength": [3, 7], "mode": ["fair", "tilted"], "bonus": [True]}
+    res = api.sweep(fake, params=params, grid=grid, games=N, seed=3, out=tmp_path / "s", report=False)
+    df = pd.read_parquet(res.out / "results.parquet")
+    manifest = json.loads((res.out / "manifest.json").read_text())
+    assert list(json.loads(df["dims"].iloc[0])) == sorted(GIVEN)   # the column cannot tell
+    assert [n for n, _ in manifest["spec"]["dims"]] == GIVEN
+    assert swept_dims(df, manifest) == GIVEN
+    assert swept_dims(df) == GIVEN                                  # read from the points
+    v = verdict(df, manifest)
+    assert [p["param"] for p in v["parity"]] == GIVEN
+    after = v["lines"][v["lines"].index(v["parity_title"]) + 1:]
+    assert [ln.split(":")[0] for ln in after] == [f"- {d}" for d in GIVEN]
+    names = [n for n, _, _ in plots.figures(df, ["good", "evil", "draw"], ["leaders", "city", "deck"])]
+    assert [n for n in names if n.startswith("winrate_")] == [f"winrate_{d}" for d in GIVEN]
+
+
+def test_swept_dims_keeps_a_dimension_without_points_in_place(fake, tmp_path):
+    """bonus=false is the baseline's value: the dimension has no point of its own, so only
+    the manifest knows its place; from the points alone it comes last."""
+    res = api.sweep(fake, params=["strength=3", "bonus=false", "mode=tilted"], games=N, seed=3,
+                    out=tmp_path / "s", report=False)
+    df = pd.read_parquet(res.out / "results.parquet")
+    manifest = json.loads((res.out / "manifest.json").read_text())
+    assert df["label"].tolist() == ["baseline", "strength=3", "mode=tilted"]
+    assert swept_dims(df, manifest) == ["strength", "bonus", "mode"]
+    assert swept_dims(df) == ["strength", "mode", "bonus"]
+    assert [p["param"] for p in verdict(df, manifest)["parity"]] == ["strength", "bonus", "mode"]
