@@ -19,7 +19,8 @@ manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-abl
   crossing interpolated linearly between adjacent swept values, its interval by
   interpolating the interval ends the same way (as ``balance`` does). A dimension
   ``overshoots`` when the crossing lies between two swept values but no swept value's
-  interval contains parity;
+  interval contains parity. In a grid sweep each value's games are pooled over the cells
+  of the other dimensions, the baseline's cell among them (``grid_cells``);
 * ``pairings``: Good's win rate under every pairing of policies, with its spread, when the
   sweep played them (``pairings = true``);
 * ``precision``: the points that stopped at ``max_games`` before reaching ``--precision``;
@@ -115,19 +116,71 @@ def _is_grid(df) -> bool:
     return bool((df["varied"] == "grid").any()) if "varied" in df else False
 
 
-def swept_dims(df) -> list[str]:
-    """The swept dimensions, in sweep order (keys of the baseline's ``dims``)."""
+def swept_dims(df, manifest: Mapping | None = None) -> list[str]:
+    """The swept dimensions in the order the sweep was given (``--param`` after ``--param``,
+    or the sweep file's ``[params]``). The ``dims`` column cannot tell, being written with
+    sorted keys; the manifest's ``spec.dims`` (a list of ``[name, values]``) can, and is
+    used when ``manifest`` is given. Without it the order is read from the points, which
+    ``build_points`` makes in sweep order (``_dims_of_points``)."""
     if "dims" not in df or not len(df):
         return []
     base = df[df["point"] == 0]
-    return list(_json_field(base.iloc[0]["dims"]).keys()) if len(base) else []
+    if not len(base):
+        return []
+    keys = list(_json_field(base.iloc[0]["dims"]).keys())
+    given = ((manifest or {}).get("spec") or {}).get("dims")
+    if isinstance(given, list):
+        names = [d[0] for d in given if isinstance(d, (list, tuple)) and d]
+        if sorted(names) == sorted(keys):
+            return names
+    return _dims_of_points(df, keys)
+
+
+def _dims_of_points(df, keys: list[str]) -> list[str]:
+    """``keys`` in the order of the points: a grid point's label names every dimension in
+    sweep order (``a=1,b=x``); one-at-a-time, each dimension's first point comes in sweep
+    order, and a dimension with no point of its own (every value the baseline's) comes last."""
+    found: list[str] = []
+    for _, r in df.iterrows():
+        varied = r.get("varied")
+        if varied == "grid":
+            label = "," + str(r["label"])
+            at = {k: label.find(f",{k}=") for k in keys}
+            if all(i >= 0 for i in at.values()):
+                return sorted(keys, key=at.__getitem__)
+        elif varied in keys and varied not in found:
+            found.append(varied)
+    return found + [k for k in keys if k not in found]
+
+
+def grid_cells(df) -> list[tuple[dict, Any]]:
+    """``[(values of the swept dimensions, row)]`` of every cell of a grid sweep: the grid
+    points, then the baseline when its values are a cell of the grid. ``build_points`` does
+    not play that cell twice (a point with the baseline's rules and players is skipped), so
+    its games are the baseline's (point 0, varied "baseline"): anything that pools a value
+    over the other dimensions' cells must count them, once."""
+    cells = [(_json_field(r["dims"]), r) for _, r in df.iterrows() if r["varied"] == "grid"]
+    base = df[df["point"] == 0]
+    if len(base) and cells:
+        bd = _json_field(base.iloc[0]["dims"])
+        keys = {json.dumps(d, sort_keys=True, default=str) for d, _ in cells}
+        values = {k: {json.dumps(d.get(k), default=str) for d, _ in cells} for k in bd}
+        if json.dumps(bd, sort_keys=True, default=str) not in keys and \
+                all(json.dumps(v, default=str) in values[k] for k, v in bd.items()):
+            cells.append((bd, base.iloc[0]))
+    return cells
 
 
 def dim_entries(df, dim: str) -> list[tuple[Any, Any]]:
-    """``[(value, row)]`` of a one-at-a-time dimension: its points plus the baseline (pairing
-    points excluded), sorted by value when the values are numbers (booleans stay categories)."""
-    sel = df[(df["varied"] == dim) | (df["point"] == 0)] if not _is_grid(df) else df[df["varied"] == "grid"]
-    items = [(_json_field(r["dims"]).get(dim), r) for _, r in sel.iterrows()]
+    """``[(value, row)]`` of a dimension, sorted by value when the values are numbers
+    (booleans stay categories): one-at-a-time, its points plus the baseline (pairing points
+    excluded); a grid, every cell (``grid_cells``: the baseline's among them when it is one),
+    several rows per value."""
+    if _is_grid(df):
+        items = [(c.get(dim), r) for c, r in grid_cells(df)]
+    else:
+        sel = df[(df["varied"] == dim) | (df["point"] == 0)]
+        items = [(_json_field(r["dims"]).get(dim), r) for _, r in sel.iterrows()]
     if is_numeric([v for v, _ in items]):
         items.sort(key=lambda t: float(t[0]))
     return items
@@ -147,7 +200,7 @@ def _dim_parity_entries(df, dim, o0, o1, target) -> list[dict]:
     if not _is_grid(df):
         return [_entry(v, int(r["games"]), int(r[f"wins_{o0}"]), int(r.get(f"wins_{o1}", 0)), target)
                 for v, r in dim_entries(df, dim)]
-    # grid: pool the games of every point with the same value of dim
+    # grid: pool the games of every cell with the same value of dim (the baseline's cell included)
     pooled: dict = {}
     for v, r in dim_entries(df, dim):
         key = json.dumps(v, default=str)
@@ -629,7 +682,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
         lines += [f"- {x['label']}: {fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]" for x in lv]
 
     parity = []
-    for d in swept_dims(df):
+    for d in swept_dims(df, manifest):
         entries = _dim_parity_entries(df, d, o0, o1, target)
         if not entries:
             continue

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lotr_sim.experiments.verdict import dim_entries, is_integer, is_numeric, swept_dims
+from lotr_sim.experiments.verdict import dim_entries, grid_cells, is_integer, is_numeric, swept_dims
 
 
 def new_figure(figsize=(6, 4)):
@@ -403,22 +403,6 @@ def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None) -> lis
         save_figure(fig, p)
         out.append((name, p, caption))
     return out
-
-
-def grid_cells(df) -> list[tuple[dict, object]]:
-    """``[(values of the swept dimensions, row)]`` of every cell of a grid sweep: the grid
-    points, and the baseline when its values are a cell of the grid (``build_points`` does
-    not play that cell twice: its games are the baseline's)."""
-    cells = [(json.loads(r["dims"]), r) for _, r in df.iterrows() if r["varied"] == "grid"]
-    base = df[df["point"] == 0]
-    if len(base) and cells:
-        bd = json.loads(base.iloc[0]["dims"])
-        keys = {json.dumps(d, sort_keys=True, default=str) for d, _ in cells}
-        values = {k: {json.dumps(d.get(k), default=str) for d, _ in cells} for k in bd}
-        if json.dumps(bd, sort_keys=True, default=str) not in keys and \
-                all(json.dumps(v, default=str) in values[k] for k, v in bd.items()):
-            cells.append((bd, base.iloc[0]))
-    return cells
 
 
 def _pool(rs: list, point: int):

@@ -85,7 +85,7 @@ def test_parity_table_is_compact_one_row_per_parameter(report):
     body = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[2:]]
     assert head[:3] == ["parameter", "closest value", "Good % [95% CI]"]
     df = sweep_frame()
-    dims = ["bonus", "mode", "strength"]
+    dims = ["strength", "bonus", "mode"]   # in sweep order: the frame's points (its dims keys are sorted)
     assert [b[0] for b in body] == dims
     base = df[df["point"] == 0].iloc[0]
     for b, d in zip(body, dims):
@@ -94,7 +94,7 @@ def test_parity_table_is_compact_one_row_per_parameter(report):
         want = f"{100 * best['rate_good']:.1f} [{100 * best['lo_good']:.1f}, {100 * best['hi_good']:.1f}]"
         assert b[2] == want, (d, b, want)
     # strength 5 -> 45%, 7 -> 57.5%: parity crossed in between, linearly at 5 + 2 * 5 / 12.5
-    strength = body[2]
+    strength = body[0]
     assert strength[1] == "5" and f"≈ {5 + 2 * 5 / 12.5:.2f} [" in strength[3]
     assert strength[4] == "none: overshoots"
     # the long parity sentences no longer sit in the verdict section
