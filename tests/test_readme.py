@@ -96,3 +96,16 @@ def test_main_job_figures_match_the_default_sweep(readme, default_sweep):
     first = first_targets(point_goals(spec, points), cap)
     assert min(first.values()) <= lo <= hi <= cap, (m.group(0), min(first.values()), cap)
     assert max(sum(first.values()), len(points) * lo) <= total <= len(points) * hi, (m.group(0), len(points))
+
+
+def test_the_tour_names_every_command():
+    """The README's tour of the commands has a row for every command of the CLI (a README
+    edit once dropped the whole table and no test noticed)."""
+    from lotr_sim.cli.main import COMMANDS
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"^## A tour of the commands\n(.*?)(?=^## )", text, re.S | re.M)
+    assert m, "README: no '## A tour of the commands' section"
+    rows = [ln for ln in m.group(1).splitlines() if ln.startswith("| `lotr-sim ")]
+    named = {re.match(r"\| `lotr-sim (\w+)", ln).group(1) for ln in rows}
+    missing = {name for name, _ in COMMANDS} - named
+    assert not missing, f"README's tour lacks {sorted(missing)}"
