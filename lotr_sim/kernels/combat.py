@@ -221,10 +221,25 @@ def battle_nb(s, attackers, defenders, rules, stop_at, a_bonus, d_bonus,
 
 
 @njit(cache=True)
-def bombard_nb(s, shooters, evil_at_banner):
-    """Bombardment (MT-7.2): one die per shooter, or one per 2 shooters for Evil firing at
-    a banner territory; every natural 6 is a hit. Returns (dice rolled, hits)."""
-    dice = shooters // 2 if evil_at_banner else shooters
+def bombard_per_die_nb(evil_at_banner, divisor):
+    """The bombardment's dice rule (MT-7.2), the one place it is written: shooters per die,
+    1, or ``divisor`` (2 in the rules, ``evil_banner_divisor``) for Evil firing at a
+    territory with a Gondor banner. The engine (its action menu and its roll), the
+    ``bombard`` command and the exact law (``exact.bombard``, through ``bombard_dice``) all
+    take it from here."""
+    return divisor if evil_at_banner else 1
+
+
+@njit(cache=True)
+def bombard_dice_nb(shooters, evil_at_banner, divisor):
+    """Dice a bombardment of ``shooters`` rolls (MT-7.2, ``bombard_per_die_nb``)."""
+    return shooters // bombard_per_die_nb(evil_at_banner, divisor)
+
+
+@njit(cache=True)
+def bombard_nb(s, dice):
+    """Bombardment (MT-7.2): roll ``dice`` dice (``bombard_dice_nb``); every natural 6 is a
+    hit. Returns (dice rolled, hits)."""
     hits = 0
     for _ in range(dice):
         hits += d6_nb(s) == 6
@@ -272,14 +287,14 @@ def battles_nb(seed, first, attackers, defenders, rules, stop_at, a_bonus, d_bon
 
 
 @njit(cache=True, parallel=True)
-def bombards_nb(seed, first, shooters, evil_at_banner, nchunks, out_hits):
-    """Bombardments ``first .. first+n-1``; bombardment i uses stream (seed, i)."""
+def bombards_nb(seed, first, dice, nchunks, out_hits):
+    """Bombardments of ``dice`` dice ``first .. first+n-1``; bombardment i uses stream (seed, i)."""
     n = out_hits.shape[0]
     for c in prange(nchunks):
         s = np.empty(STATE_SIZE, dtype=np.uint64)
         for i in range((n * c) // nchunks, (n * (c + 1)) // nchunks):
             stream_init_nb(seed, first + i, s)
-            _, h = bombard_nb(s, shooters, evil_at_banner)
+            _, h = bombard_nb(s, dice)
             out_hits[i] = h
 
 
@@ -339,15 +354,16 @@ def simulate_battles(rules: str, attackers: int, defenders: int, n: int, seed: i
 
 
 def bombard_dice(shooters: int, evil_at_banner: bool, divisor: int = 2) -> int:
-    """Dice a bombardment rolls (MT-7.2): one per shooter, or one per ``divisor`` shooters
-    (2 in the rules) for Evil firing at a territory with a Gondor banner. Raises LotrSimError."""
+    """Dice a bombardment rolls (MT-7.2; the rule is ``bombard_dice_nb``, run here as plain
+    Python): one per shooter, or one per ``divisor`` shooters (2 in the rules) for Evil firing
+    at a territory with a Gondor banner. Raises LotrSimError on impossible values."""
     from lotr_sim.errors import LotrSimError
 
     if shooters < 1:
         raise LotrSimError(f"shooters must be at least 1, got {shooters}")
     if divisor < 1:
         raise LotrSimError(f"divisor must be at least 1, got {divisor}")
-    return shooters // divisor if evil_at_banner else shooters
+    return int(shooters) // int(bombard_per_die_nb.py_func(bool(evil_at_banner), int(divisor)))
 
 
 def simulate_bombardments(shooters: int, n: int, seed: int, evil_at_banner: bool = False,
@@ -359,7 +375,7 @@ def simulate_bombardments(shooters: int, n: int, seed: int, evil_at_banner: bool
     check_seed(seed)
     dice = bombard_dice(shooters, evil_at_banner, divisor)
     out = np.empty(n, np.int32)
-    bombards_nb(seed, first, dice, False, n_chunks(n), out)
+    bombards_nb(seed, first, dice, n_chunks(n), out)
     return out
 
 

@@ -37,6 +37,7 @@ from lotr_sim.games.minas_tirith.movement import (
 from lotr_sim.games.minas_tirith.combat import (
     assault_bonus_nb, assault_nb, bombard_action_nb, bonus_fast_nb, catapults_check_nb, shooters_nb,
 )
+from lotr_sim.kernels.combat import bombard_per_die_nb
 
 
 @njit(cache=True, _nrt=False)
@@ -203,9 +204,7 @@ def enum_actions_nb(cf, st, side, act):
                 sh = arch + (1 if cat >= 0 else 0)
                 # MT-7.2: 1-3 dice; Evil at a banner needs evil_banner_divisor shooters per
                 # die (2 -> 1, 4 -> 2, 6 -> 3) and names only the shooters it needs
-                div = 1
-                if side == EVIL and cf[O_BANNER + b] == 1:
-                    div = cf[P_EVIL_DIV]
+                div = bombard_per_die_nb(side == EVIL and cf[O_BANNER + b] == 1, cf[P_EVIL_DIV])
                 if sh > 3 * div:
                     sh = 3 * div
                 dice = sh // div
@@ -285,7 +284,7 @@ def check_bombards_nb(cf, st, side, act, n):
                 continue
             arch, cat = shooters_nb(cf, st, side, a, b)
             sh = arch + (1 if cat >= 0 else 0)
-            div = cf[P_EVIL_DIV] if (side == EVIL and cf[O_BANNER + b] == 1) else 1
+            div = bombard_per_die_nb(side == EVIL and cf[O_BANNER + b] == 1, cf[P_EVIL_DIV])
             if sh > 3 * div:
                 sh = 3 * div
             dice = sh // div

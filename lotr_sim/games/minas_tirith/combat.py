@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from lotr_sim.kernels.combat import assault_roll_nb, bombard_nb, dice_each_nb
+from lotr_sim.kernels.combat import assault_roll_nb, bombard_dice_nb, bombard_nb, dice_each_nb
 from lotr_sim.kernels.rng import d6_nb, randint_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_NL, C_NU, MAXDEG, MAXT, MAXU, O_BANNER, O_CRANGE, O_DEVIL, O_DGOOD, O_DIST, O_EK, O_LORD,
@@ -635,9 +635,9 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
     st[O_FIRED + a] += na
     shooters = na + nc
     banner = 1 if (side == EVIL and cf[O_BANNER + b] == 1) else 0
-    dice = shooters // cf[P_EVIL_DIV] if banner == 1 else shooters
+    dice = bombard_dice_nb(shooters, banner == 1, cf[P_EVIL_DIV])
     faces = _stream_save_nb(s, tr)
-    dice, hits = bombard_nb(s, dice, False)
+    dice, hits = bombard_nb(s, dice)
     h = ev_begin_nb(st, tr, EV_BOMBARD)
     ev_put_nb(st, tr, h, a)
     ev_put_nb(st, tr, h, b)
