@@ -363,7 +363,7 @@ def bombard_dice(shooters: int, evil_at_banner: bool, divisor: int = 2) -> int:
         raise LotrSimError(f"shooters must be at least 1, got {shooters}")
     if divisor < 1:
         raise LotrSimError(f"divisor must be at least 1, got {divisor}")
-    return int(shooters) // int(bombard_per_die_nb.py_func(bool(evil_at_banner), int(divisor)))
+    return int(bombard_dice_nb.py_func(int(shooters), bool(evil_at_banner), int(divisor)))
 
 
 def simulate_bombardments(shooters: int, n: int, seed: int, evil_at_banner: bool = False,

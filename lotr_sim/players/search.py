@@ -30,10 +30,12 @@ well (Tesauro and Galperin's rollouts of one policy), or ``"opponents"``, the pl
 actually holds each seat (a search player by its own base). Modelling the opponents is what a
 best response does, and it is what exploitability means (how much can a player gain against
 this one?); the seat still sees only what it may know, since the playouts re-deal the hidden
-part (``Game.playouts``). Measured in issue 19 §3: on Minas Tirith, a search on tuned that
-models its opponents, 48 playouts per decision, gained as much against greedy as the old
-384-playout search on greedy (+17/+28 points as Good/Evil, against +24/+17) at a sixth of
-its CPU time; and where the old search gained nothing against tuned (-7/-4), it did.
+part (``Game.playouts``). Measured in issue 19 §3 (``lotr-sim bench search``, 200 games a
+side): on Minas Tirith the registered ``search`` (tuned, opponents modelled, 48 playouts per
+decision) gained +18/+21 points as Good/Evil against greedy, the old 384-playout search on
+greedy (``search-classic``) +21/+18, at 5.7 times its CPU time; against tuned neither gains
+anything measurable in Minas Tirith (-3.5/-3.0 and -7/-4 points), while in LOTR Risk and The
+Search the new one does (+20/+13.5 and +35.5/+43.5).
 
 Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
 ``(key, j)`` with ``key`` derived from (seed, index, seat, k, round), never the game's chance
