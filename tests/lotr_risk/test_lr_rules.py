@@ -305,7 +305,7 @@ def test_lr_5_3_one_die_each_odds(comp):
         put(s, sm, 0, 2)
         put(s, ev, 1, 2)
         s.st[L.S_PHASE] = L.PH_ATTACK
-        E._attack_nb(comp.cf, s.st, s.s, s.tr, comp.wt, sm, ev, 1)
+        E._attack_nb(comp.cf, s.st, s.s, s.tr, comp.wp, sm, ev, 1)
         wins += s.st[L.O_TROOPS + ev] == 1
     p = 15 / 36
     z = (wins / n - p) / np.sqrt(p * (1 - p) / n)

@@ -1,5 +1,5 @@
 """LOTR Risk config: the parameter table, loading/validating ``configs/games/lotr-risk.toml``
-and compiling it into the flat ``cf`` int64 array (layout ``CF`` below) and the ``wt``
+and compiling it into the flat ``cf`` int64 array (layout ``CF`` below) and the ``wp``
 float64 table of exact attack odds the numba engine reads.
 
 Rule IDs refer to docs/rules/lotr-risk.md. Every **[R]** item of the rules is a parameter
@@ -292,9 +292,9 @@ def validate(data: dict, params: dict) -> None:
 class Compiled:
     """Arrays for the kernels plus the names the trace decoder needs (picklable)."""
 
-    def __init__(self, cf: np.ndarray, wt: np.ndarray, names: dict, meta: dict | None = None):
+    def __init__(self, cf: np.ndarray, wp: np.ndarray, names: dict, meta: dict | None = None):
         self.cf = cf
-        self.wt = wt
+        self.wp = wp
         self.names = names
         self.meta = meta or {}
 
@@ -303,7 +303,7 @@ _WT_CACHE: dict = {}
 
 
 def win_tables(maxw: int = MAXW) -> np.ndarray:
-    """``wt[ab, db, a, d]``: exact P(an attack of ``a`` battalions in the territory (one stays,
+    """``wp[ab, db, a, d]``: exact P(an attack of ``a`` battalions in the territory (one stays,
     LR-5.1) against ``d`` takes it), attacker bonus ab in 0..1, defender bonus db in 0..2
     (LR-5.4), fought to the end with most dice (lotr_sim.exact.battle, rule set lotr-risk).
     Computed in Python once per process; the greedy policy reads it."""

@@ -150,7 +150,7 @@ class LotrRisk(Game):
             simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
-            run_range(E.simulate_nb, (compiled.cf, compiled.wt, policy_array(list(seats.values()), _seat_sides(compiled)), np.int64(seed),
+            run_range(E.simulate_nb, (compiled.cf, compiled.wp, policy_array(list(seats.values()), _seat_sides(compiled)), np.int64(seed),
                                       np.int64(first), np.int64(1 if debug else 0)),
                       n, resolve_threads(threads), out)
         return _columns(out, first)
@@ -183,7 +183,8 @@ class LotrRisk(Game):
         from lotr_sim.games.lotr_risk import layout as L
         from lotr_sim.games.lotr_risk import play as E
         from lotr_sim.games.step import State, trace_size
-        from lotr_sim.kernels.rng import STATE_SIZE, check_seed, stream_init_nb
+        from lotr_sim.games.lotr_risk.policies import NCTX
+        from lotr_sim.kernels.rng import STATE_SIZE, check_seed
         from lotr_sim.kernels.tracebuf import new_trace
         check_seed(seed)
         pols = self.check_policies(policies)
@@ -194,11 +195,11 @@ class LotrRisk(Game):
                       tr=new_trace(size),
                       act=np.zeros((L.MAXA, 4), dtype=np.int64),
                       pol=policy_array(list(seats.values()), _seat_sides(compiled)),
-                      heur=policy_array(()))
+                      heur=policy_array(()),
+                      scr=np.zeros(NCTX))
         state = State(self.name, int(seed), int(index), pols, arrays, meta=dict(cf=compiled.cf))
-        stream_init_nb(np.int64(seed), np.int64(index), state.s)
-        E.new_game_nb(compiled.cf, state.st, state.s, state.tr)
-        state.st[L.S_DEBUG] = 1 if debug else 0
+        E.new_game_nb(compiled.cf, state.st, state.tr, state.act, state.s, np.int64(seed), np.int64(index),
+                      np.int64(1 if debug else 0))
         return state
 
     def _list_legal(self, compiled, state):
@@ -207,7 +208,7 @@ class LotrRisk(Game):
 
     def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.lotr_risk import play as E
-        E.apply_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.act, i)
+        E.apply_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act, state.scr, state.s, i)
 
     def to_move(self, state):
         from lotr_sim.games.lotr_risk import layout as L
@@ -228,14 +229,14 @@ class LotrRisk(Game):
     def builtin_choice(self, compiled, state):
         from lotr_sim.games.lotr_risk import policies as P
         n = self.legal_actions(compiled, state).shape[0]
-        return int(P.choose_nb(compiled.cf, state.st, compiled.wt, state.pol, state.s, state.act, np.int64(n),
-                               np.zeros(P.NCTX)))
+        return int(P.choose_nb(compiled.cf, compiled.wp, state.pol, state.st, state.act, state.scr, state.s,
+                               np.int64(n)))
 
     def action_scores(self, compiled, state):
         from lotr_sim.games.lotr_risk import policies as P
         n = self.legal_actions(compiled, state).shape[0]
         out = np.zeros(n, dtype=np.float64)
-        P.scores_nb(compiled.cf, state.st, compiled.wt, state.heur, state.act, np.int64(n), out)
+        P.scores_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.scr, state.s, np.int64(n), out)
         return out
 
     def heuristic_rows(self, compiled, seat_players):
@@ -261,8 +262,8 @@ class LotrRisk(Game):
         mask = 0
         for seat in stop_seats:
             mask |= 1 << int(seat)
-        seat = int(E.run_until_nb(compiled.cf, state.st, state.s, state.tr, compiled.wt, state.pol,
-                                  state.act, np.int64(mask)))
+        seat = int(E.run_until_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
+                                  state.scr, state.s, np.int64(mask)))
         state.n_legal = -1
         return seat
 
@@ -270,7 +271,7 @@ class LotrRisk(Game):
         from lotr_sim.games.lotr_risk import play as E
         self.legal_actions(compiled, state)
         out = np.zeros((len(candidates), int(m)), dtype=np.int64)
-        E.playouts_nb(compiled.cf, compiled.wt, state.heur, state.st, state.s, state.act,
+        E.playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
                       np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 

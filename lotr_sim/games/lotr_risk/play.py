@@ -110,7 +110,7 @@ from lotr_sim.games.lotr_risk.layout import (
     S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
     S_WAYA, S_WAYB, S_WSEAT,
 )
-from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, leading_nb, odds_nb
+from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, leading_nb, odds_nb, scores_nb
 
 NOUT = 32   # outcome matrix columns (game.py names them)
 
@@ -198,9 +198,11 @@ def _reopen_nb(st, tr, p):
 
 # ---- set-up (LR-2) ------------------------------------------------------------------------------------
 @njit(cache=True)
-def new_game_nb(cf, st, s, tr):
-    """Deal the territories, put the dealt and neutral battalions, deal adventure cards, and rest
-    at the first claim decision."""
+def new_game_nb(cf, st, tr, act, s, seed, index, debug):
+    """Game ``index`` on stream (seed, index): deal the territories, put the dealt and neutral
+    battalions, deal adventure cards, and rest at the first claim decision (``act`` unused:
+    the common signature, lotr_sim.games.adapter)."""
+    stream_init_nb(seed, index, s)
     nt = cf[C_NT]
     np_ = cf[C_NP]
     st[:] = 0
@@ -283,6 +285,7 @@ def new_game_nb(cf, st, s, tr):
     st[S_SETUP] = 0
     st[S_PHASE] = PH_CLAIM
     _setup_next_nb(cf, st, s, tr, False)
+    st[S_DEBUG] = debug
 
 
 @njit(cache=True, _nrt=False)
@@ -547,7 +550,7 @@ def _withdraw_ok_nb(cf, st, d, dst, u):
 
 
 @njit(cache=True, _nrt=False)
-def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
+def _attack_nb(cf, st, s, tr, wp, src, dst, dice):
     """An attack is declared (LR-5.1): a defender holding Strategic Withdrawal (LR-9.3) with
     battalions to move and a territory to move them to decides first (PH_WITHDRAW: the seat to
     move becomes the defender's until it decides); then the roll."""
@@ -562,11 +565,11 @@ def _attack_nb(cf, st, s, tr, wt, src, dst, dice):
                 st[S_CUR] = d
                 st[S_PHASE] = PH_WITHDRAW
                 return
-    _roll_nb(cf, st, s, tr, wt, src, dst, dice)
+    _roll_nb(cf, st, s, tr, wp, src, dst, dice)
 
 
 @njit(cache=True, _nrt=False)
-def _roll_nb(cf, st, s, tr, wt, src, dst, dice):
+def _roll_nb(cf, st, s, tr, wp, src, dst, dice):
     """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
     seat = st[S_CUR]
     d = st[O_OWNER + dst]
@@ -576,7 +579,7 @@ def _roll_nb(cf, st, s, tr, wt, src, dst, dice):
     # has just withdrawn against this attack: one "when attacked" card per declaration)
     if d < NEUTRAL and wd == 0:
         i = _find_power(cf, st, d, K_COURAGE)
-        if i >= 0 and odds_nb(cf, st, wt, src, dst, 0, 0, False) >= 0.5:
+        if i >= 0 and odds_nb(cf, st, wp, src, dst, 0, 0, False) >= 0.5:
             _play_power(cf, st, tr, d, i, dst, 0)
             add_troops_nb(st, tr, dst, 4, d, 6)
     ab = cf[P_LEADB] if leader_slot_at_nb(st, seat, src) >= 0 else 0
@@ -985,7 +988,7 @@ def _power_rows(cf, st, act, n, seat, fortify):
 
 
 @njit(cache=True, _nrt=False)
-def _do_power_nb(cf, st, s, tr, wt, seat, i, a, b):
+def _do_power_nb(cf, st, s, tr, wp, seat, i, a, b):
     """Play power card ``i`` with its row's arguments (LR-9.3). Grima and Ambush go with one
     attack from ``a`` on ``b``, declared at once with the most dice (narrowed, see module)."""
     c = st[O_AHAND + seat * AHMAX + i]
@@ -1005,7 +1008,7 @@ def _do_power_nb(cf, st, s, tr, wt, seat, i, a, b):
             m = take_troops_nb(st, tr, b, 2, 6)        # up to 2 from the attacked territory
             if m > 0:
                 add_troops_nb(st, tr, a, m, seat, 6)   # to the attacking one
-        _attack_nb(cf, st, s, tr, wt, a, b, min(3, st[O_TROOPS + a] - 1))
+        _attack_nb(cf, st, s, tr, wp, a, b, min(3, st[O_TROOPS + a] - 1))
     elif k == K_ENEMY:
         st[S_NOSTR] = a
     elif k == K_WAY:
@@ -1016,7 +1019,7 @@ def _do_power_nb(cf, st, s, tr, wt, seat, i, a, b):
 
 
 @njit(cache=True, _nrt=False)
-def apply_nb(cf, st, s, tr, wt, act, i):
+def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
     """Apply legal action ``i`` (of the rows ``legal_nb`` just wrote) and resolve everything up
     to the next decision."""
     seat = st[S_CUR]
@@ -1069,9 +1072,9 @@ def apply_nb(cf, st, s, tr, wt, act, i):
             st[S_PHASE] = PH_FORT
             st[S_FORT] = 1
         elif kind == A_ATTACK:
-            _attack_nb(cf, st, s, tr, wt, a, b, c)
+            _attack_nb(cf, st, s, tr, wp, a, b, c)
         else:
-            _do_power_nb(cf, st, s, tr, wt, seat, a, b, c)
+            _do_power_nb(cf, st, s, tr, wp, seat, a, b, c)
     elif ph == PH_BLOCK:
         if kind == A_POWER:                  # LR-9.3 You Shall Not Pass!: bridge b closes
             _play_power(cf, st, tr, seat, a, cf[O_BRG + 2 * b], cf[O_BRG + 2 * b + 1])
@@ -1090,7 +1093,7 @@ def apply_nb(cf, st, s, tr, wt, act, i):
             ev_nb(tr, EV_WITHDRAW, 4, seat, dst, b, m, 0, 0, 0, 0)
         st[S_CUR] = st[S_TSEAT]
         st[S_PHASE] = PH_ATTACK
-        _roll_nb(cf, st, s, tr, wt, st[S_SRC], dst, st[S_DICE])
+        _roll_nb(cf, st, s, tr, wp, st[S_SRC], dst, st[S_DICE])
     elif ph == PH_MOVEIN:
         _finish_conquest_nb(cf, st, s, tr, a)
     elif ph == PH_ADISC:                     # LR-8.2: the chosen card goes to the discards
@@ -1118,13 +1121,13 @@ def apply_nb(cf, st, s, tr, wt, act, i):
                 st[S_FORT] -= 1                # LR-6.2: the Leader's move is the turn's move
             _leader_arrives_nb(cf, st, tr, seat, a, b)
         else:
-            _do_power_nb(cf, st, s, tr, wt, seat, a, b, c)
+            _do_power_nb(cf, st, s, tr, wp, seat, a, b, c)
     if st[S_DEBUG] != 0 and not invariant_ok_nb(cf, st):
         st[S_BAD] += 1
 
 
 @njit(cache=True, _nrt=False)
-def to_move_nb(cf, st):
+def to_move_nb(st):
     """The seat to move (its side is ``side_of_nb``); -1 once over."""
     if st[S_OVER] != 0:
         return -1
@@ -1132,17 +1135,16 @@ def to_move_nb(cf, st):
 
 
 @njit(cache=True)
-def run_until_nb(cf, st, s, tr, wt, pol, act, stop_mask):
+def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
     """Built-in policies (``pol`` row = seat) play until a seat in ``stop_mask`` is to move
-    (returns the seat) or the end (-1)."""
-    ctx = np.zeros(NCTX)
+    (returns the seat) or the end (-1). ``scr`` is the heuristic's float scratch (``NCTX``)."""
     while st[S_OVER] == 0:
         seat = st[S_CUR]
         if (stop_mask >> seat) & 1:
             return seat
         n = legal_nb(cf, st, act)
-        i = choose_nb(cf, st, wt, pol, s, act, n, ctx)
-        apply_nb(cf, st, s, tr, wt, act, i)
+        i = choose_nb(cf, wp, pol, st, act, scr, s, n)
+        apply_nb(cf, wp, pol, st, tr, act, scr, s, i)
     return -1
 
 
@@ -1171,7 +1173,7 @@ def record_nb(cf, st, row, out):
 
 
 @njit(cache=True, nogil=True)
-def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
+def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     """Games ``first+lo .. first+hi-1``, game i on stream (seed, i), built-in policies."""
     st = np.zeros(ST_SIZE, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
@@ -1179,15 +1181,13 @@ def simulate_nb(cf, wt, pol, seed, first, debug, lo, hi, out):
     tr = np.zeros(0, dtype=np.int64)
     ctx = np.zeros(NCTX)
     for row in range(lo, hi):
-        stream_init_nb(seed, first + row, s)
-        new_game_nb(cf, st, s, tr)
-        st[S_DEBUG] = debug
+        new_game_nb(cf, st, tr, act, s, seed, first + row, debug)
         # run_until_nb's loop (stop_mask 0) written out: every jitted level re-optimises the
         # whole engine below it when compiled (see minas_tirith/engine.py, first-run compile)
         ctx[:] = 0.0
         while st[S_OVER] == 0:
             n = legal_nb(cf, st, act)
-            apply_nb(cf, st, s, tr, wt, act, choose_nb(cf, st, wt, pol, s, act, n, ctx))
+            apply_nb(cf, wp, pol, st, tr, act, ctx, s, choose_nb(cf, wp, pol, st, act, ctx, s, n))
         record_nb(cf, st, row, out)
 
 
@@ -1280,7 +1280,7 @@ def determinize_nb(cf, st, s, seat, tmp):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
+def playouts_nb(cf, wp, pol, st0, act0, cands, m, key, out):
     """For each candidate and j < m: a copy determinized from the searching seat's point of
     view (``determinize_nb``: the decks' order and the other players' hands, missions among
     them, dealt again from stream (key, j), the same for every candidate: common random
@@ -1294,10 +1294,11 @@ def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
     (9.2 -> 10.5 s, warm, run side by side): the hidden deal adds spread, so fewer decisions
     end after the first round (113 -> 154 playouts a decision)."""
     st = np.empty_like(st0)
-    s = np.empty_like(s0)
+    s = np.zeros(STATE_SIZE, dtype=np.uint64)
     act = np.zeros((MAXA, 4), dtype=np.int64)
     tr = np.zeros(0, dtype=np.int64)
     tmp = np.zeros(DET_TMP, dtype=np.int64)
+    ctx = np.zeros(NCTX)
     seat = st0[S_CUR]
     for j in range(m):
         for c in range(cands.shape[0]):
@@ -1305,10 +1306,12 @@ def playouts_nb(cf, wt, heur, st0, s0, act0, cands, m, key, out):
             stream_init_nb(key, j, s)
             determinize_nb(cf, st, s, seat, tmp)
             act[:, :] = act0
-            apply_nb(cf, st, s, tr, wt, act, cands[c])
-            run_until_nb(cf, st, s, tr, wt, heur, act, 0)
+            apply_nb(cf, wp, pol, st, tr, act, ctx, s, cands[c])
+            run_until_nb(cf, wp, pol, st, tr, act, ctx, s, 0)
             out[c, j] = side_of_nb(cf, st[S_WSEAT]) if st[S_WSEAT] >= 0 else 0
 
 
+invariant_nb = invariant_ok_nb   # the common kernels' name (lotr_sim.games.adapter)
+
 no_literal_dispatch(globals())
-_ = (EV_ADV, O_DEALN, S_ADD, S_TDD, K_MUSTER, P_LEADB, MAXW, A_LEADER, A_PLACE, A_CLAIM, A_MOVEIN, A_ATTACK)
+_ = (scores_nb, EV_ADV, O_DEALN, S_ADD, S_TDD, K_MUSTER, P_LEADB, MAXW, A_LEADER, A_PLACE, A_CLAIM, A_MOVEIN, A_ATTACK)

@@ -5,7 +5,7 @@ concentrates reinforcements, the weight of missions, of fortifying and of playin
 
 The heuristic scores every legal action (``score_nb``) and takes the best (the first of equal
 scores); the pass action (end the combat / fortify step) scores 0, so it attacks only at a
-positive score: exact P(taking the territory) from ``wt`` (lotr_sim.exact.battle, computed in
+positive score: exact P(taking the territory) from ``wp`` (lotr_sim.exact.battle, computed in
 Python at compile time) minus the threshold, plus what the territory brings (a region
 completed, a stronghold, a site where its Leader completes a mission). It reinforces its
 most threatened front (strongholds count extra), completes regions, sends Leaders to the
@@ -26,7 +26,6 @@ changed, so the built-in players' games are bit for bit as before.)
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
@@ -58,7 +57,7 @@ def has_mission_nb(cf, st, seat, t):
 
 
 @njit(cache=True, _nrt=False)
-def odds_nb(cf, st, wt, src, dst, extra_a, extra_d, nostr):
+def odds_nb(cf, st, wp, src, dst, extra_a, extra_d, nostr):
     """Exact P(an attack from ``src`` fought to the end takes ``dst``) with the LR-5.4 bonuses."""
     seat = st[O_OWNER + src]
     ab = cf[P_LEADB] if leader_slot_at_nb(st, seat, src) >= 0 else 0
@@ -80,7 +79,7 @@ def odds_nb(cf, st, wt, src, dst, extra_a, extra_d, nostr):
         ab = 3
     if db > 3:
         db = 3
-    return wt[ab, db, a, dd]
+    return wp[ab, db, a, dd]
 
 
 NCTX = MAXT + MAXR
@@ -120,7 +119,7 @@ def pressure_nb(cf, st, t, ctx):
 
 
 @njit(cache=True, _nrt=False)
-def bridge_threat_nb(cf, st, wt, seat, k):
+def bridge_threat_nb(cf, st, wp, seat, k):
     """How likely an enemy takes an own territory across bridge ``k`` (the exact odds of an
     attack fought to the end, LR-5): 0 where no enemy army faces ``seat`` there, or the enemy
     has a Leader at its end (a force with a Leader crosses anyway, LR-9.3)."""
@@ -133,7 +132,7 @@ def bridge_threat_nb(cf, st, wt, seat, k):
             continue
         if leader_slot_at_nb(st, o, them) >= 0:
             continue
-        p = odds_nb(cf, st, wt, them, mine, 0, 0, False)
+        p = odds_nb(cf, st, wp, them, mine, 0, 0, False)
         if p > best:
             best = p
     return best
@@ -176,7 +175,7 @@ def _lmove_score_nb(cf, st, pol, seat, frm, b, moved):
 
 
 @njit(cache=True, _nrt=False)
-def score_nb(cf, st, wt, pol, act, i, ctx):
+def score_nb(cf, st, wp, pol, act, i, ctx):
     """The heuristic's score of legal action ``i`` (higher is better; pass scores 0)."""
     seat = st[S_CUR]
     kind = act[i, 0]
@@ -218,7 +217,7 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
     if kind == A_ATTACK:
         if c < 3 and c < st[O_TROOPS + a] - 1:
             return -0.5
-        p = odds_nb(cf, st, wt, a, b, 0, 0, False)
+        p = odds_nb(cf, st, wp, a, b, 0, 0, False)
         gain = 0.05 + 0.05 * cf[O_STRONG + b]
         if ctx[MAXT + cf[O_REG + b]] == 1.0:
             gain += 0.15
@@ -256,25 +255,25 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
         k = cf[O_AKIND + card]
         w = pol[seat, PL_POW]
         if k == K_GRIMA:
-            p0 = odds_nb(cf, st, wt, b, c, 0, 0, False)
+            p0 = odds_nb(cf, st, wp, b, c, 0, 0, False)
             mv = min(2, st[O_TROOPS + c] - 1)
-            p1 = odds_nb(cf, st, wt, b, c, mv, -mv, False)
+            p1 = odds_nb(cf, st, wp, b, c, mv, -mv, False)
             return w * (0.05 + p1 - p0) if p1 >= pol[seat, PL_THR] else -1.0
         if k == K_AMBUSH:          # +3 in b, then the attack from b on c
-            p1 = odds_nb(cf, st, wt, b, c, 3, 0, False)
-            g = p1 - odds_nb(cf, st, wt, b, c, 0, 0, False)
+            p1 = odds_nb(cf, st, wp, b, c, 3, 0, False)
+            g = p1 - odds_nb(cf, st, wp, b, c, 0, 0, False)
             return w * (0.05 + g) if p1 >= pol[seat, PL_THR] and g > 0 else -1.0
         if k == K_ENEMY:
             best = -1.0
             for q in range(cf[O_ADJN + b]):
                 u = adj_nb(cf, b, q)
                 if st[O_OWNER + u] == seat and st[O_TROOPS + u] >= 2:
-                    g = odds_nb(cf, st, wt, u, b, 0, 0, True) - odds_nb(cf, st, wt, u, b, 0, 0, False)
-                    if odds_nb(cf, st, wt, u, b, 0, 0, True) >= pol[seat, PL_THR] and g > best:
+                    g = odds_nb(cf, st, wp, u, b, 0, 0, True) - odds_nb(cf, st, wp, u, b, 0, 0, False)
+                    if odds_nb(cf, st, wp, u, b, 0, 0, True) >= pol[seat, PL_THR] and g > best:
                         best = g
             return w * (0.05 + best) if best > 0 else -1.0
         if k == K_WAY:
-            return w * (odds_nb(cf, st, wt, b, c, 0, 0, False) - pol[seat, PL_THR] + 0.05)
+            return w * (odds_nb(cf, st, wp, b, c, 0, 0, False) - pol[seat, PL_THR] + 0.05)
         if k == K_HUNT:
             if ring_territory_nb(cf, st) >= 0 and st[O_OWNER + ring_territory_nb(cf, st)] == seat:
                 return 0.3 * w
@@ -282,17 +281,17 @@ def score_nb(cf, st, wt, pol, act, i, ctx):
         if k == K_NIGHT:
             return 0.05 * w
         if k == K_YSNP:
-            return w * (0.05 + bridge_threat_nb(cf, st, wt, seat, b))
+            return w * (0.05 + bridge_threat_nb(cf, st, wp, seat, b))
         if k == K_WITHDRAW:
             # the defence is hopeless: save all but one into the neediest own neighbour
-            p = odds_nb(cf, st, wt, st[S_SRC], st[S_DST], 0, 0, False)
+            p = odds_nb(cf, st, wp, st[S_SRC], st[S_DST], 0, 0, False)
             return 1.0 + 0.01 * max(ctx[b], 0.0) if p >= 0.8 else -1.0
         return 0.01
     return 0.0
 
 
 @njit(cache=True, _nrt=False)
-def choose_nb(cf, st, wt, pol, s, act, n, ctx):
+def choose_nb(cf, wp, pol, st, act, ctx, s, n):
     """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
     stream), else the heuristic's best (the first of equal scores)."""
     seat = st[S_CUR]
@@ -302,9 +301,9 @@ def choose_nb(cf, st, wt, pol, s, act, n, ctx):
         return randint_nb(s, n)
     prep_nb(cf, st, ctx)
     best = 0
-    bv = score_nb(cf, st, wt, pol, act, 0, ctx)
+    bv = score_nb(cf, st, wp, pol, act, 0, ctx)
     for i in range(1, n):
-        v = score_nb(cf, st, wt, pol, act, i, ctx)
+        v = score_nb(cf, st, wp, pol, act, i, ctx)
         if v > bv:
             bv = v
             best = i
@@ -313,12 +312,12 @@ def choose_nb(cf, st, wt, pol, s, act, n, ctx):
 
 
 @njit(cache=True)
-def scores_nb(cf, st, wt, pol, act, n, out):
-    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores)."""
-    ctx = np.zeros(NCTX)
+def scores_nb(cf, wp, pol, st, act, ctx, s, n, out):
+    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores); ``ctx``
+    is float scratch of ``NCTX`` (``prep_nb`` fills it; ``s`` unused: the common signature)."""
     prep_nb(cf, st, ctx)
     for i in range(n):
-        out[i] = score_nb(cf, st, wt, pol, act, i, ctx)
+        out[i] = score_nb(cf, st, wp, pol, act, i, ctx)
 
 
 no_literal_dispatch(globals())
