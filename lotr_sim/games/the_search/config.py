@@ -178,6 +178,8 @@ class Compiled:
 
     def __init__(self, cf: np.ndarray, names: dict, meta: dict | None = None):
         self.cf = cf
+        # no win-probability table: an empty one, for the kernels' common signature (games/adapter.py)
+        self.wp = np.zeros(0, dtype=np.float64)
         self.names = names
         self.meta = meta or {}
 

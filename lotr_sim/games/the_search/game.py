@@ -131,7 +131,7 @@ class TheSearch(Game):
             simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
-            run_range(E.simulate_nb, (compiled.cf, policy_array(pols), np.int64(seed), np.int64(first),
+            run_range(E.simulate_nb, (compiled.cf, compiled.wp, policy_array(pols), np.int64(seed), np.int64(first),
                                       np.int64(1 if debug else 0)), n, resolve_threads(threads), out)
         return self._columns(first, out)
 
@@ -168,7 +168,7 @@ class TheSearch(Game):
                       buf=np.zeros(MAXA, dtype=np.float64), pol=policy_array(pols),
                       heur=policy_array({"frodo": "greedy", "sam": "greedy"}))
         state = State(self.name, int(seed), int(index), pols, arrays)
-        E.new_game_nb(compiled.cf, state.st, state.s, state.tr, state.act, np.int64(seed), np.int64(index),
+        E.new_game_nb(compiled.cf, state.st, state.tr, state.act, state.s, np.int64(seed), np.int64(index),
                       np.int64(1 if debug else 0))
         state.n_legal = -1
         return state
@@ -179,7 +179,7 @@ class TheSearch(Game):
 
     def _apply_legal(self, compiled, state, i):
         from . import play as E
-        E.apply_nb(compiled.cf, state.st, state.tr, state.act, i)
+        E.apply_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act, state.buf, state.s, i)
 
     def to_move(self, state):
         from .layout import OVER, S_PHASE, S_SEAT
@@ -193,20 +193,19 @@ class TheSearch(Game):
 
     def invariant_ok(self, compiled, state):
         from . import play as E
-        from .layout import S_BAD
-        return bool(E.invariant_nb(compiled.cf, state.st)) and state.st[S_BAD] == 0
+        return bool(E.invariant_nb(compiled.cf, state.st))
 
     def builtin_choice(self, compiled, state):
         from . import policies as P
         n = self.legal_actions(compiled, state).shape[0]
-        seat = self.to_move(state)
-        return int(P.choose_nb(compiled.cf, state.st, state.s, state.pol[seat], state.act, np.int64(n), state.buf))
+        return int(P.choose_nb(compiled.cf, compiled.wp, state.pol, state.st, state.act, state.buf, state.s,
+                               np.int64(n)))
 
     def action_scores(self, compiled, state):
         from . import policies as P
         n = self.legal_actions(compiled, state).shape[0]
         out = np.zeros(n, dtype=np.float64)
-        P.scores_nb(compiled.cf, state.st, state.heur[self.to_move(state)], state.act, np.int64(n), out)
+        P.scores_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.buf, state.s, np.int64(n), out)
         return out
 
     def heuristic_rows(self, compiled, seat_players):
@@ -232,16 +231,16 @@ class TheSearch(Game):
         mask = 0
         for seat in stop_seats:
             mask |= 1 << int(seat)
-        seat = int(E.run_until_nb(compiled.cf, state.pol, state.st, state.s, state.tr, state.act,
-                                  state.buf, np.int64(mask)))
+        seat = int(E.run_until_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
+                                  state.buf, state.s, np.int64(mask)))
         state.n_legal = -1
         return seat
 
     def playouts(self, compiled, state, candidates, m, key):
         from . import play as E
-        n = self.legal_actions(compiled, state).shape[0]
+        self.legal_actions(compiled, state)
         out = np.zeros((len(candidates), int(m)), dtype=np.int64)
-        E.playouts_nb(compiled.cf, state.heur, state.st, state.act[:n].copy(),
+        E.playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
                       np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 

@@ -52,7 +52,7 @@ from .movement import (
     move_options_nb, score_nb, use_nb,
 )
 from .placement import fits_nb, legal_cells_nb, neutral_fits_nb, place_nb, ter_nb, CAND
-from .policies import choose_nb
+from .policies import choose_nb, scores_nb
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
 STG_STEP = 5
@@ -359,8 +359,9 @@ def _phase1_done_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
-def apply_nb(cf, st, tr, act, i):
-    """Apply action ``i`` of the current decision, then advance to the next decision."""
+def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
+    """Apply action ``i`` of the current decision, then advance to the next decision (``wp``,
+    ``pol``, ``scr`` and ``s`` unused: the common signature, lotr_sim.games.adapter)."""
     seat = st[S_SEAT]
     kind = act[i, 0]
     st[S_STEPS] += 1
@@ -441,7 +442,7 @@ def legal_nb(cf, st, act):
 
 
 @njit(cache=True, _nrt=False)
-def new_game_nb(cf, st, s, tr, act, seed, index, debug):
+def new_game_nb(cf, st, tr, act, s, seed, index, debug):
     """TS-2: the Shire in the middle, the tiles and the token stacks shuffled, three tiles
     each, both hobbits on the Shire, Frodo to move; then on to the first decision."""
     stream_init_nb(seed, index, s)
@@ -508,7 +509,10 @@ def new_game_nb(cf, st, s, tr, act, seed, index, debug):
 @njit(cache=True, _nrt=False)
 def invariant_nb(cf, st):
     """Tokens conserved, 48 tiles accounted for, the bounding box within 6 x 8, every placed
-    side matching or touching a neutral section, hobbits in different regions. 1 if all hold."""
+    side matching or touching a neutral section, hobbits in different regions, and no debug
+    check found it broken before (``S_BAD``). 1 if all hold."""
+    if st[S_BAD] != 0:
+        return 0
     ntok = cf[C_NTOK]
     instack = 0
     for c in range(4):
@@ -629,8 +633,14 @@ def record_nb(cf, st, row, out):
     out[row, 31] = doom_distance_nb(cf, st)
 
 
+@njit(cache=True, _nrt=False)
+def to_move_nb(st):
+    """The seat to move; -1 once the game is over."""
+    return -1 if st[S_PHASE] == OVER else st[S_SEAT]
+
+
 @njit(cache=True, _nrt=False, nogil=True)
-def run_until_nb(cf, pol, st, s, tr, act, buf, mask):
+def run_until_nb(cf, wp, pol, st, tr, act, buf, s, mask):
     """Built-in players (``pol[seat]``) play until a seat in ``mask`` is to move (returned)
     or the game ends (-1)."""
     while st[S_PHASE] != OVER:
@@ -638,15 +648,15 @@ def run_until_nb(cf, pol, st, s, tr, act, buf, mask):
         if (mask >> seat) & 1:
             return seat
         n = st[S_NLEGAL]
-        i = choose_nb(cf, st, s, pol[seat], act, n, buf)
-        apply_nb(cf, st, tr, act, i)
+        i = choose_nb(cf, wp, pol, st, act, buf, s, n)
+        apply_nb(cf, wp, pol, st, tr, act, buf, s, i)
         if st[S_STEPS] > MAX_STEPS:
             end_game_nb(cf, st, tr, R_CAP)
     return -1
 
 
 @njit(cache=True, nogil=True)
-def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
+def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     """Games ``first + lo .. first + hi - 1`` into rows ``lo .. hi - 1`` of ``out``."""
     st = np.zeros(ST_SIZE, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
@@ -654,11 +664,11 @@ def simulate_nb(cf, pol, seed, first, debug, lo, hi, out):
     act = np.zeros((600, 4), dtype=np.int64)
     buf = np.zeros(600, dtype=np.float64)
     for row in range(lo, hi):
-        new_game_nb(cf, st, s, tr, act, seed, first + row, debug)
+        new_game_nb(cf, st, tr, act, s, seed, first + row, debug)
         # run_until_nb's loop (mask 0) written out: every jitted level re-optimises the whole
         # engine below it when compiled (see minas_tirith/engine.py, first-run compile)
         while st[S_PHASE] != OVER:
-            apply_nb(cf, st, tr, act, choose_nb(cf, st, s, pol[st[S_SEAT]], act, st[S_NLEGAL], buf))
+            apply_nb(cf, wp, pol, st, tr, act, buf, s, choose_nb(cf, wp, pol, st, act, buf, s, st[S_NLEGAL]))
             if st[S_STEPS] > MAX_STEPS:
                 end_game_nb(cf, st, tr, R_CAP)
         record_nb(cf, st, row, out)
@@ -720,7 +730,7 @@ def determinize_nb(cf, st, s, seat, tmp):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, heur, st, act, cands, m, key, out):
+def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
     """For each candidate and j < m: a copy determinized from the searching seat's point of
     view (``determinize_nb``: the rival's hand and the unseen tiles, the face-down brown
     tokens and the brown stack, resampled from stream (key, j), the same for every candidate:
@@ -732,7 +742,7 @@ def playouts_nb(cf, heur, st, act, cands, m, key, out):
     act2 = np.zeros((600, 4), dtype=np.int64)
     buf = np.zeros(600, dtype=np.float64)
     tmp = np.zeros(DET_TMP, dtype=np.int64)
-    n = act.shape[0]
+    n = act.shape[0]       # the whole buffer: rows past the legal ones are never read
     seat = st[S_SEAT]
     for j in range(m):
         for c in range(cands.shape[0]):
@@ -742,9 +752,10 @@ def playouts_nb(cf, heur, st, act, cands, m, key, out):
                     act2[k, q] = act[k, q]
             stream_init_nb(key, j, s2)
             determinize_nb(cf, st2, s2, seat, tmp)
-            apply_nb(cf, st2, tr, act2, cands[c])
-            run_until_nb(cf, heur, st2, s2, tr, act2, buf, 0)
+            apply_nb(cf, wp, pol, st2, tr, act2, buf, s2, cands[c])
+            run_until_nb(cf, wp, pol, st2, tr, act2, buf, s2, 0)
             out[c, j] = st2[S_WINNER]
 
 
+_ = scores_nb    # re-exported: every game's kernels module has the common kernels (games/adapter.py)
 no_literal_dispatch(globals())

@@ -111,16 +111,19 @@ def _doom_worth_nb(cf, st, seat, race, count):
 
 
 @njit(cache=True, _nrt=False)
-def scores_nb(cf, st, pol, act, n, out):
-    """The heuristic's score of each of the ``n`` legal actions (higher is better)."""
+def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """The heuristic's score of each of the ``n`` legal actions (higher is better), by the
+    seat to move's row of ``pol`` (``wp``, ``scr`` and ``s`` unused: the common signature,
+    lotr_sim.games.adapter)."""
     seat = st[S_SEAT]
+    w = pol[seat]
     dk = st[S_DK]
     for i in range(n):
         out[i] = 0.0
     if dk == DK_PLACE:
         own = st[S_HCELL + seat]
         riv = st[S_HCELL + 1 - seat]
-        fw = pol[PL_FIGHT] * 0.5
+        fw = w[PL_FIGHT] * 0.5
         m0 = _stack_mean_nb(cf, st, 0, fw)
         m1 = unseen_brown_nb(cf, st, fw)        # the brown stack is face down (TS-2.2)
         m2 = _stack_mean_nb(cf, st, 2, fw)
@@ -133,7 +136,7 @@ def scores_nb(cf, st, pol, act, n, out):
             v = m0 * (g & 255) + m1 * ((g >> 8) & 255) + m2 * ((g >> 16) & 255) + m3 * ((g >> 24) & 255)
             near = (_cells_apart_nb(cell, riv) - _cells_apart_nb(cell, own)) / 6.0
             near = min(1.0, max(-1.0, near))
-            out[i] = pol[PL_SITE] * v * (1.0 + pol[PL_NEAR] * near)
+            out[i] = w[PL_SITE] * v * (1.0 + w[PL_NEAR] * near)
         return
     if dk == DK_NEUTRAL:
         own = st[S_HCELL + seat]
@@ -176,20 +179,20 @@ def scores_nb(cf, st, pol, act, n, out):
         for i in range(n):
             k = act[i, 1]
             saved = cf[O_TDOTS + tok] - fight_lost_nb(cf, tok, k)
-            out[i] = pol[PL_FIGHT] * saved * (2.0 if st[S_PHASE] == PH3 else 1.0) - k * 1.0
+            out[i] = w[PL_FIGHT] * saved * (2.0 if st[S_PHASE] == PH3 else 1.0) - k * 1.0
         return
     if dk == DK_ENT:
         for i in range(n):
             if act[i, 1] == 1:
-                out[i] = pol[PL_ENT] - 1.0
+                out[i] = w[PL_ENT] - 1.0
         return
     # DK_MOVE: values through each first step
     stamp, q = bfs_nb(cf, st, seat)
-    sc = pol[PL_STEPCOST]
-    fw = pol[PL_FIGHT]
+    sc = w[PL_STEPCOST]
+    fw = w[PL_FIGHT]
     brown = unseen_brown_nb(cf, st, fw)     # a face-down brown token's worth (TS-4.3)
     p3 = st[S_PHASE] == PH3
-    doomv = _doom_worth_nb(cf, st, seat, pol[PL_RACE], pol[PL_COUNT]) if p3 else 0.0
+    doomv = _doom_worth_nb(cf, st, seat, w[PL_RACE], w[PL_COUNT]) if p3 else 0.0
     for i in range(n):
         out[i] = (-1.0 if p3 else 0.0) if act[i, 0] == A_STOP else -1e9   # phase 3: keep moving
     here_doom = -1e9
@@ -209,7 +212,7 @@ def scores_nb(cf, st, pol, act, n, out):
         best = -1e9
         tok = st[O_RTOK + r]
         if tok >= 0 and k > 0:
-            best = pol[PL_TOKEN] * token_worth_nb(cf, tok, brown) - sc * k
+            best = w[PL_TOKEN] * token_worth_nb(cf, tok, brown) - sc * k
             if need_boat and cf[O_TCOL + tok] == MOUNTAIN:
                 best += 0.5 * doomv
         if p3 and touches_cell_nb(st, r, st[S_DOOM]):
@@ -238,20 +241,20 @@ def scores_nb(cf, st, pol, act, n, out):
                 if p3 and (tgt == prev_root if tgt >= 0 else tgt == prev):
                     out[i] = -2.0           # phase 3: no aimless step back (no shuttling)
             if act[i, 2] == 1:
-                out[i] -= 1.0 + pol[PL_MOVER]
+                out[i] -= 1.0 + w[PL_MOVER]
         elif kind == A_GWAIHIR:
             r = act[i, 2]
             tok = st[O_RTOK + r]
             v = 0.0
             if tok >= 0:
-                v = pol[PL_TOKEN] * token_worth_nb(cf, tok, brown)
+                v = w[PL_TOKEN] * token_worth_nb(cf, tok, brown)
             if p3 and touches_cell_nb(st, r, st[S_DOOM]):
                 v = max(v, doomv - sc)
-            out[i] = v - 1.0 - pol[PL_MOVER]
+            out[i] = v - 1.0 - w[PL_MOVER]
         elif kind == A_BOAT:
             if water == 0.0:
                 water = _water_worth_nb(cf, st, brown) + 1e-9
-            out[i] = pol[PL_BOAT] * water - _two_brown_nb(cf, st, seat) - 1.0
+            out[i] = w[PL_BOAT] * water - _two_brown_nb(cf, st, seat) - 1.0
             if p3 and not doom_found:       # a boat is the only way on to Mount Doom
                 out[i] += doomv
 
@@ -283,14 +286,15 @@ def _two_brown_nb(cf, st, seat):
 
 
 @njit(cache=True, _nrt=False)
-def choose_nb(cf, st, s, pol, act, n, buf):
-    """The built-in player's pick among ``n`` legal actions: random draws uniformly from the
-    game's stream; a heuristic takes its first best-scored action."""
+def choose_nb(cf, wp, pol, st, act, buf, s, n):
+    """The built-in player's pick among ``n`` legal actions (``pol`` row of the seat to move):
+    random draws uniformly from the game's stream; a heuristic takes its first best-scored
+    action (``buf``: float scratch of ``MAXA``, the scores)."""
     if n <= 1:
         return 0
-    if pol[PL_TYPE] == 0.0:
+    if pol[st[S_SEAT], PL_TYPE] == 0.0:
         return randint_nb(s, n)
-    scores_nb(cf, st, pol, act, n, buf)
+    scores_nb(cf, wp, pol, st, act, buf, s, n, buf)
     best = 0
     for i in range(1, n):
         if buf[i] > buf[best]:
