@@ -35,7 +35,7 @@ def _begin_assault(p):
     p.begin("good", E.A_ASSAULT, p.t("Gate Field"), p.t("Causeway"), 3)
     while p.st[E.S_PHASE] in (E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS):
         rows = p.options()
-        i = E.builtin_choice_nb(p.cf, p.st, p.comp.wp, p.pol, p.s, p.act, rows.shape[0])
+        i = E.choose_nb(p.cf, p.comp.wp, p.pol, p.st, p.act, p.scr, p.s, rows.shape[0])
         p.decide(i)
     return p.st[E.S_PHASE] == E.PH_RETREAT
 

@@ -246,14 +246,14 @@ def _apply_to_next_action(p, kind):
     """Through the step machine: take the first row of ``kind`` at the action decision, then
     every loss decision the roll makes (built-in order), back to the next action decision."""
     cf, st = p.cf, p.st
-    n = E.legal_actions_nb(cf, st, p.act)
+    n = E.legal_nb(cf, st, p.act)
     i = next(k for k in range(n) if p.act[k, 0] == kind and p.act[k, 3] == 3)
-    E.apply_nb(cf, st, p.tr, p.s, p.pol, p.act, np.int64(i), p.scr)
+    E.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(i))
     decisions = 0
     while st[E.S_PHASE] >= E.PH_LOSS and st[E.S_OVER] == 0:
-        n = E.legal_actions_nb(cf, st, p.act)
-        j = E.builtin_choice_nb(cf, st, p.comp.wp, p.pol, p.s, p.act, n)
-        E.apply_nb(cf, st, p.tr, p.s, p.pol, p.act, np.int64(j), p.scr)
+        n = E.legal_nb(cf, st, p.act)
+        j = E.choose_nb(cf, p.comp.wp, p.pol, st, p.act, p.scr, p.s, n)
+        E.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(j))
         decisions += 1
     return decisions
 

@@ -273,6 +273,13 @@ def walls_ok_nb(cf, st):
 
 
 @njit(cache=True, _nrt=False)
+def invariant_nb(cf, st):
+    """Both checks of a debug game hold: ``invariant_ok_nb`` (MT-1.4) and ``walls_ok_nb``
+    (MT-6.4 / MT-6.6); the common kernels' invariant (games/adapter.py)."""
+    return invariant_ok_nb(cf, st) and walls_ok_nb(cf, st)
+
+
+@njit(cache=True, _nrt=False)
 def _debug_check_nb(cf, st):
     if st[S_DEBUG] == 1 and st[S_BAD] == 0:
         if not invariant_ok_nb(cf, st):

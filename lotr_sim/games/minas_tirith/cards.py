@@ -11,7 +11,7 @@ complete a set soon, then stops; the random player draws among each type with a 
 one load and stop). A seat held by a player from lotr_sim.players (policy column PL_CARDS) makes
 it play by play as step-machine decisions (PH_CARD): ``card_options_nb`` lists every trade,
 Muster and load the rules allow and stop, ``card_step_nb`` applies one, ``card_score_nb`` ranks
-them so that the first highest is ``card_phase_nb``'s heuristic choice (``builtin_choice_nb``).
+them so that the first highest is ``card_phase_nb``'s heuristic choice (``choose_nb``).
 Card placements on the board are in movement.py.
 
 Documented simplifications:

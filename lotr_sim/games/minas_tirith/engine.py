@@ -23,9 +23,9 @@ refer to docs/rules/minas-tirith.md, the config layout (``cf``) is in config.py:
                Muster of Gondor (MT-9.7);
 * actions.py   the mission menu ``enum_actions_nb`` and ``do_action_nb`` (MT-6, MT-7);
 * play.py      set-up (MT-2/3), rounds and turns (MT-4, MT-8.3, MT-10.3), the step machine
-               (``legal_actions_nb`` / ``apply_nb`` / ``run_until_nb``), whole games
+               (``legal_nb`` / ``apply_nb`` / ``run_until_nb``), whole games
                (``play_game_nb``, ``simulate_nb``, ``play_one_nb``) and the search player's
-               ``step_scores_nb`` / ``step_playouts_nb`` (whose playouts deal the decks' orders
+               ``scores_nb`` / ``playouts_nb`` (whose playouts deal the decks' orders
                again, ``determinize_nb``: what no seat can know).
 
 Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
@@ -77,8 +77,8 @@ compiles once, see lotr_sim/kernels/dispatch.py).
 
 First-run compile: numba links every jitted callee into its caller's library and optimises
 and emits it again there, so each jitted level pays once more for all the code below it. The
-step machine's thin levels are therefore ``inline="always"`` - legal_actions_nb, apply_nb,
-builtin_choice_nb and, within apply_nb, begin_turn_nb, finish_turn_nb, do_action_nb,
+step machine's thin levels are therefore ``inline="always"`` - legal_nb, apply_nb,
+choose_nb and, within apply_nb, begin_turn_nb, finish_turn_nb, do_action_nb,
 next_loss_nb and card_step_nb: numba types their few lines in the caller and builds no
 library of their own - and simulate_nb writes play_game_nb's loop out itself. Kernels with
 long bodies (enum_actions_nb, assault_nb, ...) stay separate: inlining them too made the
@@ -156,9 +156,9 @@ from .actions import (
     enum_actions_nb,
 )
 from .play import (
-    _record_nb, advance_nb, apply_nb, begin_turn_nb, builtin_choice_nb, determinize_nb, end_turn_nb,
-    finish_turn_nb, legal_actions_nb, new_game_nb, play_game_nb, play_one_nb, run_until_nb, setup_nb, simulate_nb,
-    step_playouts_nb, step_scores_nb, to_move_nb,
+    DET_TMP, advance_nb, apply_nb, begin_turn_nb, choose_nb, determinize_nb, end_turn_nb,
+    finish_turn_nb, invariant_nb, legal_nb, new_game_nb, play_game_nb, play_one_nb, record_nb, run_until_nb, setup_nb,
+    simulate_nb, playouts_nb, scores_nb, to_move_nb,
 )
 
 __all__ = [
@@ -353,7 +353,6 @@ __all__ = [
     '_modified_roll_nb',
     '_placeable_nb',
     '_put_assault_faces_nb',
-    '_record_nb',
     '_set_nb',
     '_stream_restore_nb',
     '_stream_save_nb',
@@ -370,7 +369,7 @@ __all__ = [
     'bombard_nb',
     'bonus_fast_nb',
     'break_gate_nb',
-    'builtin_choice_nb',
+    'choose_nb',
     'capture_leader_nb',
     'capture_unit_nb',
     'card_phase_nb',
@@ -407,7 +406,7 @@ __all__ = [
     'leader_mask_at_nb',
     'leaders_at_nb',
     'leaders_last_unit_nb',
-    'legal_actions_nb',
+    'legal_nb',
     'load_nb',
     'may_stand_nb',
     'move_leader_nb',
@@ -435,8 +434,8 @@ __all__ = [
     'side_units_nb',
     'simulate_nb',
     'snapshot_nb',
-    'step_playouts_nb',
-    'step_scores_nb',
+    'playouts_nb',
+    'scores_nb',
     'stream_init_nb',
     'take_losses_nb',
     'threat_nb',
@@ -458,4 +457,5 @@ __all__ = [
     'A_CARD', 'CD_LOAD', 'CD_MUSTER', 'CD_STOP', 'CD_TRADE', 'PH_CARD', 'PL_CARDS',
     'card_options_nb', 'card_score_nb', 'card_step_nb',
     'EV_DECISION', 'decision_nb',
+    'DET_TMP', 'invariant_nb', 'record_nb',
 ]

@@ -93,7 +93,7 @@ class MinasTirith(Game):
             from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
-                E._record_nb(compiled.cf, state.st, row, out)
+                E.record_nb(compiled.cf, state.st, row, out)
             simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
         elif n > 0:
             from lotr_sim.kernels.runner import run_range
@@ -144,7 +144,7 @@ class MinasTirith(Game):
                 break
             size *= 4
         out = np.zeros((1, 10 + int(compiled.cf[C.C_NU])), dtype=np.int64)
-        E._record_nb(compiled.cf, st, 0, out)
+        E.record_nb(compiled.cf, st, 0, out)
         row = self._columns(compiled, game_index, out)
         events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, tr[:n], game_index)
         return row, events
@@ -171,19 +171,19 @@ class MinasTirith(Game):
                       pol=policy_array(pols),
                       heur=policy_array({"good": "greedy", "evil": "greedy"}))
         state = State(self.name, int(seed), int(index), pols, arrays)
-        E.new_game_nb(compiled.cf, state.st, state.tr, state.s, np.int64(seed), np.int64(index),
+        E.new_game_nb(compiled.cf, state.st, state.tr, state.act, state.s, np.int64(seed), np.int64(index),
                       np.int64(1 if debug else 0))
         return state
 
     def _list_legal(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
-        return E.legal_actions_nb(compiled.cf, state.st, state.act)
+        return E.legal_nb(compiled.cf, state.st, state.act)
 
     def _apply_legal(self, compiled, state, i):
         from lotr_sim.games.minas_tirith import engine as E
         if state.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'
             E.decision_nb(state.st, state.tr, E.to_move_nb(state.st), state.act, i, np.int64(state.n_legal))
-        E.apply_nb(compiled.cf, state.st, state.tr, state.s, state.pol, state.act, i, state.scr)
+        E.apply_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act, state.scr, state.s, i)
 
     def to_move(self, state):
         from lotr_sim.games.minas_tirith import engine as E
@@ -192,25 +192,25 @@ class MinasTirith(Game):
     def result(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         out = np.zeros((1, 10 + int(compiled.cf[C.C_NU])), dtype=np.int64)
-        E._record_nb(compiled.cf, state.st, 0, out)
+        E.record_nb(compiled.cf, state.st, 0, out)
         return self._columns(compiled, state.index, out)
 
     def invariant_ok(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
-        return bool(E.invariant_ok_nb(compiled.cf, state.st)) and bool(E.walls_ok_nb(compiled.cf, state.st))
+        return bool(E.invariant_nb(compiled.cf, state.st))
 
     def builtin_choice(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         n = self.legal_actions(compiled, state).shape[0]
-        return int(E.builtin_choice_nb(compiled.cf, state.st, compiled.wp, state.pol, state.s,
-                                       state.act, np.int64(n)))
+        return int(E.choose_nb(compiled.cf, compiled.wp, state.pol, state.st, state.act, state.scr, state.s,
+                               np.int64(n)))
 
     def action_scores(self, compiled, state):
         from lotr_sim.games.minas_tirith import engine as E
         n = self.legal_actions(compiled, state).shape[0]
         out = np.zeros(n, dtype=np.float64)
-        E.step_scores_nb(compiled.cf, state.st, compiled.wp, state.heur, state.s, state.act,
-                         np.int64(n), out)
+        E.scores_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.scr, state.s,
+                    np.int64(n), out)
         return out
 
     def heuristic_rows(self, compiled, seat_players):
@@ -254,7 +254,7 @@ class MinasTirith(Game):
         from lotr_sim.games.minas_tirith import engine as E
         self.legal_actions(compiled, state)
         out = np.zeros((len(candidates), int(m)), dtype=np.int64)
-        E.step_playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
+        E.playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
                            np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
         return out
 
@@ -263,7 +263,7 @@ class MinasTirith(Game):
         (MT-3.1) and of the Minas Tirith deck (MT-3.2), the same for both seats (hands lie face
         up, MT-5.1; see minas_tirith/play.py). The piles keep their size and contents."""
         from lotr_sim.games.minas_tirith import engine as E
-        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat))
+        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat), np.zeros(E.DET_TMP, dtype=np.int64))
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):

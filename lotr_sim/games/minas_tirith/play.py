@@ -3,11 +3,11 @@
 Rules: the set-up (MT-2, MT-3: ``setup_nb``), rounds and turns (MT-4: ``advance_nb`` rolls the
 mission dice MT-4.2, ``begin_turn_nb`` draws MT-4.5 and runs the card step MT-5,
 ``finish_turn_nb`` / ``end_turn_nb`` end a turn MT-8.3, and the deck end MT-10.3). The step
-machine (``to_move_nb``, ``legal_actions_nb``, ``apply_nb``, ``builtin_choice_nb``,
+machine (``to_move_nb``, ``legal_nb``, ``apply_nb``, ``choose_nb``,
 ``run_until_nb``) is the whole game: ``play_game_nb`` is its loop; ``simulate_nb`` plays a range
 of games (game i always uses stream (seed, i)), ``play_one_nb`` one traced game.
 lotr_sim.games.minas_tirith.game calls the step machine's kernels directly (they release the
-GIL) and, for a search player, ``step_scores_nb`` and ``step_playouts_nb``: a thin jitted
+GIL) and, for a search player, ``scores_nb`` and ``playouts_nb``: a thin jitted
 wrapper would re-optimise the whole engine below it on a search user's first run.
 
 What a seat cannot know (issue 19, the game contract's hidden information): the order of
@@ -25,7 +25,7 @@ Minas Tirith cards (MT-5.4 b takes from it), the board, the pools and the missio
 (MT-4.2). Traded reinforcement cards leave the game (MT-5.3: never reshuffled), so no other
 pile exists. The combat and mission dice still to be rolled come from the stream, never from
 the state. ``determinize_nb`` deals the two deck orders again from a stream; the search
-player's playouts (``step_playouts_nb``) run on such a copy, so the search sees no more than
+player's playouts (``playouts_nb``) run on such a copy, so the search sees no more than
 its seat; the built-in heuristics read the piles' sizes only (``S_DTOP``, ``S_MTTOP``: the
 bonus option MT-5.4 a is chosen while the deck is not empty; holder cards are played when
 few reinforcement cards are left), never their order. Checked by reading every use of
@@ -57,7 +57,7 @@ from lotr_sim.games.minas_tirith.layout import (
 from lotr_sim.games.minas_tirith.events import (
     STREAM_SIZE, decision_nb, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb,
 )
-from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, side_units_nb
+from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, invariant_nb, side_units_nb
 from lotr_sim.games.minas_tirith.combat import (
     assault_resume_nb, catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
     retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
@@ -120,8 +120,11 @@ def setup_nb(cf, st, s):
     shuffle_range_nb(s, st, O_DORD, nd)   # MT-3: the reinforcement deck
 
 
+DET_TMP = 0     # determinize_nb's scratch (int64): none needed (the common signature has one)
+
+
 @njit(cache=True, _nrt=False)
-def determinize_nb(cf, st, s, seat):
+def determinize_nb(cf, st, s, seat, tmp):
     """Deal again what ``seat`` cannot know, in place, from stream ``s``: the order of the
     reinforcement deck still to draw (MT-3.1, MT-4.5) and of the Minas Tirith deck (MT-3.2,
     MT-5.3, MT-5.4 a). Both piles keep their size and contents (public: the cards not yet
@@ -228,8 +231,9 @@ def advance_nb(cf, st, s):
 
 
 @njit(cache=True, _nrt=False, nogil=True)
-def new_game_nb(cf, st, tr, s, seed, index, debug):
-    """MT-2/MT-3: stream (seed, index), the set-up, resting at the first decision."""
+def new_game_nb(cf, st, tr, act, s, seed, index, debug):
+    """MT-2/MT-3: stream (seed, index), the set-up, resting at the first decision (``act``
+    unused: the common signature, lotr_sim.games.adapter)."""
     stream_init_nb(seed, index, s)
     setup_nb(cf, st, s)
     st[S_DEBUG] = debug
@@ -257,7 +261,7 @@ def to_move_nb(st):
 
 
 @njit(cache=True, _nrt=False, inline="always", nogil=True)
-def legal_actions_nb(cf, st, act):
+def legal_nb(cf, st, act):
     """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
     (0 once the game is over)."""
     if st[S_OVER] != 0:
@@ -284,9 +288,9 @@ def legal_actions_nb(cf, st, act):
 
 
 @njit(cache=True, _nrt=False, inline="always", nogil=True)
-def apply_nb(cf, st, tr, s, pol, act, i, scr):
+def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
     """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
-    next decision (``act`` must hold this state's legal_actions_nb)."""
+    next decision (``act`` must hold this state's legal_nb; ``wp`` unused: the common signature)."""
     side = st[S_SIDE]
     if act[i, 0] == A_DIE or act[i, 0] == A_CARD:
         if act[i, 0] == A_DIE:
@@ -344,9 +348,9 @@ def apply_nb(cf, st, tr, s, pol, act, i, scr):
 
 
 @njit(cache=True, _nrt=False, inline="always", nogil=True)
-def builtin_choice_nb(cf, st, wp, pol, s, act, n):
+def choose_nb(cf, wp, pol, st, act, scr, s, n):
     """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
-    of the ``n`` legal actions in ``act``; returns its index."""
+    of the ``n`` legal actions in ``act``; returns its index (``scr`` unused: the common signature)."""
     side = st[S_SIDE]
     if st[S_PHASE] == PH_DIE:
         slot = choose_die_nb(cf, st, s, pol, side, st[S_USED])
@@ -388,22 +392,23 @@ def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
         seat = to_move_nb(st)
         if (stop_mask >> seat) & 1:
             return seat
-        n = legal_actions_nb(cf, st, act)
-        i = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        n = legal_nb(cf, st, act)
+        i = choose_nb(cf, wp, pol, st, act, scr, s, n)
         decision_nb(st, tr, seat, act, i, n)   # the trace's "decision" event (no-op untraced)
-        apply_nb(cf, st, tr, s, pol, act, i, scr)
+        apply_nb(cf, wp, pol, st, tr, act, scr, s, i)
     return -1
 
 
 @njit(cache=True, _nrt=False)
 def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
     """One whole game (MT-4) with built-in policies: the step machine's loop."""
-    new_game_nb(cf, st, tr, s, seed, index, debug)
+    new_game_nb(cf, st, tr, act, s, seed, index, debug)
     run_until_nb(cf, wp, pol, st, tr, act, scr, s, 0)
 
 
 @njit(cache=True, _nrt=False)
-def _record_nb(cf, st, i, out):
+def record_nb(cf, st, i, out):
+    """One finished game's outcome row (columns in game.py)."""
     out[i, 0] = st[S_WINNER]
     out[i, 1] = st[S_REASON]
     out[i, 2] = st[S_ROUND]
@@ -432,14 +437,14 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     scr = np.zeros(8, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     for i in range(lo, hi):
-        # play_game_nb's loop written out here (legal_actions_nb, builtin_choice_nb and
+        # play_game_nb's loop written out here (legal_nb, choose_nb and
         # apply_nb are inlined): every jitted level re-optimises the whole engine below it
         # when it is compiled, ~5 s of first run each (see engine.py, first-run compile)
-        new_game_nb(cf, st, tr, s, seed, first + i, debug)
+        new_game_nb(cf, st, tr, act, s, seed, first + i, debug)
         while st[S_OVER] == 0:
-            n = legal_actions_nb(cf, st, act)
-            apply_nb(cf, st, tr, s, pol, act, builtin_choice_nb(cf, st, wp, pol, s, act, n), scr)
-        _record_nb(cf, st, i, out)
+            n = legal_nb(cf, st, act)
+            apply_nb(cf, wp, pol, st, tr, act, scr, s, choose_nb(cf, wp, pol, st, act, scr, s, n))
+        record_nb(cf, st, i, out)
 
 
 @njit(cache=True)
@@ -454,7 +459,7 @@ def play_one_nb(cf, wp, pol, seed, index, tr, debug):
 
 
 @njit(cache=True, nogil=True)
-def step_scores_nb(cf, st, wp, pol, s, act, n, out):
+def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     """The heuristic score of each legal action for the seat to move (``pol`` row, which
     must be a heuristic's): actions as choose_action_nb scores them (PASS 0); at a mission-die
     or loss decision the heuristic's pick scores 1, the others 0; at a retreat decision each
@@ -475,7 +480,7 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
             out[i] = retreat_value_nb(cf, st, s, pol, act[i, 1], act[i, 4])
         return
     if st[S_PHASE] >= PH_LOSS:
-        pick = builtin_choice_nb(cf, st, wp, pol, s, act, n)
+        pick = choose_nb(cf, wp, pol, st, act, scr, s, n)
         for i in range(n):
             out[i] = 1.0 if i == pick else 0.0
         return
@@ -485,7 +490,7 @@ def step_scores_nb(cf, st, wp, pol, s, act, n, out):
 
 
 @njit(cache=True, nogil=True)
-def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
+def playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
     """Look-ahead for a search player: for each candidate ``act[cand[c]]`` and each j < m,
     a copy of ``st`` is determinized from the searching seat's point of view (the seat to move
     in ``st``; ``determinize_nb``: the orders of the reinforcement and Minas Tirith decks dealt
@@ -497,6 +502,7 @@ def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
     act2 = np.zeros((MAXA, 6), dtype=np.int64)
     scr2 = np.zeros(8, dtype=np.int64)
     tr = np.zeros(0, dtype=np.int64)
+    tmp = np.zeros(DET_TMP, dtype=np.int64)
     seat = to_move_nb(st)
     for j in range(m):
         for c in range(cand.shape[0]):
@@ -504,8 +510,8 @@ def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
                 st2[k] = st[k]
             st2[S_DEBUG] = 0
             stream_init_nb(seed, j, s2)
-            determinize_nb(cf, st2, s2, seat)
-            apply_nb(cf, st2, tr, s2, pol, act, cand[c], scr2)
+            determinize_nb(cf, st2, s2, seat, tmp)
+            apply_nb(cf, wp, pol, st2, tr, act, scr2, s2, cand[c])
             run_until_nb(cf, wp, pol, st2, tr, act2, scr2, s2, 0)
             out[c, j] = st2[S_WINNER]
 
@@ -513,4 +519,5 @@ def step_playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
 # Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
 from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
 
+_ = invariant_nb   # re-exported: every game's kernels module has the common kernels (games/adapter.py)
 no_literal_dispatch(globals())

@@ -180,15 +180,15 @@ class Position:
         if self.st[E.S_PHASE] < E.PH_LOSS:
             return
         while self.st[E.S_PHASE] >= E.PH_LOSS:
-            n = E.legal_actions_nb(self.cf, self.st, self.act)
-            i = E.builtin_choice_nb(self.cf, self.st, self.comp.wp, self.pol, self.s, self.act, n)
+            n = E.legal_nb(self.cf, self.st, self.act)
+            i = E.choose_nb(self.cf, self.comp.wp, self.pol, self.st, self.act, self.scr, self.s, n)
             self.decide(i)
         E.catapults_check_nb(self.cf, self.st, self.tr)
         E.check_win_nb(self.cf, self.st, self.tr)
 
     def options(self):
-        """The rows of the loss or retreat decision the position rests at (``legal_actions_nb``)."""
-        n = E.legal_actions_nb(self.cf, self.st, self.act)
+        """The rows of the loss or retreat decision the position rests at (``legal_nb``)."""
+        n = E.legal_nb(self.cf, self.st, self.act)
         return self.act[:n].copy()
 
     def decide(self, i):
