@@ -291,7 +291,7 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
 
 
 @njit(cache=True, _nrt=False)
-def choose_nb(cf, wp, pol, st, act, ctx, s, n):
+def choose_nb(cf, wp, pol, st, act, scr, s, n):
     """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
     stream), else the heuristic's best (the first of equal scores)."""
     seat = st[S_CUR]
@@ -299,11 +299,11 @@ def choose_nb(cf, wp, pol, st, act, ctx, s, n):
         return 0
     if pol[seat, PL_TYPE] == 0.0:
         return randint_nb(s, n)
-    prep_nb(cf, st, ctx)
+    prep_nb(cf, st, scr)
     best = 0
-    bv = score_nb(cf, st, wp, pol, act, 0, ctx)
+    bv = score_nb(cf, st, wp, pol, act, 0, scr)
     for i in range(1, n):
-        v = score_nb(cf, st, wp, pol, act, i, ctx)
+        v = score_nb(cf, st, wp, pol, act, i, scr)
         if v > bv:
             bv = v
             best = i
@@ -312,12 +312,12 @@ def choose_nb(cf, wp, pol, st, act, ctx, s, n):
 
 
 @njit(cache=True)
-def scores_nb(cf, wp, pol, st, act, ctx, s, n, out):
-    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores); ``ctx``
+def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores); ``scr``
     is float scratch of ``NCTX`` (``prep_nb`` fills it; ``s`` unused: the common signature)."""
-    prep_nb(cf, st, ctx)
+    prep_nb(cf, st, scr)
     for i in range(n):
-        out[i] = score_nb(cf, st, wp, pol, act, i, ctx)
+        out[i] = score_nb(cf, st, wp, pol, act, i, scr)
 
 
 no_literal_dispatch(globals())

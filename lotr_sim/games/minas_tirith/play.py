@@ -383,14 +383,14 @@ def choose_nb(cf, wp, pol, st, act, scr, s, n):
 
 
 @njit(cache=True, _nrt=False, nogil=True)
-def run_until_nb(cf, wp, pol, st, tr, act, scr, s, stop_mask):
-    """Play built-in policies until a seat in ``stop_mask`` (bit per seat) is to move or the
-    game ends; returns the seat to move (-1: over). ``stop_mask = 0`` plays to the end. A
+def run_until_nb(cf, wp, pol, st, tr, act, scr, s, mask):
+    """Play built-in policies until a seat in ``mask`` (bit per seat) is to move or the
+    game ends; returns the seat to move (-1: over). ``mask = 0`` plays to the end. A
     traced game logs each decision before applying it (``decision_nb``); a decision of a seat
     held in Python is logged by ``MinasTirith._apply_legal``, with the same kernel."""
     while st[S_OVER] == 0:
         seat = to_move_nb(st)
-        if (stop_mask >> seat) & 1:
+        if (mask >> seat) & 1:
             return seat
         n = legal_nb(cf, st, act)
         i = choose_nb(cf, wp, pol, st, act, scr, s, n)
@@ -407,20 +407,20 @@ def play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug):
 
 
 @njit(cache=True, _nrt=False)
-def record_nb(cf, st, i, out):
+def record_nb(cf, st, row, out):
     """One finished game's outcome row (columns in game.py)."""
-    out[i, 0] = st[S_WINNER]
-    out[i, 1] = st[S_REASON]
-    out[i, 2] = st[S_ROUND]
-    out[i, 3] = st[S_TURN]
-    out[i, 4] = st[S_PG]
-    out[i, 5] = st[S_PE]
-    out[i, 6] = st[S_LCAP + EVIL]   # Good leaders lost
-    out[i, 7] = st[S_LCAP + GOOD]   # Evil leaders lost
-    out[i, 8] = st[S_BAD]
-    out[i, 9] = st[S_BADTURN]
+    out[row, 0] = st[S_WINNER]
+    out[row, 1] = st[S_REASON]
+    out[row, 2] = st[S_ROUND]
+    out[row, 3] = st[S_TURN]
+    out[row, 4] = st[S_PG]
+    out[row, 5] = st[S_PE]
+    out[row, 6] = st[S_LCAP + EVIL]   # Good leaders lost
+    out[row, 7] = st[S_LCAP + GOOD]   # Evil leaders lost
+    out[row, 8] = st[S_BAD]
+    out[row, 9] = st[S_BADTURN]
     for u in range(cf[C_NU]):
-        out[i, 10 + u] = st[O_CAPT + u]
+        out[row, 10 + u] = st[O_CAPT + u]
 
 
 @njit(cache=True, nogil=True)
@@ -490,12 +490,12 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
-    """Look-ahead for a search player: for each candidate ``act[cand[c]]`` and each j < m,
+def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
+    """Look-ahead for a search player: for each candidate ``act[cands[c]]`` and each j < m,
     a copy of ``st`` is determinized from the searching seat's point of view (the seat to move
     in ``st``; ``determinize_nb``: the orders of the reinforcement and Minas Tirith decks dealt
     again), applies the candidate, and the built-in policies play to the end, the deal and the
-    chance from stream (seed, j) - the same deal and stream for every candidate (common random
+    chance from stream (key, j) - the same deal and stream for every candidate (common random
     numbers). ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
     st2 = np.empty_like(st)
     s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
@@ -505,13 +505,13 @@ def playouts_nb(cf, wp, pol, st, act, cand, m, seed, out):
     tmp = np.zeros(DET_TMP, dtype=np.int64)
     seat = to_move_nb(st)
     for j in range(m):
-        for c in range(cand.shape[0]):
+        for c in range(cands.shape[0]):
             for k in range(st.shape[0]):
                 st2[k] = st[k]
             st2[S_DEBUG] = 0
-            stream_init_nb(seed, j, s2)
+            stream_init_nb(key, j, s2)
             determinize_nb(cf, st2, s2, seat, tmp)
-            apply_nb(cf, wp, pol, st2, tr, act, scr2, s2, cand[c])
+            apply_nb(cf, wp, pol, st2, tr, act, scr2, s2, cands[c])
             run_until_nb(cf, wp, pol, st2, tr, act2, scr2, s2, 0)
             out[c, j] = st2[S_WINNER]
 

@@ -640,7 +640,7 @@ def to_move_nb(st):
 
 
 @njit(cache=True, _nrt=False, nogil=True)
-def run_until_nb(cf, wp, pol, st, tr, act, buf, s, mask):
+def run_until_nb(cf, wp, pol, st, tr, act, scr, s, mask):
     """Built-in players (``pol[seat]``) play until a seat in ``mask`` is to move (returned)
     or the game ends (-1)."""
     while st[S_PHASE] != OVER:
@@ -648,8 +648,8 @@ def run_until_nb(cf, wp, pol, st, tr, act, buf, s, mask):
         if (mask >> seat) & 1:
             return seat
         n = st[S_NLEGAL]
-        i = choose_nb(cf, wp, pol, st, act, buf, s, n)
-        apply_nb(cf, wp, pol, st, tr, act, buf, s, i)
+        i = choose_nb(cf, wp, pol, st, act, scr, s, n)
+        apply_nb(cf, wp, pol, st, tr, act, scr, s, i)
         if st[S_STEPS] > MAX_STEPS:
             end_game_nb(cf, st, tr, R_CAP)
     return -1

@@ -286,18 +286,18 @@ def _two_brown_nb(cf, st, seat):
 
 
 @njit(cache=True, _nrt=False)
-def choose_nb(cf, wp, pol, st, act, buf, s, n):
+def choose_nb(cf, wp, pol, st, act, scr, s, n):
     """The built-in player's pick among ``n`` legal actions (``pol`` row of the seat to move):
     random draws uniformly from the game's stream; a heuristic takes its first best-scored
-    action (``buf``: float scratch of ``MAXA``, the scores)."""
+    action (``scr``: float scratch of ``MAXA``, the scores)."""
     if n <= 1:
         return 0
     if pol[st[S_SEAT], PL_TYPE] == 0.0:
         return randint_nb(s, n)
-    scores_nb(cf, wp, pol, st, act, buf, s, n, buf)
+    scores_nb(cf, wp, pol, st, act, scr, s, n, scr)
     best = 0
     for i in range(1, n):
-        if buf[i] > buf[best]:
+        if scr[i] > scr[best]:
             best = i
     return best
 
