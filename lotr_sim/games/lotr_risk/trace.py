@@ -1,7 +1,8 @@
 """Decode the LOTR Risk engine's flat trace into JSON events, replay them on a snapshot
-(``replay_check``), and tell the game turn by turn (``account``). The header's ``trace_version``
-is 2 since issue 18 (decision events, hands in snapshots, the set-up roll and deal, the
-trade's bonus territory, power targets, the attack's defender, turns from 1).
+(``replay_check``), and tell the game turn by turn (``account``). The events are those of
+issue 18 (decision events, hands in snapshots, the set-up roll and deal, the trade's bonus
+territory, power targets, the attack's defender, turns from 1); the header is every game's
+(``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 since issue 20).
 
 Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up
 before the first turn) and ``event``. Turns and rounds count from 1 (the set-up is turn 0,

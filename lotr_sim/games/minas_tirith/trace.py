@@ -33,8 +33,9 @@ Events (beyond the issue's list, ``catapult_lost`` and ``discard`` make the trac
 Issue 7 additions, so that a trace can be checked on its own:
 
 * the first event is ``header {game_name, lotr_sim_version, trace_version, config_hash, config,
-  params (those that differ from the defaults), policies, seed, game_index}`` (added by
-  ``MinasTirith.play``; ``round``/``turn`` 0, ``side`` null);
+  params (those that differ from the defaults), policies, seed, game_index, ...}`` (added by
+  ``play``; ``round``/``turn`` 0, ``side`` null; since issue 20 every game's header,
+  ``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 - the events are version 3's);
 * ``assault`` also carries ``witch_king``, ``att_sixes``/``def_sixes`` (the retreat-trigger
   sixes as the engine counted them: natural, or modified under ``retreat_trigger=modified6``)
   and ``att_faces``/``def_faces`` (each side's dice in the order rolled); the result follows

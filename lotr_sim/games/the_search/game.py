@@ -15,7 +15,8 @@ Gwaihir ``(3, direction, region root, 0)``; boat ``(4, 0, 0, 0)``; stop ``(5, 0,
 is possible, TS-7.2); fight ``(6, fighters used 0..2, 0, 0)`` (TS-7.3); Ent ``(7, use 0/1,
 0, 0)``. Cells are ``row * 15 + column`` of the engine's 11 x 15 grid with the Shire at
 (5, 7); ``doom_cell`` (games.parquet and traces alike) is ``row * 8 + column`` of the
-drawn 6 x 8 map, counted from its top-left tile.
+drawn 6 x 8 map, counted from its top-left tile. The kernels of play.py are bound by the
+common numba binding (lotr_sim.games.adapter).
 """
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from lotr_sim.config import GameConfig, Param
-from lotr_sim.games.base import Game
+from lotr_sim.games.adapter import NumbaGame
 from lotr_sim.games.weights import PolicyTable, Weight
+from lotr_sim.kernels.outcomes import Column, OutcomeColumns, game_column
 
 from . import config as C
 from . import layout as L
@@ -45,6 +47,10 @@ OUT_COLS = ("winner", "reason", "rounds", "turns", "points_frodo", "points_sam",
             "tokens_taken_sam", "invariant_broken", "token_sites", "boats_left", "tokens_left_on_map",
             "sites_blue", "sites_brown", "sites_green", "sites_yellow", "tokens_never_placed",
             "doom_distance")
+_INT8 = ("winner", "reason", "reached_doom", "invariant_broken")
+# play.record_nb's columns, in OUT_COLS order after the game index
+COLUMNS = OutcomeColumns(("frodo", "sam"), [game_column()] + [
+    Column(name, np.int8 if name in _INT8 else np.int32, j) for j, name in enumerate(OUT_COLS)])
 
 
 # What ``lotr-sim tune`` may change (every entry of the row but its type); the two hobbits play
@@ -72,7 +78,7 @@ def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     return pol
 
 
-class TheSearch(Game):
+class TheSearch(NumbaGame):
     name = "the-search"
     title = "Lord of the Rings: The Search (two-player tile game)"
     sides = ("frodo", "sam")
@@ -81,6 +87,7 @@ class TheSearch(Game):
     builtin_policies = BUILTIN_POLICIES
     policy_table = TABLE
     default_policies = {"frodo": "tuned", "sam": "tuned"}
+    kernels = "lotr_sim.games.the_search.play"
     notes = (
         "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
         "counts and every [R] rule are reconstructions (lotr-sim params -g the-search).",
@@ -107,150 +114,43 @@ class TheSearch(Game):
     def compile(self, cfg: GameConfig) -> C.Compiled:
         return C.checked(C.compile_config, cfg)
 
-    # ------------------------------------------------------------------------------------
-    def _columns(self, first: int, out: np.ndarray) -> dict[str, np.ndarray]:
-        n = out.shape[0]
-        cols: dict[str, np.ndarray] = {"game": np.arange(first, first + n, dtype=np.int64)}
-        for j, name in enumerate(OUT_COLS):
-            t = np.int8 if name in ("winner", "reason", "reached_doom", "invariant_broken") else np.int32
-            cols[name] = out[:, j].astype(t)
-        return cols
-
-    def simulate(self, compiled, policies, seed, first, n, threads=None, debug=False):
-        from lotr_sim.kernels.rng import check_seed
-        from lotr_sim.kernels.runner import resolve_threads
-        from . import play as E
-        check_seed(seed)
-        pols = self.check_policies(policies)
-        out = np.zeros((max(n, 0), E.NOUT), dtype=np.int64)
-        if n > 0 and self.has_generic(pols):
-            from lotr_sim.games.players import simulate_with_players
-
-            def record(state, row):
-                E.record_nb(compiled.cf, state.st, row, out)
-            simulate_with_players(self, compiled, pols, seed, first, n, resolve_threads(threads), record)
-        elif n > 0:
-            from lotr_sim.kernels.runner import run_range
-            run_range(E.simulate_nb, (compiled.cf, compiled.wp, policy_array(pols), np.int64(seed), np.int64(first),
-                                      np.int64(1 if debug else 0)), n, resolve_threads(threads), out)
-        return self._columns(first, out)
-
-    def play(self, compiled, policies, seed, game_index, debug=False):
-        from lotr_sim.kernels.rng import check_seed
-        from lotr_sim.games.players import play_state
-        from . import play as E
-        from .trace import decode
-        check_seed(seed)
-        pols = self.check_policies(policies)
-        size = 1 << 18
-        while True:
-            state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
-            if state.tr[1] == 0:
-                break
-            size *= 4
-        out = np.zeros((1, E.NOUT), dtype=np.int64)
-        E.record_nb(compiled.cf, state.st, 0, out)
-        events = [self.trace_header(compiled, pols, seed, game_index)] + decode(compiled, state.tr, game_index)
-        return self._columns(game_index, out), events
-
-    # -- the step machine ------------------------------------------------------------------
-    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
-        from lotr_sim.games.step import State, trace_size
-        from lotr_sim.kernels.rng import STATE_SIZE, check_seed
+    # -- the adapter's parts (lotr_sim.games.adapter) -------------------------------------------
+    def _state_arrays(self, compiled, trace):
+        from lotr_sim.kernels.rng import STATE_SIZE
         from lotr_sim.kernels.tracebuf import new_trace
-        from . import play as E
-        from .layout import MAXA, ST_SIZE
-        check_seed(seed)
-        pols = self.check_policies(policies)
-        size = trace_size(trace, 1 << 18)
-        arrays = dict(st=np.zeros(ST_SIZE, dtype=np.int64), s=np.zeros(STATE_SIZE, dtype=np.uint64),
-                      tr=new_trace(size), act=np.zeros((MAXA, 4), dtype=np.int64),
-                      buf=np.zeros(MAXA, dtype=np.float64), pol=policy_array(pols),
-                      heur=policy_array({"frodo": "greedy", "sam": "greedy"}))
-        state = State(self.name, int(seed), int(index), pols, arrays)
-        E.new_game_nb(compiled.cf, state.st, state.tr, state.act, state.s, np.int64(seed), np.int64(index),
-                      np.int64(1 if debug else 0))
-        state.n_legal = -1
-        return state
+        return dict(st=np.zeros(L.ST_SIZE, dtype=np.int64), s=np.zeros(STATE_SIZE, dtype=np.uint64),
+                    tr=new_trace(trace), act=np.zeros((L.MAXA, 4), dtype=np.int64),
+                    scr=np.zeros(L.MAXA, dtype=np.float64))   # the heuristic's scores (policies.choose_nb)
 
-    def _list_legal(self, compiled, state):
-        from . import play as E
-        return E.legal_nb(compiled.cf, state.st, state.act)
+    def _policy_rows(self, compiled, seat_players):
+        return policy_array(dict(zip(self.sides, seat_players)))
 
-    def _apply_legal(self, compiled, state, i):
-        from . import play as E
-        E.apply_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act, state.buf, state.s, i)
+    def _out_width(self, compiled):
+        from .play import NOUT
+        return NOUT
 
-    def to_move(self, state):
-        from .layout import OVER, S_PHASE, S_SEAT
-        return -1 if state.st[S_PHASE] == OVER else int(state.st[S_SEAT])
+    def _outcome_columns(self, compiled):
+        return COLUMNS
 
-    def result(self, compiled, state):
-        from . import play as E
-        out = np.zeros((1, E.NOUT), dtype=np.int64)
-        E.record_nb(compiled.cf, state.st, 0, out)
-        return self._columns(state.index, out)
-
-    def invariant_ok(self, compiled, state):
-        from . import play as E
-        return bool(E.invariant_nb(compiled.cf, state.st))
-
-    def builtin_choice(self, compiled, state):
-        from . import policies as P
-        n = self.legal_actions(compiled, state).shape[0]
-        return int(P.choose_nb(compiled.cf, compiled.wp, state.pol, state.st, state.act, state.buf, state.s,
-                               np.int64(n)))
-
-    def action_scores(self, compiled, state):
-        from . import policies as P
-        n = self.legal_actions(compiled, state).shape[0]
-        out = np.zeros(n, dtype=np.float64)
-        P.scores_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.buf, state.s, np.int64(n), out)
-        return out
-
-    def heuristic_rows(self, compiled, seat_players):
-        return policy_array(dict(zip(self.sides, map(self.engine_player, seat_players))))
-
-    def heuristic_choice(self, compiled, state):
-        scores = self.action_scores(compiled, state)
-        return int(np.argmax(scores)) if scores.shape[0] else 0
+    def _decode(self, compiled, state, game_index):
+        from .trace import decode
+        return decode(compiled, state.tr, game_index)
 
     def decision_kind(self, compiled, state):
-        from .layout import DECISIONS, OVER, S_DK, S_PHASE
-        return "over" if state.st[S_PHASE] == OVER else DECISIONS[int(state.st[S_DK])]
+        return "over" if state.st[L.S_PHASE] == L.OVER else L.DECISIONS[int(state.st[L.S_DK])]
 
     def pass_action(self, compiled, state):
-        from .layout import A_STOP, DK_ENT, DK_FIGHT, DK_MOVE, S_DK
-        dk = int(state.st[S_DK])
-        if dk == DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
-            return 0 if int(self.legal_actions(compiled, state)[0, 0]) == A_STOP else -1
-        return 0 if dk in (DK_FIGHT, DK_ENT) else -1
-
-    def run_builtin(self, compiled, state, stop_seats):
-        from . import play as E
-        mask = 0
-        for seat in stop_seats:
-            mask |= 1 << int(seat)
-        seat = int(E.run_until_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
-                                  state.buf, state.s, np.int64(mask)))
-        state.n_legal = -1
-        return seat
-
-    def playouts(self, compiled, state, candidates, m, key):
-        from . import play as E
-        self.legal_actions(compiled, state)
-        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
-        E.playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
-                      np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
-        return out
+        dk = int(state.st[L.S_DK])
+        if dk == L.DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
+            return 0 if int(self.legal_actions(compiled, state)[0, 0]) == L.A_STOP else -1
+        return 0 if dk in (L.DK_FIGHT, L.DK_ENT) else -1
 
     def _redeal(self, compiled, state, seat, s):
         """Hidden in The Search (``determinize``; ``play.determinize_nb``): the rival's hand
         with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown tokens on the map
         with the brown stack (TS-2.2, TS-4.3, TS-6.5), and the order of the other token stacks.
         Counts, the map, the seat's own hand and every face-up token stay."""
-        from . import play as E
-        E.determinize_nb(compiled.cf, state.st, s, np.int64(seat), np.zeros(E.DET_TMP, dtype=np.int64))
+        super()._redeal(compiled, state, seat, s)
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):
@@ -260,18 +160,3 @@ class TheSearch(Game):
     def replay_check(self, compiled, events):
         from .trace import replay_check
         return replay_check(compiled, events)
-
-    def trace_header(self, compiled, policies, seed, game_index) -> dict:
-        """The first event of every trace: game, version, config hash and file, parameters
-        that differ from the defaults, policies, seed, game index."""
-        from lotr_sim import __version__
-        from lotr_sim.games.players import player_settings
-        meta = getattr(compiled, "meta", {}) or {}
-        return {"game": int(game_index), "round": 0, "turn": 0, "side": None, "event": "header",
-                "trace_version": 2, "game_name": self.name, "lotr_sim_version": __version__,
-                "config_hash": meta.get("config_hash"), "config": meta.get("config"),
-                "params": dict(meta.get("params", {})), "policies": dict(policies),
-                "seed": int(seed), "game_index": int(game_index),
-                "players": {p: player_settings(p) for p in dict(policies).values() if player_settings(p)},
-                "weights": self.player_weights(policies),
-                "rules": "docs/rules/the-search.md"}
