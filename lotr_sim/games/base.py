@@ -1,6 +1,8 @@
 """The seam between games and the experiment layer.
 
-Every game is one ``Game`` subclass registered in ``registry.py``. The experiment layer
+Every game is one ``Game`` subclass registered in ``registry.py`` (a game with a numba
+engine subclasses ``lotr_sim.games.adapter.NumbaGame``, which binds this surface to the
+engine's common kernels once). The experiment layer
 (run, sweep, compare, balance, bench, reports) only ever calls this surface: it asks for
 "games first..first+n of this config" and adds up the outcomes; it never looks inside a
 game. Game ``i`` always uses random stream ``(seed, i)`` (``lotr_sim.kernels.rng``), so any
