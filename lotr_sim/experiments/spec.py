@@ -27,10 +27,16 @@ class Point:
     value: str                       # the varied value as text ("" for baseline)
     sets: dict[str, Any]             # rule parameter overrides of this point (beyond base)
     policies: dict[str, str]         # full policy assignment
+    # also a cell of the pairings table: a pairing equal to this point (the baseline, a
+    # players point or a grid cell on the baseline rules) is not played again
+    pairing: bool = False
 
     def as_dict(self) -> dict:
-        return dict(index=self.index, label=self.label, varied=self.varied, value=self.value,
-                    sets=self.sets, policies=self.policies)
+        d = dict(index=self.index, label=self.label, varied=self.varied, value=self.value,
+                 sets=self.sets, policies=self.policies)
+        if self.pairing:
+            d["pairing"] = True
+        return d
 
 
 @dataclass
@@ -321,7 +327,7 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
 
     cfgs: list = [base_cfg]
     points = [Point(0, "baseline", "baseline", "", {}, base_pol)]
-    seen = {json.dumps([base_cfg.hash, base_pol], sort_keys=True)}
+    seen = {json.dumps([base_cfg.hash, base_pol], sort_keys=True): points[0]}
 
     def add(label, varied, value, sets_pol):
         sets, pol = make(sets_pol)
@@ -331,9 +337,11 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
         sets = {k: cfg.params[k] for k in sets}
         key = json.dumps([cfg.hash, pol], sort_keys=True)
         if key in seen:
+            if varied == "pairings":
+                seen[key].pairing = True
             return
-        seen.add(key)
         points.append(Point(len(points), label, varied, value, sets, pol))
+        seen[key] = points[-1]
         cfgs.append(cfg)
 
     if spec.grid:
@@ -348,7 +356,8 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
                 add(f"{name}={_canon(v)}", name, _canon(v), {name: v})
     if spec.pairings:
         # the baseline rules under every pairing of policies (the baseline's own pairing and
-        # any pairing already swept are not played twice: they are found by their policies)
+        # any pairing already swept, one at a time or as a grid cell, are not played twice:
+        # that point is marked ``pairing`` and the pairings table reads its row)
         sides = list(game.sides)
         names = pairing_players(game, spec.pairings)
         for combo in itertools.product(*[names] * len(sides)):

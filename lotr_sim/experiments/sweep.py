@@ -31,7 +31,10 @@ precision loop and the final rows read the chunk files one at a time, folding th
 (``tally_point``); ``games.parquet`` is written chunk by chunk. A sweep whose chunk files
 cannot fit the free disk is refused up front (``check_disk``), so a huge run is only long.
 With ``pairings`` the baseline rules are also played under every pairing of the game's
-policies; the verdict (``experiments.verdict``) is returned in ``SweepResult.verdict``.
+policies; the verdict (``experiments.verdict``) is returned in ``SweepResult.verdict``. A
+pairing equal to a point already swept (a players dimension, one at a time or in a grid) is not
+played again: that point's row (``baseline_rules`` true) is its cell in the pairings table. In
+paired mode such a point keeps its lever's goal (its paired change against the baseline).
 """
 from __future__ import annotations
 
@@ -492,6 +495,10 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
                 half_width(what, pair.n, 0, pair.n10, pair.n01)
             row.update(precision_on=what, half_width=h, target_half_width=goal, precision_met=bool(h <= goal))
         row["dims"] = _json_dims(spec, cfgs[p.index], p)
+        # on the baseline's rules (a cell of the pairings table when its players are a pairing:
+        # a grid cell equal to a pairing is played once, here, and read by both)
+        row["baseline_rules"] = bool(cfgs[p.index].hash == cfgs[0].hash)
+        row["pairing"] = bool(p.pairing or p.varied == "pairings")
         rows.append(row)
     results = pd.DataFrame(rows)
     atomic_write_parquet(outp / "results.parquet", results)

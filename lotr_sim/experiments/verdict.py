@@ -322,18 +322,39 @@ def levers(df, o0: str) -> list[dict]:
     return out
 
 
+def on_baseline_rules(r) -> bool:
+    """Is this point (a results row) played on the baseline's rules? Its ``baseline_rules``
+    column says so (its configuration's hash is the baseline's: a grid cell whose rule
+    dimensions sit at their baseline values, or whose only dimensions are players, is one);
+    results written before that column: no rule override and not a grid point."""
+    v = r.get("baseline_rules") if hasattr(r, "get") else None
+    if v is not None and not (isinstance(v, float) and math.isnan(v)):
+        return bool(v)
+    return not _json_field(r["params"]) and r.get("varied") != "grid"
+
+
+def played_pairings(df) -> bool:
+    """Did the sweep play a pairings table (``--pairings``)? Some row is a pairing point, or
+    (``pairing`` column) another point serves as one: with a grid over both sides' players
+    every pairing may be a grid cell."""
+    if "varied" in df and (df["varied"] == "pairings").any():
+        return True
+    return bool("pairing" in df and df["pairing"].fillna(False).astype(bool).any())
+
+
 def _baseline_rule_rows(df):
-    """(row, policies) of every point played on the baseline rules (no rule override, not a
-    grid point): the points of a pairings table."""
+    """(row, policies) of every point played on the baseline rules (``on_baseline_rules``):
+    the points of a pairings table. A pairing equal to a grid cell is that grid cell's row
+    (``spec.build_points`` plays it once)."""
     for _, r in df.iterrows():
-        if _json_field(r["params"]) or r.get("varied") == "grid":
+        if not on_baseline_rules(r):
             continue
         yield r, _json_field(r["policies"])
 
 
 def pairing_cells(df, sides) -> list[dict]:
-    """Good's win rate at every pairing of policies played on the baseline rules (points
-    with no rule override), ``[{policies, rate, lo, hi, games, label}]``, with ``draw``,
+    """Good's win rate at every pairing of policies played on the baseline rules
+    (``on_baseline_rules``; the first such row of each pairing), ``[{policies, rate, lo, hi, games, label}]``, with ``draw``,
     ``draw_lo``, ``draw_hi`` when the game has a draw outcome."""
     if "params" not in df or "policies" not in df:
         return []
@@ -612,7 +633,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
              f"AI players: {_players(pol, sides)}."]
 
     pairings = None
-    if (df.get("varied") == "pairings").any() if "varied" in df else False:
+    if played_pairings(df):
         cells = pairing_cells(df, sides)
         if len(cells) > 1:
             lo_c = min(cells, key=lambda c: c["rate"])

@@ -38,6 +38,10 @@ def load_results(folder: str | Path):
         for key in ("policies", "spec"):
             if not isinstance(manifest.get(key, {}), dict):
                 raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a table)")
+    hashes = (manifest.get("config") or {}).get("hashes") if isinstance(manifest.get("config"), dict) else None
+    if "baseline_rules" not in df and isinstance(hashes, dict) and "label" in df and "baseline" in hashes:
+        # results written before the column: the manifest's configuration hashes tell
+        df["baseline_rules"] = [hashes.get(str(lb)) == hashes["baseline"] for lb in df["label"]]
     return df, manifest
 
 

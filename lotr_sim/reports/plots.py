@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lotr_sim.experiments.verdict import dim_entries, grid_cells, is_integer, is_numeric, swept_dims
+from lotr_sim.experiments.verdict import (dim_entries, grid_cells, is_integer, is_numeric, played_pairings,
+                                          swept_dims)
 
 
 def new_figure(figsize=(6, 4)):
@@ -373,7 +374,7 @@ def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None)
                     f"Tornado chart: the levers ranked by their paired change of {_name(o0)}'s win rate"))
     if ladder and len(ladder) > 1:
         out.append(("ladder", plot_ladder(ladder, o0), f"Skill ladder: {_name(o0)}'s win rate as play gets stronger"))
-    if "varied" in df and (df["varied"] == "pairings").any():
+    if played_pairings(df):
         f = plot_pairings(df, o0, sides)
         if f is not None:
             out.append(("pairings", f, f"{_name(o0)} win rate by AI pairing"))

@@ -214,9 +214,10 @@ def pairing_matrix(df, sides) -> tuple[list[str], list[str], dict]:
     """``(row policies, column policies, {(row, col): row of df})`` of the points played on
     the baseline rules, by the first side's (rows) and second side's (columns) policy; rows
     and columns weak to strong (``pairing_order``)."""
+    from lotr_sim.experiments.verdict import on_baseline_rules
     cells: dict = {}
     for _, r in df.iterrows():
-        if json.loads(r["params"]) or r.get("varied") == "grid":
+        if not on_baseline_rules(r):
             continue
         pol = json.loads(r["policies"])
         key = (pol.get(sides[0]), pol.get(sides[1]))
@@ -282,11 +283,13 @@ def pairings_rich(df, outcomes, sides):
     interval."""
     from rich import box
     from rich.table import Table
-    if "varied" not in df or not (df["varied"] == "pairings").any():
+    from lotr_sim.experiments.verdict import played_pairings
+    if not played_pairings(df):
         return None
     o0 = outcomes[0]
     rws, cols, cells = pairing_matrix(df, sides)
-    draws = draws_shown(df[[bool(_is_pairing(r)) or r["point"] == 0 for _, r in df.iterrows()]], outcomes)
+    shown = {int(r["point"]) for r in cells.values()}    # the rows in the table: pairings, baseline, grid cells
+    draws = draws_shown(df[df["point"].astype(int).isin(shown)], outcomes)
     title = f"{_name(o0)} win rate % by AI pairing"
     caption = f"rows: {_name(sides[0])}'s AI, columns: {_name(sides[1])}'s AI, weak to strong"
     if draws:

@@ -375,3 +375,51 @@ def test_final_aggregation_reads_chunk_files_one_at_a_time(fake, tmp_path, monke
                 assert got[k] == pytest.approx(v, nan_ok=True), k
             else:
                 assert got[k] == v, k
+
+
+@pytest.mark.parametrize("dims", [["good=random,greedy"], ["good=random,greedy", "strength=5,7"],
+                                  ["good=random,greedy", "evil=random,greedy"]],
+                         ids=["players-only", "players-and-rule-at-default", "both-sides"])
+def test_grid_cell_equal_to_a_pairing_is_in_the_pairings(fake, tmp_path, dims):
+    """A grid over a player (with or without a rule at its default) plus --pairings: the
+    grid cell Good random v Evil greedy on the baseline rules *is* that pairing. It is played
+    once (its games serve both) and it is in the pairings table, the heat map and the
+    verdict's cells; no pooled figure counts its games twice."""
+    from lotr_sim.reports.tables import pairing_matrix
+    args = ["sweep", "-g", "fake", "-q", "--json", "--grid", "-n", "1000", "--pairings", "-o", str(tmp_path / "g")]
+    for d in dims:
+        args += ["-p", d]
+    r = _run_cli(args)
+    assert r.exit_code == 0, r.output
+    js = json.loads(r.stdout)
+    rows = js["results"]
+    grid_cell = [x for x in rows if x["varied"] == "grid"
+                 and json.loads(x["policies"]) == {"good": "random", "evil": "greedy"}
+                 and not {k: v for k, v in json.loads(x["params"]).items() if v != 5}]
+    assert len(grid_cell) == 1
+    grid_cell = grid_cell[0]
+    assert grid_cell["pairing"] and grid_cell["baseline_rules"]
+    # played once: no pairings point with the same players
+    pair_pols = [json.loads(x["policies"]) for x in rows if x["varied"] == "pairings"]
+    assert {"good": "random", "evil": "greedy"} not in pair_pols
+    cells = js["verdict"]["pairings"]["cells"]
+    assert len(cells) == 4, [c["policies"] for c in cells]
+    c = [c for c in cells if c["policies"] == {"good": "random", "evil": "greedy"}]
+    assert len(c) == 1 and c[0]["games"] == grid_cell["games"] and c[0]["rate"] == grid_cell["rate_good"]
+    assert "across 4 pairings" in js["verdict"]["pairings"]["text"]
+    df = pd.read_parquet(tmp_path / "g" / "results.parquet")
+    rws, cols, m = pairing_matrix(df, ["good", "evil"])
+    assert set(m) == {(a, b) for a in ("random", "greedy") for b in ("random", "greedy")}
+    assert int(m[("random", "greedy")]["point"]) == grid_cell["point"]
+    # no double counting: one row per played point, the total is the sum of the rows
+    man = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert man["games_total"] == int(df["games"].sum()) == 1000 * len(df)
+    assert len(df) == len(set(df["label"]))
+    r = _run_cli(["report", str(tmp_path / "g")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "g" / "plots" / "pairings.png").is_file()
+    # a folder written before the columns: the report reads the rules from the manifest's hashes
+    from lotr_sim.reports.build import load_results
+    df.drop(columns=["baseline_rules"]).to_parquet(tmp_path / "g" / "results.parquet")
+    old, _ = load_results(tmp_path / "g")
+    assert set(pairing_matrix(old, ["good", "evil"])[2]) == set(m)
