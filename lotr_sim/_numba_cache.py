@@ -131,8 +131,19 @@ def _writable(d: Path) -> bool:
         return False
 
 
+def opt_suffix() -> str:
+    """numba's cache index keys a kernel on its signature, the CPU and its source file, not
+    on ``NUMBA_OPT``: a kernel compiled at another optimisation level would be served to
+    every later run (``NUMBA_OPT=0`` compiles about a third faster but plays slower,
+    ``benchmarks/compile_times.py opt``). A level other than numba's default (3) gets its
+    own directory: ``-opt0`` .. ``-opt2``, ``-optmax``."""
+    opt = os.environ.get("NUMBA_OPT", "").strip().lower()
+    return "" if opt in ("", "3") else f"-opt{re.sub(r'[^0-9a-z]', '', opt)}"
+
+
 def configure_numba_cache() -> str | None:
-    """Set NUMBA_CACHE_DIR (when unset) to a writable, source-keyed directory."""
+    """Set NUMBA_CACHE_DIR (when unset) to a writable, source-keyed directory (one per
+    ``NUMBA_OPT`` level: ``opt_suffix``)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return os.environ["NUMBA_CACHE_DIR"]
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -141,7 +152,7 @@ def configure_numba_cache() -> str | None:
     key = None
     for c in candidates:
         key = key or _memo_source_hash(c)
-        d = c / key
+        d = c / (key + opt_suffix())
         if _writable(d):
             os.environ["NUMBA_CACHE_DIR"] = str(d)
             return str(d)

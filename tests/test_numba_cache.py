@@ -84,3 +84,21 @@ def test_no_literal_dispatch_still_applies():
     assert getattr(callee, "_lotr_unliteral", False)
     assert caller(np.int64(1)) == 9
     assert len(callee.signatures) == 1, callee.signatures   # one copy, not one per literal
+
+
+def test_numba_opt_level_gets_its_own_cache_directory(monkeypatch, tmp_path):
+    """numba's cache index does not key on NUMBA_OPT: a kernel compiled at -O0 must not be
+    served to a run at the default level (issue 21's NUMBA_OPT measurements)."""
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    default = Path(nc.configure_numba_cache())
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setenv("NUMBA_OPT", "3")
+    assert Path(nc.configure_numba_cache()) == default
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setenv("NUMBA_OPT", "0")
+    opt0 = Path(nc.configure_numba_cache())
+    assert opt0 != default and opt0.name == default.name + "-opt0" and opt0.parent == default.parent
+    monkeypatch.setenv("NUMBA_OPT", "0")    # set by the user: left alone
+    assert nc.configure_numba_cache() == str(opt0)
