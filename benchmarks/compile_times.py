@@ -18,14 +18,16 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
       lowering, LLVM function passes, LLVM module passes (the linked module: the kernel
       and every callee inlined into it) and machine code.
   python benchmarks/compile_times.py opt -g GAME [--levels 0,1,2,3] [-n 20000]
-      NUMBA_OPT per level: cold run and play CPU, then warm games/s (run -n N -j 1).
-  python benchmarks/compile_times.py warm [-g GAME ...] [--repeat N]
-      Cold play / first search game / run with and without LOTR_SIM_WARM=1 (compile the
-      game's entry points in parallel processes first: lotr_sim.warm).
+      NUMBA_OPT per level: cold play and cold run CPU (each from an empty cache), then warm
+      games/s (run -n N -j 1, minus a run of 200 games: noisy, ``speed`` is steadier).
+  python benchmarks/compile_times.py speed -g GAME [--levels 0,1,2,3] [-n 20000] [--rounds 3]
+      NUMBA_OPT per level, in one fresh process each: CPU seconds of the first simulate call
+      (the cold compile of the run path) and games per CPU-second on 1 thread (best of
+      --rounds): the figures of ``opt`` without the noise of process start-up.
 
 ``--json FILE`` writes every figure; the tables go to stdout. Nothing here is part of the
-test suite (tests/test_compile_times.py only checks that the table code runs on the fake
-game).
+test suite (tests/test_compile_times.py runs the compile profile on two tiny kernels). The
+figures of 2026-12-02 and what they say are in README.md ("First run: where the time goes").
 """
 from __future__ import annotations
 
@@ -55,11 +57,12 @@ def _env(cache: str | None, extra: dict | None = None) -> dict:
     return env
 
 
-def run_timed(cmd: list[str], env: dict) -> dict:
-    """Run ``cmd``: wall seconds, and user + sys CPU seconds of it and of the children it
+def run_timed(cmd: list[str], env: dict, cwd: str | Path = ROOT) -> dict:
+    """Run ``cmd`` in ``cwd`` (``python -m`` imports the package from there first, before
+    ``PYTHONPATH``): wall seconds, and user + sys CPU seconds of it and of the children it
     reaped (``os.wait4``, as ``/usr/bin/time``); raises on a non-zero exit."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # drain the pipes in threads so that a chatty child cannot block, then reap with wait4
     import threading
     bufs = {}
@@ -123,34 +126,17 @@ def cmd_cli(args) -> dict:
     return res
 
 
-def cmd_warm(args) -> dict:
-    """Cold commands with and without the parallel warm step, alternating."""
-    res = {}
-    print(f"{'game':<13} {'command':<8} {'warm step':<9} {'cold CPU':>9} {'cold wall':>10}  load")
-    for g in args.game:
-        for what in args.what.split(","):
-            for r in range(args.repeat):
-                for on in (False, True):
-                    x = cold_warm(g, what, {"LOTR_SIM_WARM": "1"} if on else {"LOTR_SIM_WARM": "0"},
-                                  warm=False)
-                    x["load_after"] = _load()
-                    res.setdefault(g, {}).setdefault(what, {}).setdefault("on" if on else "off", []).append(x)
-                    c = x["cold"]
-                    print(f"{g:<13} {what:<8} {'on' if on else 'off':<9} {c['cpu']:9.1f} {c['wall']:10.1f}  "
-                          f"{x['load_after']}", flush=True)
-    return res
-
-
 def cmd_opt(args) -> dict:
     res = {}
     print(f"{'game':<13} {'NUMBA_OPT':>9} {'run cold CPU':>12} {'play cold CPU':>13} {'games/s (1 thread)':>18}")
     for g in args.game:
         for lvl in args.levels.split(","):
             x = {}
+            with tempfile.TemporaryDirectory(prefix="numba-opt-") as cache:   # play from an empty cache too
+                x["play_cold"] = run_timed(cli_cmd(g, "play"), _env(cache, {"NUMBA_OPT": lvl}))
             with tempfile.TemporaryDirectory(prefix="numba-opt-") as cache:
                 env = _env(cache, {"NUMBA_OPT": lvl})
                 x["run_cold"] = run_timed(cli_cmd(g, "run"), env)
-                x["play_cold"] = run_timed(cli_cmd(g, "play"), env)
                 best = None
                 for _ in range(args.rounds):
                     t = run_timed(cli_cmd(g, "run", args.games, threads=1), env)
@@ -161,6 +147,46 @@ def cmd_opt(args) -> dict:
             res.setdefault(g, {})[lvl] = x
             print(f"{g:<13} {lvl:>9} {x['run_cold']['cpu']:12.1f} {x['play_cold']['cpu']:13.1f} "
                   f"{x['throughput']['games_per_s']:18,}", flush=True)
+    return res
+
+
+def _throughput_child(game_name: str, games: int, rounds: int) -> dict:
+    """In a fresh process: the CPU seconds of the first ``simulate`` call (compiles the
+    engine, or loads it), then games per CPU-second of ``simulate`` on 1 thread (best of
+    ``rounds``; CPU, not wall, so that a busy machine costs less accuracy)."""
+    from lotr_sim.api import get_game
+    g = get_game(game_name)
+    c = g.compile(g.load())
+    pols = dict(getattr(g, "default_policies", {}) or {})
+    c0 = time.process_time()
+    g.simulate(c, pols, 1, 0, 2, threads=1)
+    first = time.process_time() - c0
+    best = None
+    for r in range(rounds):
+        c0 = time.process_time()
+        g.simulate(c, pols, 1, 10_000 + r * games, games, threads=1)
+        dt = time.process_time() - c0
+        best = dt if best is None or dt < best else best
+    return dict(game=game_name, numba_opt=os.environ.get("NUMBA_OPT"), first_simulate_cpu=round(first, 2),
+                games=games, best_cpu=round(best, 3), games_per_cpu_s=round(games / best))
+
+
+def cmd_speed(args) -> dict:
+    res = {}
+    print(f"{'game':<13} {'NUMBA_OPT':>9} {'first simulate CPU s':>21} {'games per CPU-s (1 thread)':>27}")
+    for g in args.game:
+        for lvl in args.levels.split(","):
+            with tempfile.TemporaryDirectory(prefix="numba-speed-") as cache:
+                p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "_throughput", g,
+                                    str(args.games), str(args.rounds)],
+                                   env=_env(cache, {"NUMBA_OPT": lvl}), cwd=str(ROOT), capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr[-3000:])
+            x = json.loads(p.stdout.splitlines()[-1])
+            x["load_after"] = _load()
+            res.setdefault(g, {})[lvl] = x
+            print(f"{g:<13} {lvl:>9} {x['first_simulate_cpu']:21.1f} {x['games_per_cpu_s']:27,}  {x['load_after']}",
+                  flush=True)
     return res
 
 
@@ -477,11 +503,11 @@ def cmd_kernels(args) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("cli", "kernels", "opt", "warm"):
+    for name in ("cli", "kernels", "opt"):
         p = sub.add_parser(name)
         p.add_argument("-g", "--game", action="append", choices=GAMES)
         p.add_argument("--json", dest="json_out")
-        if name in ("cli", "warm"):
+        if name == "cli":
             p.add_argument("--what", default="play,search,run")
             p.add_argument("--repeat", type=int, default=1)
         if name == "kernels":
@@ -491,16 +517,29 @@ def main(argv=None):
             p.add_argument("--levels", default="0,1,2,3")
             p.add_argument("-n", "--games", type=int, default=20000)
             p.add_argument("--rounds", type=int, default=2)
+    p = sub.add_parser("speed")
+    p.add_argument("-g", "--game", action="append", choices=GAMES)
+    p.add_argument("--json", dest="json_out")
+    p.add_argument("--levels", default="0,1,2,3")
+    p.add_argument("-n", "--games", type=int, default=20000)
+    p.add_argument("--rounds", type=int, default=3)
     p = sub.add_parser("_profile")
     p.add_argument("game")
+    p = sub.add_parser("_throughput")
+    p.add_argument("game")
+    p.add_argument("games", type=int)
+    p.add_argument("rounds", type=int)
     a = ap.parse_args(argv)
+    if a.cmd == "_throughput":
+        print(json.dumps(_throughput_child(a.game, a.games, a.rounds)))
+        return
     if a.cmd == "_profile":
         r = _profile_child(a.game)
         r["kernels"] = [{k: v for k, v in x.items()} for x in r["kernels"]]
         print(json.dumps(r))
         return
     a.game = a.game or list(GAMES)
-    res = dict(cli=cmd_cli, kernels=cmd_kernels, opt=cmd_opt, warm=cmd_warm)[a.cmd](a)
+    res = dict(cli=cmd_cli, kernels=cmd_kernels, opt=cmd_opt, speed=cmd_speed)[a.cmd](a)
     res = dict(command=a.cmd, argv=sys.argv[1:], date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                cpus=os.cpu_count(), results=res)
     if a.json_out:
