@@ -134,9 +134,9 @@ def _writable(d: Path) -> bool:
 def opt_suffix() -> str:
     """numba's cache index keys a kernel on its signature, the CPU and its source file, not
     on ``NUMBA_OPT``: a kernel compiled at another optimisation level would be served to
-    every later run (``NUMBA_OPT=0`` compiles about a third faster but plays slower,
-    ``benchmarks/compile_times.py opt``). A level other than numba's default (3) gets its
-    own directory: ``-opt0`` .. ``-opt2``, ``-optmax``."""
+    every later run (Minas Tirith at ``NUMBA_OPT=1``: plays 11% slower for no measurable
+    compile saving; README "First run: where the time goes"). A level other than numba's
+    default (3) gets its own directory: ``-opt0`` .. ``-opt2``, ``-optmax``."""
     opt = os.environ.get("NUMBA_OPT", "").strip().lower()
     return "" if opt in ("", "3") else f"-opt{re.sub(r'[^0-9a-z]', '', opt)}"
 
