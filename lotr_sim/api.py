@@ -227,17 +227,21 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
          sigma: float = 0.2, final_games: int = 2000, sets: Sequence[str] | Mapping[str, Any] | None = None,
          config: str | None = None, threads: int | None = None, out: str | Path | None = None,
          resume: str | Path | None = None, scheduler: str | None = None, cluster: str | None = None,
-         workers: int | None = None, progress: bool = False):
+         workers: int | None = None, progress: bool = False, sides: Sequence[str] | None = None,
+         start: str | None = None, opponents: Sequence[str] | None = None):
     """Tune the game's heuristic weights by CMA-ES self-play against greedy and the best
     weights so far, ``games`` paired games per side and opponent for each candidate of each of
     ``generations`` generations; then the best weights against greedy on every side on
     ``final_games`` fresh games. Writes ``tuned.toml`` (weights with provenance), which
     ``policies={"good": "tuned:PATH"}`` reads. Resumable (``resume``), runs on Dask.
+    ``sides`` tunes only those sides (the others keep ``start``'s weights, default greedy's);
+    ``opponents`` is the pool (default greedy and the best so far, ``("greedy", "best")``).
     Returns a ``TuneResult`` (``lotr_sim.experiments.tune``)."""
     from lotr_sim.experiments.tune import tune as _tune
     return _tune(get_game(game), config=config, sets=sets, seed=seed, generations=generations, games=games,
                  popsize=popsize, sigma=sigma, final_games=final_games, threads=threads, scheduler=scheduler,
-                 cluster=cluster, workers=workers, out=out, resume=resume, progress=progress)
+                 cluster=cluster, workers=workers, out=out, resume=resume, progress=progress,
+                 sides=sides, start=start, opponents=opponents)
 
 
 def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],

@@ -67,6 +67,30 @@ def test_inline_greedy_plays_greedys_games_and_other_weights_do_not(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_every_tunable_weight_reaches_the_engine(name):
+    """No dead weight: moving any one weight of any side to one end of its range changes
+    some of 300 games (any outcome column), so the tuner never searches a weight the heuristic
+    ignores (e.g. a new weight declared in the table but not read by the kernel)."""
+    g = api.get_game(name)
+    t = g.policy_table
+    comp = g.compile(g.load())
+    base = {s: "greedy" for s in g.sides}
+    a = g.simulate(comp, base, 3, 0, 300, threads=1)
+    rows = t.rows("greedy")
+    dead = []
+    for side, w in t.slots(t.tuned_sides):
+        changed = False
+        for end in (w.lo, w.hi):     # either end: a weight may matter in one direction only
+            moved = {s: r.copy() for s, r in rows.items()}
+            moved[side][w.index] = end
+            c = g.simulate(comp, dict(base, **{side: t.inline_name(moved)}), 3, 0, 300, threads=1)
+            changed = changed or not all(np.array_equal(a[k], c[k]) for k in a if k != "game")
+        if not changed:
+            dead.append(f"{side}.{w.name}")
+    assert not dead, f"{name}: these weights change none of 300 games: {dead}"
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_shipped_tuned_weights_load_and_name_the_default_rules(name):
     """``tuned`` is the shipped file; it names the rules it was tuned for. When this fails
     after a change of a default rule, re-tune: lotr-sim tune -g GAME, then copy its tuned.toml
@@ -165,6 +189,11 @@ def test_tune_bad_input_is_one_line(tmp_path):
         (["tune", "-g", "minas-tirith", "--sigma", "2"], "--sigma"),
         (["tune", "-g", "minas-tirith", "--resume", str(tmp_path / "nothing")], "no tune run"),
         (["tune", "-g", "no-such-game"], "no-such-game"),
+        (["tune", "-g", "minas-tirith", "--sides", "orcs"], "--sides: no side 'orcs'"),
+        (["tune", "-g", "the-search", "--sides", "sam"], "--sides: "),
+        (["tune", "-g", "minas-tirith", "--start", "search"], "--start"),
+        (["tune", "-g", "minas-tirith", "--opponents", "best,greedy"], "--opponents"),
+        (["tune", "-g", "minas-tirith", "--opponents", "greedy,nobody"], "--opponents: 'nobody'"),
     ]
     for args, what in cases:
         code, _, err = _cli(args)
@@ -212,3 +241,28 @@ def test_tied_sides_are_tuned_on_every_side(tmp_path, monkeypatch):
     assert all(sides == ("frodo", "sam") for _, _, sides, _ in seen)
     played = sum(p * o * len(s) * n for p, o, s, n in seen)      # the final check included
     assert api.get_game("the-search").policy_table.read(res.path).provenance["games"] == played
+
+
+def test_one_side_tuned_from_a_start_player_against_its_own_pool(tmp_path, monkeypatch):
+    """--sides good --start tuned --opponents greedy: only Good's weights move, Evil keeps the
+    start player's, every candidate plays Good only and meets greedy only; the file says so."""
+    from lotr_sim.experiments import tune as T
+    real, seen = T._score_games, []
+
+    def spy(game, be, compiled, seed, first, n, players, opponents, sides, *rest):
+        seen.append((tuple(opponents), tuple(sides)))
+        return real(game, be, compiled, seed, first, n, players, opponents, sides, *rest)
+
+    monkeypatch.setattr(T, "_score_games", spy)
+    res = api.tune("minas-tirith", generations=2, games=20, popsize=2, final_games=20, out=tmp_path / "t",
+                   sides=["good"], start="tuned", opponents=["greedy"])
+    gen = seen[:-1]                          # the last call is the final check on every side
+    assert len(gen) == 2 and all(o == ("greedy",) and s == ("good",) for o, s in gen)
+    t = api.get_game("minas-tirith").policy_table
+    got, start = t.read(res.path), t.rows("tuned")
+    assert np.array_equal(got.rows["evil"], start["evil"])
+    assert not np.array_equal(got.rows["good"], start["good"])
+    prov = got.provenance
+    assert prov["tuned_sides"] == ["good"] and prov["start"] == "tuned" and prov["opponents"] == "greedy"
+    played = sum(1 for _ in gen) * (2 + 2) * 20 + 2 * 20 * 2   # 4 players a generation; final: 2 x 2 sides
+    assert prov["games"] == played

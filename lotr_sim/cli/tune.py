@@ -25,6 +25,15 @@ def tune(
     popsize: Optional[int] = typer.Option(None, "--popsize", parser=parse_count,
                                           help="Candidates per generation (default CMA-ES's 4 + 3 ln d)."),
     sigma: float = typer.Option(0.2, "--sigma", help="Initial step, as a share of each weight's range."),
+    sides: Optional[str] = typer.Option(None, "--sides",
+                                        help="Tune only these sides' weights, comma-separated (default: "
+                                             "every side); the candidates play only these sides."),
+    start: Optional[str] = typer.Option(None, "--start",
+                                        help="Start from this player's weights; the sides not tuned keep "
+                                             "them (default greedy; e.g. tuned)."),
+    opponents: Optional[str] = typer.Option(None, "--opponents",
+                                            help="The pool each candidate meets, comma-separated (default "
+                                                 "greedy,best: greedy and the best weights so far)."),
     seed: int = seed_option(),
     sets: List[str] = sets_option(),
     players: Optional[int] = players_option(),
@@ -54,7 +63,8 @@ def tune(
     res = api.tune(g, generations=generations, games=games, seed=seed, popsize=popsize, sigma=sigma,
                    final_games=final_games, sets=players_sets(game, sets, players) or None,
                    config=str(config) if config else None, threads=threads, out=out, resume=resume,
-                   scheduler=scheduler, cluster=cluster, workers=workers, progress=not quiet and not as_json)
+                   scheduler=scheduler, cluster=cluster, workers=workers, progress=not quiet and not as_json,
+                   sides=_names(sides), start=start, opponents=_names(opponents))
     table = g.policy_table
     weights = table.describe(res.name)
     if as_json:
@@ -72,3 +82,8 @@ def tune(
         typer.echo(f"  as {s} v greedy: {100 * x['rate']:.1f}% [{100 * x['lo']:.1f}, {100 * x['hi']:.1f}] "
                    f"of {n:,} games (greedy v greedy {100 * x['greedy_rate']:.1f}%)")
     typer.echo(f"play it with: --policy {g.sides[0]}=tuned:{res.path}")
+
+
+def _names(text: Optional[str]) -> Optional[list[str]]:
+    """A comma-separated option as a list (None when not given)."""
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None

@@ -11,6 +11,13 @@ mean, over opponents and sides, of its side's share of games won (draws count ha
 After the generation the mean replaces the incumbent when it scored more against greedy on
 the same games.
 
+The scope can be narrowed: ``sides`` tunes one side's weights while the others keep those of
+a ``start`` player (``--sides good --start tuned`` improves Good on top of the shipped
+weights), and ``opponents`` replaces the pool (``--opponents greedy,tuned``: fixed opponents,
+``best`` standing for the incumbent). Tuning the sides one at a time gives each side's
+weights their own signal: scored together, a side whose weights gain little is lost in the
+other side's noise (measured in LOTR Risk, issue 19).
+
 The candidates play as inline-weight players (``weights:SIDE=...``), so the local threads
 and the Dask backends run them like any other player, and a result is bit-identical
 whatever the backend or thread count. After every generation the state (CMA-ES with its own
@@ -128,9 +135,17 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
          sigma: float = 0.2, final_games: int = 2000, threads: int | None = None,
          scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
          out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
-         chunk: int = 2000) -> TuneResult:
+         chunk: int = 2000, sides: Sequence[str] | None = None, start: str | None = None,
+         opponents: Sequence[str] | None = None) -> TuneResult:
     """Tune ``game``'s heuristic weights by CMA-ES self-play (see the module docstring) and
-    write ``tuned.toml`` into ``out`` (default ``reports/<game>/tune-<timestamp>/``)."""
+    write ``tuned.toml`` into ``out`` (default ``reports/<game>/tune-<timestamp>/``).
+
+    ``sides`` tunes only those sides' weights (default: every side), and the candidates play
+    only those sides; ``start`` is the player whose weights the search starts from and the
+    other sides keep (default greedy; e.g. ``"tuned"`` to improve one side of the shipped
+    weights); ``opponents`` is the pool each candidate meets (default ``("greedy", "best")``:
+    greedy and the best weights so far; the first must be a fixed player, it decides when the
+    search's mean replaces the best)."""
     try:
         import cma
     except ImportError:  # pragma: no cover - a dependency of the package
@@ -153,6 +168,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
         a = man["args"]
         config, sets, seed, generations, games = a["config"], a["sets"], a["seed"], a["generations"], a["games"]
         final_games, chunk = a["final_games"], a["chunk"]
+        sides, start, opponents = a.get("sides"), a.get("start"), a.get("opponents")
     else:
         check_seed(seed)
         generations = check_count("--generations", generations, 1, 10_000)
@@ -168,14 +184,16 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
             raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
                                f"to continue it or choose another --out")
         st = None
+    sides, start, pool = _check_scope(game, table, sides, start, opponents)
+    play_sides = game.sides if table.tie_sides else sides
     cfg = game.load(config, sets)
     compiled = game.compile(cfg)
-    sides = table.tuned_sides
+    start_rows = table.rows(start)
     lo, hi = _scale(table, sides)
-    base = table.vector(table.rows(table.base), sides)
+    base = table.vector(start_rows, sides)
 
     def rows_of(u: np.ndarray) -> dict[str, np.ndarray]:
-        return table.from_vector(lo + np.clip(u, 0.0, 1.0) * (hi - lo), sides)
+        return table.from_vector(lo + np.clip(u, 0.0, 1.0) * (hi - lo), sides, start_rows)
 
     def name_of(u: np.ndarray) -> str:
         return table.inline_name(rows_of(u))
@@ -193,12 +211,12 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
                    args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
                              seed=int(seed), generations=int(generations), games=int(games),
                              popsize=int(es.popsize), sigma=float(sigma), final_games=int(final_games),
-                             chunk=int(chunk)),
+                             chunk=int(chunk), sides=list(sides), start=start, opponents=list(pool)),
                    weights=[f"{s}.{w.name}" for s, w in table.slots(sides)], status="running")
         st = dict(es=es, best=u0, history=[], manifest=man, gen=0)
     es = st["es"]
     n_players = int(es.popsize) + 2
-    per_gen = n_players * 2 * len(game.sides) * games     # at most: two opponents
+    per_gen = n_players * len(pool) * len(play_sides) * games     # at most: the whole pool
     todo = generations - st["gen"]
     t0 = time.perf_counter()
     played = 0
@@ -211,12 +229,13 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
                     cands = [np.asarray(x) for x in es.ask()]
                     mean = np.asarray(es.mean)
                     players = [name_of(u) for u in cands] + [name_of(mean), name_of(st["best"])]
-                    opponents = ["greedy"] + ([players[-1]] if players[-1] != table.inline_name(
-                        table.rows(table.base)) else [])
-                    # every side plays, even when the sides share one tuned row (tie_sides)
+                    # "best": the incumbent, unless it is still the pool's fixed first opponent
+                    opponents = [p for o in pool for p in ([players[-1]] if o == "best" else [o])
+                                 if o != "best" or players[-1] != table.inline_name(table.rows(pool[0]))]
+                    # every tuned side plays, both when the sides share one tuned row (tie_sides)
                     sc = _score_games(game, be, compiled, seed, g * games, games, players, opponents,
-                                      game.sides, chunk, bar)
-                    n_gen = len(players) * len(opponents) * len(game.sides) * games
+                                      play_sides, chunk, bar)
+                    n_gen = len(players) * len(opponents) * len(play_sides) * games
                     bar.advance(per_gen - n_gen)      # a generation with one opponent ends early
                     played += n_gen
                     st["games_played"] = st.get("games_played", 0) + n_gen
@@ -249,7 +268,8 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
                last_run=dict(games_played=int(played), elapsed_s=round(time.perf_counter() - t0, 3)))
     games_total = st["games_played"] + 2 * final_games * len(game.sides)
     prov = dict(seed=int(seed), generations=int(generations), games_per_match=int(games),
-                popsize=int(es.popsize), games=int(games_total), opponents="greedy and the best so far",
+                popsize=int(es.popsize), games=int(games_total), opponents=_pool_text(pool),
+                tuned_sides=list(sides), start=start,
                 score_v_greedy=round(final["mean_gain"], 5),
                 **{f"{s}_v_greedy": round(final[s]["rate"], 5) for s in game.sides},
                 **{f"{s}_greedy_v_greedy": round(final[s]["greedy_rate"], 5) for s in game.sides},
@@ -259,6 +279,43 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     atomic_write_bytes(outp / STATE, pickle.dumps(st))
     return TuneResult(rows=best, name=name, out=outp, path=path, history=list(st["history"]),
                       final=final, manifest=man)
+
+
+def _check_scope(game, table, sides, start, opponents) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    """The sides to tune, the start player and the opponent pool, checked: one LotrSimError
+    line naming what is wrong."""
+    if sides:
+        sides = tuple(dict.fromkeys(str(s) for s in sides))
+        bad = [s for s in sides if s not in table.sides]
+        if bad:
+            raise LotrSimError(f"--sides: no side '{bad[0]}' in {game.name} (sides: {', '.join(table.sides)})")
+        if table.tie_sides and sides != table.tuned_sides:
+            raise LotrSimError(f"--sides: {game.name}'s sides play one role and share one tuned row; "
+                               "tune them together (leave --sides out)")
+        sides = tuple(s for s in table.sides if s in sides)   # the table's order
+    else:
+        sides = table.tuned_sides
+    start = str(start or table.base)
+    if not table.knows(start):
+        raise LotrSimError(f"--start: '{start}' is not a player {game.name}'s engine plays "
+                           f"(one of {', '.join(table.names)}, tuned:FILE or weights:...)")
+    table.check(start)
+    pool = tuple(str(o) for o in (opponents or ("greedy", "best")))
+    if not pool or pool[0] == "best":
+        raise LotrSimError("--opponents: the first opponent must be a fixed player (e.g. greedy); "
+                           "it decides when the search's mean replaces the best weights")
+    for o in pool:
+        if o != "best" and not table.knows(o):
+            raise LotrSimError(f"--opponents: '{o}' is not a player {game.name}'s engine plays "
+                               f"(one of {', '.join(table.names)}, tuned:FILE, weights:... or best)")
+        if o != "best":
+            table.check(o)
+    return sides, start, pool
+
+
+def _pool_text(pool: Sequence[str]) -> str:
+    names = ["the best so far" if o == "best" else o for o in pool]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _write_history(outp: Path, history: list[dict]) -> None:

@@ -152,13 +152,15 @@ class PolicyTable:
         """The tunable weights of ``rows`` (``sides`` in order, each in the table's order)."""
         return np.array([rows[s][w.index] for s, w in self.slots(sides)])
 
-    def from_vector(self, x: Sequence[float], sides: Sequence[str] | None = None) -> dict[str, np.ndarray]:
-        """Rows from a tunable vector (``sides`` in order); other entries from the base."""
+    def from_vector(self, x: Sequence[float], sides: Sequence[str] | None = None,
+                    start: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """Rows from a tunable vector (``sides`` in order); other entries from ``start``'s
+        rows (default: the base heuristic's)."""
         slots = self.slots(sides)
         x = np.asarray(x, dtype=np.float64)
         if x.size != len(slots):
             raise ValueError(f"{self.game}: {x.size} weights given, {len(slots)} wanted")
-        out = {s: r.copy() for s, r in self.presets[self.base].items()}
+        out = {s: r.copy() for s, r in (start or self.presets[self.base]).items()}
         for (s, w), v in zip(slots, x):
             out[s][w.index] = float(v)
         if self.tie_sides and len(set(s for s, _ in slots)) == 1:
