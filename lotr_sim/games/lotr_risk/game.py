@@ -28,12 +28,15 @@ from lotr_sim.kernels.outcomes import Column, OutcomeColumns, game_column
 BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 
 # policy vector: type (0 random, 1 heuristic), attack threshold (exact P(take it)),
-# concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight
+# concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight;
+# the claim's weights (region share, own neighbour, enemy neighbour, site), the
+# pressure's (nearly-held region, stronghold) and an attack's gain for completing a region
+_SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15)
 _POL = {
-    "random": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
-    "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0),
-    "aggressive": (1.0, 0.4, 1.0, 0.6, 1.0, 1.5),
-    "cautious": (1.0, 0.8, 0.0, 1.3, 1.0, 0.7),
+    "random": (0.0,) * NPOL,
+    "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0) + _SHAPE,
+    "aggressive": (1.0, 0.4, 1.0, 0.6, 1.0, 1.5) + _SHAPE,
+    "cautious": (1.0, 0.8, 0.0, 1.3, 1.0, 0.7) + _SHAPE,
 }
 
 REASONS = ("fellowship", "conquest", "turn_cap")
@@ -46,6 +49,13 @@ TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
     Weight("miss", L.PL_MISS, 0.0, 3.0, "worth of mission territories and sites"),
     Weight("fort", L.PL_FORT, 0.0, 3.0, "worth of a fortify move towards the front"),
     Weight("pow", L.PL_POW, 0.0, 3.0, "worth of power: cards, strongholds, continents"),
+    Weight("creg", L.PL_CREG, 0.0, 6.0, "claim: worth of the share of its region already held"),
+    Weight("cadj", L.PL_CADJ, 0.0, 2.0, "claim: worth of each own neighbour"),
+    Weight("cene", L.PL_CENE, -1.0, 2.0, "claim: cost of each enemy neighbour"),
+    Weight("csite", L.PL_CSITE, 0.0, 3.0, "claim: worth of a site"),
+    Weight("preg", L.PL_PREG, 0.0, 3.0, "pressure: a front next to a region nearly held"),
+    Weight("pstr", L.PL_PSTR, 0.0, 3.0, "pressure: a stronghold front"),
+    Weight("rgain", L.PL_RGAIN, 0.0, 1.0, "attack: gain of completing a region"),
 ), {name: {"good": v, "evil": v} for name, v in _POL.items()})
 
 

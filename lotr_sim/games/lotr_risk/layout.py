@@ -15,7 +15,7 @@ AHMAX = 8         # adventure cards in a hand (limit 3 by default, LR-8.2)
 NSEAT = MAXP + 1  # players plus the neutral army (owner code 4)
 MAXA = 4096       # legal actions of one decision
 MAX_TURNS = 400   # safety cap: the Fellowship always ends a game well before
-NPOL = 6
+NPOL = 13
 
 STATE = Layout("lotr-risk-state")
 S_PHASE = STATE.scalar("phase")
@@ -108,7 +108,11 @@ A_FORTL = 11   # (A_FORTL, from, to, battalions): the fortify move with the Lead
 #                 7 neutral set-up, 8 dealt
 WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "power", "neutral", "dealt")
 
-# policy vector
-PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW = range(NPOL)
+# policy vector: type, attack threshold, concentrate, mission, fortify, power weights; then
+# the claim's weights (LR-2.2/2.3: region share, own and enemy neighbours, site), the
+# pressure's (a front next to a nearly-held region, a stronghold front) and the attack's gain
+# for completing a region (policies.py; defaults are the constants they replaced)
+(PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW, PL_CREG, PL_CADJ, PL_CENE, PL_CSITE,
+ PL_PREG, PL_PSTR, PL_RGAIN) = range(NPOL)
 
 R_FELLOWSHIP, R_CONQUEST, R_CAP = 0, 1, 2
