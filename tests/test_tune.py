@@ -266,3 +266,23 @@ def test_one_side_tuned_from_a_start_player_against_its_own_pool(tmp_path, monke
     assert prov["tuned_sides"] == ["good"] and prov["start"] == "tuned" and prov["opponents"] == "greedy"
     played = sum(1 for _ in gen) * (2 + 2) * 20 + 2 * 20 * 2   # 4 players a generation; final: 2 x 2 sides
     assert prov["games"] == played
+
+
+def test_skill_figures_of_other_weights_are_not_cited(tmp_path, monkeypatch):
+    """Skill figures carry each player's weights fingerprint: after a re-tune, the figures
+    measured for the old tuned weights are 'not measured for these tuned weights', not cited."""
+    from lotr_sim.experiments import skillfig
+    g = api.get_game("minas-tirith")
+    rules = g.load().hash
+    x = dict(gain=0.1, lo=0.0, hi=0.2, games=100)
+    fig = dict(game=g.name, rules_hash=rules, date="2026-12-02", strong="search", games_per_pairing=100,
+               players={"tuned": {"good": x, "evil": x}}, weights={"tuned": skillfig.weights_of(g.name, "tuned")})
+    path = tmp_path / "skill.toml"
+    monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
+    skillfig.write(path, fig)
+    assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
+    fig["weights"] = {"tuned": skillfig.weights_of(g.name, "greedy")}    # measured for other weights
+    skillfig.write(path, fig)
+    found = skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})
+    assert found["status"] == "not measured" and "tuned weights" in found["why"]
+    assert skillfig.weights_of(g.name, "search") is None     # not a player the engine plays

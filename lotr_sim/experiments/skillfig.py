@@ -3,7 +3,9 @@ rules they were measured for, so every verdict can say how exploitable its playe
 
 ``lotr-sim skill`` writes ``skill.toml`` into its folder (``write``): the date, the rules hash
 of the baseline, the games per pairing and, per player and side, the search player's gain
-(percentage of the side's games) with its 95% interval (``verdict.exploitability``).
+(percentage of the side's games) with its 95% interval (``verdict.exploitability``), and
+the fingerprint of each engine-played player's weights (``PolicyTable.fingerprint``): figures
+measured for other weights (say, before ``tuned`` was re-tuned) are not cited for these.
 ``configs/skill/<game>.toml`` is the copy a release ships; ``lookup`` finds the figures of
 some players for some rules there, or says they were not measured for these rules.
 """
@@ -22,7 +24,8 @@ def shipped_path(game: str) -> Path:
 
 
 def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash: str) -> dict[str, Any] | None:
-    """The skill figures of a skill run's verdict (None when it measured no exploitability)."""
+    """The skill figures of a skill run's verdict (None when it measured no exploitability),
+    with each player's weights fingerprint (``weights_of``)."""
     sk = verdict.get("skill") or {}
     expl = sk.get("exploitability") or []
     if not expl:
@@ -33,7 +36,22 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
                 strong=sk.get("player"), games_per_pairing=int(games), seed=manifest.get("seed"),
                 players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
                                                        hi=round(float(x["hi"]), 5), games=int(x["games"]))
-                                       for x in e["sides"]} for e in expl})
+                                       for x in e["sides"]} for e in expl},
+                weights={e["player"]: w for e in expl
+                         if (w := weights_of(str(manifest.get("game")), e["player"])) is not None})
+
+
+def weights_of(game: str, player: str) -> str | None:
+    """The fingerprint of ``player``'s weights in ``game`` (None for a player the game's
+    engine does not play, or a game without a weight table)."""
+    from lotr_sim.games import get_game
+    try:
+        table = get_game(game).policy_table
+    except Exception:   # an unknown game: nothing to fingerprint
+        return None
+    if table is None or not table.knows(player):
+        return None
+    return table.fingerprint(player)
 
 
 def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
@@ -50,6 +68,8 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
         for side, x in sides.items():
             lines.append(f"{side} = {{ gain = {x['gain']!r}, lo = {x['lo']!r}, hi = {x['hi']!r}, "
                          f"games = {int(x['games'])} }}")
+        if (fig.get("weights") or {}).get(player):
+            lines.append(f'weights = "{fig["weights"][player]}"   # fingerprint of its weights')
     p = Path(path)
     atomic_write_bytes(p, ("\n".join(lines) + "\n").encode())
     return p
@@ -79,9 +99,14 @@ def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str,
         return dict(status="not measured", why="not measured for these rules")
     sides = {}
     for side, player in policies.items():
-        x = (fig.get("players", {}).get(player) or {}).get(side)
+        entry = fig.get("players", {}).get(player) or {}
+        x = entry.get(side)
         if x is None:
             return dict(status="not measured", why=f"not measured for {player} as {side}")
+        now = weights_of(game, player)
+        if now is not None and entry.get("weights") != now:
+            return dict(status="not measured", why=f"not measured for these {player} weights "
+                                                   "(the shipped figures were measured for other ones)")
         sides[side] = dict(player=player, **x)
     return dict(status="measured", sides=sides, date=fig.get("date"), strong=fig.get("strong", "search"),
                 games_per_pairing=fig.get("games_per_pairing"))

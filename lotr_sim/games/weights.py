@@ -138,6 +138,16 @@ class PolicyTable:
         rows = self.rows(name)
         return {s: {w.name: float(rows[s][w.index]) for w in self.side_weights(s)} for s in self.sides}
 
+    def fingerprint(self, name: str) -> str:
+        """A short hash of player ``name``'s tunable weights on every side: what skill
+        figures record, so figures measured for other weights (a re-tuned ``tuned``) are
+        not cited for these."""
+        import hashlib
+        import json
+        text = json.dumps({s: {w: round(v, 6) for w, v in ws.items()} for s, ws in self.describe(name).items()},
+                          sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def row(self, name: str, side: str) -> np.ndarray:
         """The policy row of player ``name`` on ``side`` (a copy)."""
         return self.rows(name)[side].copy()
