@@ -126,3 +126,29 @@ def test_bombard_law_mt_7_2():
         bombard_law(-1)
     capped = bombard_law(6, targets=2)
     assert len(capped) == 3 and capped.sum() == pytest.approx(1.0)
+
+
+def test_win_tables_are_kept_on_disk_and_read_back_unchanged(tmp_path, monkeypatch):
+    """win_table keeps each table under NUMBA_CACHE_DIR (1.4 s of Minas Tirith's start):
+    the second call reads the file, equal to the computed table; without a cache
+    directory, or with a damaged file, it computes the table again."""
+    from lotr_sim.exact import battle as B
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    args = ("minas-tirith", 6, 5, 1, 0)
+    fresh = B._win_table(*args, good_attacks=False, witch_king=True)
+    first = B.win_table(*args, good_attacks=False, witch_king=True)
+    files = list(tmp_path.rglob("win-*.npy"))
+    assert len(files) == 1 and np.array_equal(first, fresh)
+    calls = []
+    monkeypatch.setattr(B, "_win_table", lambda *a, **k: calls.append(a) or fresh)
+    again = B.win_table(*args, good_attacks=False, witch_king=True)
+    assert np.array_equal(again, fresh) and calls == []          # read from disk
+    # other arguments are another file, not the cached one
+    assert B.win_table("minas-tirith", 6, 5, 1, 0, good_attacks=True, witch_king=True) is fresh
+    assert len(calls) == 1
+    files[0].write_bytes(b"not a table")                          # damaged: computed again
+    assert np.array_equal(B.win_table(*args, good_attacks=False, witch_king=True), fresh)
+    assert len(calls) == 2
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    B.win_table(*args, good_attacks=False, witch_king=True)       # no cache: computed
+    assert len(calls) == 3
