@@ -29,7 +29,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def test_constants_module_of_the_engine_is_in_the_key(pkg_copy):
     mods = {p.relative_to(pkg_copy).as_posix() for p in nc.kernel_modules(pkg_copy)}
-    # the engine is split by role (engine.py is a facade of re-exports, no kernels of its own)
+    # the engine is split by role (no facade: each module is imported by its own name)
     for m in ("layout", "events", "board", "movement", "combat", "policies", "cards", "actions", "play"):
         assert f"games/minas_tirith/{m}.py" in mods, m
     assert "games/minas_tirith/config.py" in mods        # constants baked into the engine

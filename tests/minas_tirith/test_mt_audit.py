@@ -1,7 +1,8 @@
 """Rule-by-rule audit of the Minas Tirith engine: regression tests for the bugs the audit
 found (each failed before its fix). Hand-made positions (lotr_sim.games.minas_tirith.position)."""
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
 from lotr_sim.kernels.combat import assault_roll_nb
 
 
@@ -12,7 +13,7 @@ def kinds(acts):
 def bombards(p, side, frm):
     """{target name: (shooters, dice)} of the legal bombard actions from ``frm``."""
     return {p.names["territories"][a[2]]: (a[3], a[4]) for a in kinds(p.actions(side))
-            if a[0] == E.A_BOMBARD and a[1] == p.t(frm)}
+            if a[0] == L.A_BOMBARD and a[1] == p.t(frm)}
 
 
 # ---------------------------------------------------------------- MT-7.2
@@ -80,7 +81,7 @@ def test_mt_6_1_mt_7_2_archer_bombards_once_per_turn_even_after_moving(pos):
     p.bombard("Gate Field", "Causeway", 1, side="good")
     p.move("Gate Field", "North Fields", 1, side="good", via="Pelennor North")
     assert bombards(p, "good", "North Fields") == {}
-    p.st[E.O_FIRED:E.O_FIRED + E.MAXT] = 0   # what play_turn_nb does at a turn's start
+    p.st[L.O_FIRED:L.O_FIRED + C.MAXT] = 0   # what play_turn_nb does at a turn's start
     assert bombards(p, "good", "North Fields")["Causeway"] == (1, 1)
 
 
@@ -104,7 +105,7 @@ def test_mt_7_5_good_defending_six_ends_evil_turn_even_if_attackers_wiped_out(po
         ev = p.assault("Causeway", "Gate Field", 1, side="evil")
         assert ev[0]["att_losses"] == 1 and p.units("Causeway", "evil") == 5
         assert not any(e["event"] == "retreat" for e in ev)  # nothing left to retreat
-        assert p.st[E.S_TURNEND] == (1 if d6 > 0 else 0), seed
+        assert p.st[L.S_TURNEND] == (1 if d6 > 0 else 0), seed
         seen[d6 > 0] += 1
         if min(seen.values()) >= 3:
             break
@@ -125,7 +126,7 @@ def test_mt_7_5_witch_king_six_ends_good_attack_turn_even_if_attackers_wiped_out
             continue
         ev = p.assault("Gate Field", "Causeway", 1, side="good")
         assert ev[0]["att_losses"] == 1 and ev[0]["def_bonus"] == 1
-        assert p.st[E.S_TURNEND] == (1 if d6 > 0 else 0), seed
+        assert p.st[L.S_TURNEND] == (1 if d6 > 0 else 0), seed
         seen[d6 > 0] += 1
         if min(seen.values()) >= 3:
             break
@@ -136,7 +137,7 @@ def test_mt_7_5_witch_king_six_ends_good_attack_turn_even_if_attackers_wiped_out
         p.set_units("Gate Field", "good", "infantry", 4)
         p.set_units("Causeway", "evil", "infantry", 4)
         p.assault("Gate Field", "Causeway", 1, side="good")
-        assert p.st[E.S_TURNEND] == 0
+        assert p.st[L.S_TURNEND] == 0
 
 
 def _archer_budget_violations(comp, events):
@@ -203,10 +204,10 @@ def test_mt_7_5_param_retreat_after_wipeout(pos, game):
             assert p.units("Gate Field", "good") == 0
             retreats = [e for e in ev if e["event"] == "retreat"]
             if flag:
-                assert retreats and p.st[E.S_TURNEND] == 1, seed
+                assert retreats and p.st[L.S_TURNEND] == 1, seed
                 assert p.units("Causeway", "evil") == 2  # the 2 attackers stepped back (MT-7.5)
             else:
-                assert not retreats and p.st[E.S_TURNEND] == 0, seed
+                assert not retreats and p.st[L.S_TURNEND] == 0, seed
                 assert p.units("Causeway", "evil") == 4
             hits += 1
             if hits >= 3:

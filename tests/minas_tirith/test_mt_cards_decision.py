@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import cards as CD
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
 from lotr_sim.games.minas_tirith.trace import decode
 from lotr_sim.games.registry import get_game
 
@@ -28,27 +30,27 @@ def g_comp():
 
 
 def _count(cf, st, side, k):
-    return sum(1 for i in range(int(st[E.S_HN + side]))
-               if cf[E.O_DTYPE + st[E.O_HAND + side * E.HMAX + i]] == k)
+    return sum(1 for i in range(int(st[L.S_HN + side]))
+               if cf[C.O_DTYPE + st[L.O_HAND + side * L.HMAX + i]] == k)
 
 
 def _expected_rows(cf, st, side):
     """The card plays the rules allow, by brute force: (trades, musters, loads)."""
     nj = _count(cf, st, side, 3)
     trades = {k for k in range(3) if _count(cf, st, side, k) + nj >= 3 and (_count(cf, st, side, k) >= 1 or k == 0)}
-    musters = {c for c in range(int(cf[E.C_NC]))
-               if st[E.O_CST + c] == 1 + side and cf[E.O_CKIND + c] == E.K_MUSTER}
+    musters = {c for c in range(int(cf[C.C_NC]))
+               if st[L.O_CST + c] == 1 + side and cf[C.O_CKIND + c] == L.K_MUSTER}
     loads = set()
-    for i in range(int(st[E.S_HN + side])):
-        card = int(st[E.O_HAND + side * E.HMAX + i])
-        for c in range(int(cf[E.C_NC])):
-            if st[E.O_CST + c] != 1 + side or cf[E.O_CKIND + c] != E.K_HOLDER:
+    for i in range(int(st[L.S_HN + side])):
+        card = int(st[L.O_HAND + side * L.HMAX + i])
+        for c in range(int(cf[C.C_NC])):
+            if st[L.O_CST + c] != 1 + side or cf[C.O_CKIND + c] != L.K_HOLDER:
                 continue
-            if E.holder_load_nb(cf, st, c) >= cf[E.P_HOLDER_CAP]:
+            if CD.holder_load_nb(cf, st, c) >= cf[C.P_HOLDER_CAP]:
                 continue
-            for u in range(int(cf[E.C_NU])):
-                if (int(cf[E.O_CACC + c]) >> u) & 1 and st[E.O_POOL + u] > 0 \
-                        and E.card_unit_types_nb(cf, side, int(cf[E.O_DTYPE + card]), u):
+            for u in range(int(cf[C.C_NU])):
+                if (int(cf[C.O_CACC + c]) >> u) & 1 and st[L.O_POOL + u] > 0 \
+                        and CD.card_unit_types_nb(cf, side, int(cf[C.O_DTYPE + card]), u):
                     loads.add((i, c, u, card))
     return trades, musters, loads
 
@@ -56,21 +58,21 @@ def _expected_rows(cf, st, side):
 def _check_rows(g, comp, state):
     """MT-5.2-5.6, MT-9.7: the rows of a card decision are exactly the legal card plays."""
     cf, st = comp.cf, state.st
-    side = int(st[E.S_SIDE])
+    side = int(st[L.S_SIDE])
     assert g.decision_kind(comp, state) == "card" and g.to_move(state) == side
     rows = g.legal_actions(comp, state)
-    assert rows.shape[0] >= 1 and (rows[:, 0] == E.A_CARD).all()
+    assert rows.shape[0] >= 1 and (rows[:, 0] == L.A_CARD).all()
     trades, musters, loads = _expected_rows(cf, st, side)
-    assert {int(r[2]) for r in rows if r[1] == E.CD_TRADE} == trades
-    assert {int(r[2]) for r in rows if r[1] == E.CD_MUSTER} == musters
-    got = [(int(r[2]), int(r[3]), int(r[4]), int(r[5])) for r in rows if r[1] == E.CD_LOAD]
+    assert {int(r[2]) for r in rows if r[1] == L.CD_TRADE} == trades
+    assert {int(r[2]) for r in rows if r[1] == L.CD_MUSTER} == musters
+    got = [(int(r[2]), int(r[3]), int(r[4]), int(r[5])) for r in rows if r[1] == L.CD_LOAD]
     assert len(got) == len(set(got)) and set(got) == loads
     assert trades or musters or loads                     # a card decision has a card play
-    nstop = int((rows[:, 1] == E.CD_STOP).sum())
-    must_trade = bool(trades) and st[E.S_HN + side] > cf[E.P_HAND_LIMIT]
+    nstop = int((rows[:, 1] == L.CD_STOP).sum())
+    must_trade = bool(trades) and st[L.S_HN + side] > cf[C.P_HAND_LIMIT]
     assert nstop == (0 if must_trade else 1)
     if nstop:
-        assert rows[-1, 1] == E.CD_STOP
+        assert rows[-1, 1] == L.CD_STOP
     return rows
 
 
@@ -108,7 +110,7 @@ def test_mt_5_heuristic_card_choice_replays_the_greedy_game(g_comp):
         row, events = g.play(comp, {"good": "greedy", "evil": "greedy"}, SEED, index)
         res = g.result(comp, state)
         assert all(np.array_equal(res[k], row[k]) for k in row), index
-        n = int(state.st[E.S_TRPOS])
+        n = int(state.st[L.S_TRPOS])
         # the same events, but for the card step's decisions: a built-in seat makes its card
         # step inside the engine (card_phase_nb), not as decisions (trace_version 3)
         mine = decode(comp, state.tr[:n], index)
@@ -128,7 +130,7 @@ def test_mt_5_builtin_seats_never_rest_at_a_card_decision(g_comp):
         for index in range(6):
             state = g.new_state(comp, pols, SEED, index)
             while not g.is_over(state):
-                if state.st[E.S_PHASE] == E.PH_CARD:
+                if state.st[L.S_PHASE] == L.PH_CARD:
                     seen.add(g.to_move(state))
                 g.apply(comp, state, g.builtin_choice(comp, state))
         assert seen == want, pols
@@ -150,7 +152,7 @@ def _first_card_decision(g, comp, want, start=0):
 
 
 def _events(comp, state):
-    return decode(comp, state.tr[: int(state.st[E.S_TRPOS])], state.index)
+    return decode(comp, state.tr[: int(state.st[L.S_TRPOS])], state.index)
 
 
 def test_mt_5_stop_ends_the_card_step(g_comp):
@@ -158,17 +160,17 @@ def test_mt_5_stop_ends_the_card_step(g_comp):
     trade, load or Muster follows in that turn, and the turn goes on to its missions."""
     g, comp = g_comp
     state, rows = _first_card_decision(
-        g, comp, lambda r: r.shape[0] > 1 and (r[:, 1] == E.CD_TRADE).any() and r[-1, 1] == E.CD_STOP)
-    side = int(state.st[E.S_SIDE])
-    hand = int(state.st[E.S_HN + side])
-    turn = int(state.st[E.S_TURN])
+        g, comp, lambda r: r.shape[0] > 1 and (r[:, 1] == L.CD_TRADE).any() and r[-1, 1] == L.CD_STOP)
+    side = int(state.st[L.S_SIDE])
+    hand = int(state.st[L.S_HN + side])
+    turn = int(state.st[L.S_TURN])
     n0 = len(_events(comp, state))
     g.apply(comp, state, rows.shape[0] - 1)
-    assert state.st[E.S_PHASE] != E.PH_CARD
-    assert int(state.st[E.S_HN + side]) == hand
+    assert state.st[L.S_PHASE] != L.PH_CARD
+    assert int(state.st[L.S_HN + side]) == hand
     after = [e["event"] for e in _events(comp, state)[n0:]]
     assert not {"trade", "load", "card_played"} & set(after), after
-    assert int(state.st[E.S_TURN]) > turn or state.st[E.S_PHASE] == E.PH_ACT or g.is_over(state)
+    assert int(state.st[L.S_TURN]) > turn or state.st[L.S_PHASE] == L.PH_ACT or g.is_over(state)
 
 
 def test_mt_5_5_a_load_the_heuristic_would_not_make(g_comp):
@@ -178,21 +180,21 @@ def test_mt_5_5_a_load_the_heuristic_would_not_make(g_comp):
     g, comp = g_comp
 
     def want(rows):
-        return any(r[1] == E.CD_LOAD for r in rows)
+        return any(r[1] == L.CD_LOAD for r in rows)
 
     for start in (0, 60):
         state, rows = _first_card_decision(g, comp, want, start)
         scores = g.action_scores(comp, state)
-        loads = [i for i, r in enumerate(rows) if r[1] == E.CD_LOAD]
+        loads = [i for i, r in enumerate(rows) if r[1] == L.CD_LOAD]
         k = min(loads, key=lambda i: (scores[i], -i))          # the least liked load
         _, _, hi, c, u, card = (int(x) for x in rows[k])
-        side = int(state.st[E.S_SIDE])
-        hold, pool, hand = int(state.st[E.O_HOLD + c * E.MAXU + u]), int(state.st[E.O_POOL + u]), \
-            int(state.st[E.S_HN + side])
+        side = int(state.st[L.S_SIDE])
+        hold, pool, hand = int(state.st[L.O_HOLD + c * C.MAXU + u]), int(state.st[L.O_POOL + u]), \
+            int(state.st[L.S_HN + side])
         g.apply(comp, state, k)
-        assert int(state.st[E.O_HOLD + c * E.MAXU + u]) == hold + 1
-        assert int(state.st[E.O_POOL + u]) == pool - 1
-        assert int(state.st[E.S_HN + side]) <= hand - 1
+        assert int(state.st[L.O_HOLD + c * C.MAXU + u]) == hold + 1
+        assert int(state.st[L.O_POOL + u]) == pool - 1
+        assert int(state.st[L.S_HN + side]) <= hand - 1
         assert g.invariant_ok(comp, state)
         ev = [e for e in _events(comp, state) if e["event"] == "load"]
         assert ev
@@ -211,7 +213,7 @@ def test_mt_5_card_decision_search_and_playouts(g_comp):
     cand = p.candidates(comp, state)
     assert cand[0] == g.builtin_choice(comp, state) and len(set(cand.tolist())) == len(cand)
     out = g.playouts(comp, state, cand, 4, 123)
-    assert out.shape == (len(cand), 4) and np.isin(out, [E.W_GOOD, E.W_EVIL, E.W_DRAW]).all()
+    assert out.shape == (len(cand), 4) and np.isin(out, [L.W_GOOD, L.W_EVIL, L.W_DRAW]).all()
     assert 0 <= p.choose(comp, state) < rows.shape[0]
 
 

@@ -27,8 +27,8 @@ def test_mt_1_4_invariant_detector_can_fail(comp):
     from lotr_sim.games.minas_tirith.position import Position
     p = Position(comp)
     assert p.invariant()
-    from lotr_sim.games.minas_tirith import engine as E
-    p.st[E.O_POOL + 0] += 1
+    from lotr_sim.games.minas_tirith import layout as L
+    p.st[L.O_POOL + 0] += 1
     assert not p.invariant()
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
 
 PY = {"good": "search", "evil": "search"}   # seats held in Python: card-step decisions too
 
@@ -21,8 +22,8 @@ def _piles(comp, st):
     """The unseen ranges of ``st``: (lo, hi) of the reinforcement deck and of the Minas
     Tirith deck still to draw."""
     cf = comp.cf
-    return [(E.O_DORD + int(st[E.S_DTOP]), E.O_DORD + int(cf[E.C_ND])),
-            (E.O_MTORD + int(st[E.S_MTTOP]), E.O_MTORD + int(cf[E.C_NC]))]
+    return [(L.O_DORD + int(st[L.S_DTOP]), L.O_DORD + int(cf[C.C_ND])),
+            (L.O_MTORD + int(st[L.S_MTTOP]), L.O_MTORD + int(cf[C.C_NC]))]
 
 
 def _permute(comp, state, rng):

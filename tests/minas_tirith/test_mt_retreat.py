@@ -11,7 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import board as B
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.minas_tirith import play as P
 from lotr_sim.games.registry import get_game
 
 GOOD, EVIL = 0, 1
@@ -32,12 +35,12 @@ def _setup_causeway(p, block_south=False):
 def _begin_assault(p):
     """Good's assault as the step machine starts it; the loss decisions taken by the built-in
     players; returns True if it rests at a retreat decision."""
-    p.begin("good", E.A_ASSAULT, p.t("Gate Field"), p.t("Causeway"), 3)
-    while p.st[E.S_PHASE] in (E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS):
+    p.begin("good", L.A_ASSAULT, p.t("Gate Field"), p.t("Causeway"), 3)
+    while p.st[L.S_PHASE] in (L.PH_LOSS, L.PH_ALOSS, L.PH_DLOSS):
         rows = p.options()
-        i = E.choose_nb(p.cf, p.comp.wp, p.pol, p.st, p.act, p.scr, p.s, rows.shape[0])
+        i = P.choose_nb(p.cf, p.comp.wp, p.pol, p.st, p.act, p.scr, p.s, rows.shape[0])
         p.decide(i)
-    return p.st[E.S_PHASE] == E.PH_RETREAT
+    return p.st[L.S_PHASE] == L.PH_RETREAT
 
 
 def _retreat_seeds(pos, want, block_south=False, policies=("greedy", "greedy")):
@@ -63,11 +66,11 @@ def test_mt_7_5_two_destinations_are_a_decision_of_the_retreating_side(pos):
     p = pos(seed=seed)
     _setup_causeway(p)
     assert _begin_assault(p)
-    assert E.to_move_nb(p.st) == EVIL and p.st[E.S_SIDE] == GOOD
+    assert P.to_move_nb(p.st) == EVIL and p.st[L.S_SIDE] == GOOD
     rows = p.options()
     dest = [p.names["territories"][int(r[1])] for r in rows]
     assert sorted(dest) == ["Causeway Fort North", "Causeway Fort South"]
-    assert all(int(r[0]) == E.A_RETREAT and int(r[2]) == p.t("Causeway") for r in rows)
+    assert all(int(r[0]) == L.A_RETREAT and int(r[2]) == p.t("Causeway") for r in rows)
     moving = p.units("Causeway", "evil")
     assert moving > 0
     steps = int(rows[0, 3])
@@ -86,7 +89,7 @@ def test_mt_7_5_two_destinations_are_a_decision_of_the_retreating_side(pos):
         assert q.leader_loc("Gothmog") == end
         if end == name:
             assert q.units(name, "evil") == before + moving
-        assert q.st[E.S_PHASE] < E.PH_LOSS and q.invariant()
+        assert q.st[L.S_PHASE] < L.PH_LOSS and q.invariant()
 
 
 def test_mt_7_5_builtin_players_retreat_as_the_direct_engine(pos):
@@ -97,7 +100,7 @@ def test_mt_7_5_builtin_players_retreat_as_the_direct_engine(pos):
         for seed in _retreat_seeds(pos, True, policies=policies):
             p = pos(policies=policies, seed=seed)
             _setup_causeway(p)
-            deferred = p.do("good", E.A_ASSAULT, p.t("Gate Field"), p.t("Causeway"), 3)
+            deferred = p.do("good", L.A_ASSAULT, p.t("Gate Field"), p.t("Causeway"), 3)
             q = pos(policies=policies, seed=seed)
             _setup_causeway(q)
             direct = q.assault("Gate Field", "Causeway", 3, side="good")
@@ -118,7 +121,7 @@ def test_mt_7_5_one_destination_makes_no_decision(pos):
         assert not _begin_assault(p)
         r = [e for e in p._events() if e["event"] == "retreat"][0]
         assert r["path"][0] == "Causeway Fort North"
-        assert p.st[E.S_PHASE] < E.PH_LOSS and p.invariant()
+        assert p.st[L.S_PHASE] < L.PH_LOSS and p.invariant()
 
 
 @pytest.fixture(scope="module")
@@ -138,26 +141,26 @@ def test_mt_7_5_retreat_decisions_in_whole_games(g_comp):
     for index in range(60):
         st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 9, index)
         while not g.is_over(st):
-            if st.st[E.S_PHASE] != E.PH_RETREAT:
+            if st.st[L.S_PHASE] != L.PH_RETREAT:
                 g.apply(comp, st, g.builtin_choice(comp, st))
                 continue
-            side = int(st.st[E.S_RT_SIDE])
-            cur = int(st.st[E.S_RT_CUR])
+            side = int(st.st[L.S_RT_SIDE])
+            cur = int(st.st[L.S_RT_CUR])
             assert g.to_move(st) == side and g.decision_kind(comp, st) == "retreat"
             rows = g.legal_actions(comp, st)
             assert rows.shape[0] >= 2
-            doff = E.O_DEVIL if side == EVIL else E.O_DGOOD
+            doff = C.O_DEVIL if side == EVIL else C.O_DGOOD
             for r in rows:
                 c = int(r[1])
-                assert int(r[0]) == E.A_RETREAT and int(r[2]) == cur
+                assert int(r[0]) == L.A_RETREAT and int(r[2]) == cur
                 assert cf[doff + c] < cf[doff + cur]
-                assert E.side_units_nb(cf, st.st, c, 1 - side) == 0
+                assert B.side_units_nb(cf, st.st, c, 1 - side) == 0
             assert g.heuristic_choice(comp, st) == g.builtin_choice(comp, st)
             k = rows.shape[0] - 1
             c = int(rows[k, 1])
-            np_ = int(st.st[E.S_RT_NP])
+            np_ = int(st.st[L.S_RT_NP])
             g.apply(comp, st, k)
-            assert int(st.st[E.O_PATH + np_]) == c       # the step went to the chosen territory
+            assert int(st.st[L.O_PATH + np_]) == c       # the step went to the chosen territory
             assert g.invariant_ok(comp, st)
             seen += 1
         if seen >= 25:
@@ -174,7 +177,7 @@ def test_mt_7_5_search_seat_is_asked_where_to_retreat(g_comp):
         st = g.new_state(comp, {"good": "greedy", "evil": "search"}, 9, index)
         while g.run_builtin(comp, st, [1]) >= 0:
             if g.decision_kind(comp, st) == "retreat":
-                assert g.to_move(st) == 1 == int(st.st[E.S_RT_SIDE])
+                assert g.to_move(st) == 1 == int(st.st[L.S_RT_SIDE])
                 assert g.legal_actions(comp, st).shape[0] >= 2
                 stops += 1
             g.apply(comp, st, g.heuristic_choice(comp, st))

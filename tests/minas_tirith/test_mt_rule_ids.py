@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from lotr_sim.games.minas_tirith import cards as CD
+from lotr_sim.games.minas_tirith import combat as CB
 from lotr_sim.games.minas_tirith import config as C
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.minas_tirith import play as P
 from lotr_sim.games.minas_tirith import trace as TR
 from lotr_sim.kernels.rng import stream_init_nb
 
@@ -31,20 +34,20 @@ def test_mt_2_3_banners_stand_in_the_fortified_territories_and_only_there(pos):
     evil_banner_divisor shooters per die (MT-7.2)."""
     p = pos()
     names = p.names["territories"]
-    assert {names[t] for t in range(len(names)) if p.cf[E.O_BANNER + t] == 1} == FORTIFIED
-    kinds = {names[t]: C.TERR_KINDS[p.cf[E.O_TKIND + t]] for t in range(len(names))}
+    assert {names[t] for t in range(len(names)) if p.cf[C.O_BANNER + t] == 1} == FORTIFIED
+    kinds = {names[t]: C.TERR_KINDS[p.cf[C.O_TKIND + t]] for t in range(len(names))}
     assert all(kinds[t] in ("city", "wall") or "Gate" in t or "Fort" in t for t in FORTIFIED)
-    bonus = int(p.cf[E.P_BANNER_BONUS])
+    bonus = int(p.cf[C.P_BANNER_BONUS])
     assert bonus == 1
     checked = set()
     for b in range(len(names)):
-        for j in range(int(p.cf[E.O_NBN + b])):
-            a = int(p.cf[E.O_NB + b * E.MAXDEG + j])
+        for j in range(int(p.cf[C.O_NBN + b])):
+            a = int(p.cf[C.O_NB + b * C.MAXDEG + j])
             # an Evil assault from a (no leaders anywhere): Good's defence bonus at b
-            _ab, db, _wk = E.assault_bonus_nb(p.cf, p.st, np.int64(1), np.int64(a), np.int64(b))
+            _ab, db, _wk = CB.assault_bonus_nb(p.cf, p.st, np.int64(1), np.int64(a), np.int64(b))
             assert db == (bonus if names[b] in FORTIFIED else 0), (names[a], names[b])
             # a Good assault gets no banner bonus, wherever it comes from (the banner is Good's)
-            _ab, db, _wk = E.assault_bonus_nb(p.cf, p.st, np.int64(0), np.int64(b), np.int64(a))
+            _ab, db, _wk = CB.assault_bonus_nb(p.cf, p.st, np.int64(0), np.int64(b), np.int64(a))
             assert db == 0
             checked.add(b)
     assert len(checked) == len(names)
@@ -67,7 +70,7 @@ def _die_decisions(game, comp, seed, index):
     while game.run_builtin(comp, state, [0, 1]) >= 0:
         if game.decision_kind(comp, state) == "die":
             rows = game.legal_actions(comp, state)
-            out.append((int(state.st[E.S_ROUND]), int(state.st[E.S_TIR]), game.to_move(state),
+            out.append((int(state.st[L.S_ROUND]), int(state.st[L.S_TIR]), game.to_move(state),
                         sorted(int(r[2]) for r in rows)))
         game.apply(comp, state, game.heuristic_choice(comp, state))
     return out
@@ -103,7 +106,7 @@ def test_mt_4_4_a_turn_is_die_then_draw_then_trade_then_missions(game, comp):
         state = game.new_state(comp, PY, 2, index, trace=True)
         while game.run_builtin(comp, state, [0, 1]) >= 0:
             game.apply(comp, state, game.heuristic_choice(comp, state))
-        ev = TR.decode(comp, state.tr[: int(state.st[E.S_TRPOS])], index)
+        ev = TR.decode(comp, state.tr[: int(state.st[L.S_TRPOS])], index)
         step = None
         for j, e in enumerate(ev):
             if e["event"] == "decision" and e["kind"] == "die":
@@ -145,15 +148,15 @@ def test_mt_5_1_drawn_cards_lie_in_front_of_their_owner(pos):
     cards of the deck in order; the opponent's hand does not change."""
     p = pos()
     p.hand("evil", ["infantry", "cavalry"])
-    before_evil = [int(x) for x in p.st[E.O_HAND + E.HMAX: E.O_HAND + E.HMAX + 2]]
-    top = int(p.st[E.S_DTOP])
-    deck = [int(p.st[E.O_DORD + top + k]) for k in range(4)]
-    p.st[E.S_HN + 0] = 0
-    n = E.draw_cards_nb(p.cf, p.st, np.int64(0), np.int64(4))
-    assert n == 4 and int(p.st[E.S_HN + 0]) == 4 and int(p.st[E.S_HN + 1]) == 2
-    assert [int(x) for x in p.st[E.O_HAND: E.O_HAND + 4]] == deck
-    assert [int(x) for x in p.st[E.O_HAND + E.HMAX: E.O_HAND + E.HMAX + 2]] == before_evil
-    assert int(p.st[E.S_DTOP]) == top + 4
+    before_evil = [int(x) for x in p.st[L.O_HAND + L.HMAX: L.O_HAND + L.HMAX + 2]]
+    top = int(p.st[L.S_DTOP])
+    deck = [int(p.st[L.O_DORD + top + k]) for k in range(4)]
+    p.st[L.S_HN + 0] = 0
+    n = CD.draw_cards_nb(p.cf, p.st, np.int64(0), np.int64(4))
+    assert n == 4 and int(p.st[L.S_HN + 0]) == 4 and int(p.st[L.S_HN + 1]) == 2
+    assert [int(x) for x in p.st[L.O_HAND: L.O_HAND + 4]] == deck
+    assert [int(x) for x in p.st[L.O_HAND + L.HMAX: L.O_HAND + L.HMAX + 2]] == before_evil
+    assert int(p.st[L.S_DTOP]) == top + 4
 
 
 def test_mt_5_1_hands_are_open_and_stay_with_their_owner_in_whole_games(game, comp):
@@ -183,21 +186,21 @@ def test_mt_6_3_no_move_of_any_kind_into_enemy_units(pos):
     p.put_leader("Denethor", "Pelennor North")
     gf, cw = p.t("Gate Field"), p.t("Causeway")
     acts = _rows(p.actions("good"))
-    assert any(a[0] == E.A_ASSAULT and a[1] == gf and a[2] == cw for a in acts)
-    assert not any(a[0] == E.A_MOVE and a[2] == cw for a in acts)
-    assert not any(a[0] == E.A_CAV2 and (a[5] == cw or a[2] == cw) for a in acts)
-    assert any(a[0] == E.A_CAV2 and a[2] == gf for a in acts)       # the double move exists
-    assert not any(a[0] == E.A_LMOVE and a[2] == cw for a in acts)
+    assert any(a[0] == L.A_ASSAULT and a[1] == gf and a[2] == cw for a in acts)
+    assert not any(a[0] == L.A_MOVE and a[2] == cw for a in acts)
+    assert not any(a[0] == L.A_CAV2 and (a[5] == cw or a[2] == cw) for a in acts)
+    assert any(a[0] == L.A_CAV2 and a[2] == gf for a in acts)       # the double move exists
+    assert not any(a[0] == L.A_LMOVE and a[2] == cw for a in acts)
     # a holder card's force may not land on an entry territory held by the enemy
     q = pos()
     q.set_units("Minas Tirith", "good", "infantry", 1)
     c = q.give_card("good", "Theoden and the Riders of Rohan")
     q.hand("good", ["cavalry"])
     q.card_phase("good")
-    free = {q.names["territories"][a[2]] for a in _rows(q.actions("good")) if a[0] == E.A_HOLDER and a[1] == c}
+    free = {q.names["territories"][a[2]] for a in _rows(q.actions("good")) if a[0] == L.A_HOLDER and a[1] == c}
     assert "Anorien" in free
     q.set_units("Anorien", "evil", "infantry", 1)
-    held = {q.names["territories"][a[2]] for a in _rows(q.actions("good")) if a[0] == E.A_HOLDER and a[1] == c}
+    held = {q.names["territories"][a[2]] for a in _rows(q.actions("good")) if a[0] == L.A_HOLDER and a[1] == c}
     assert held == free - {"Anorien"}
 
 
@@ -236,9 +239,9 @@ def _act_state(pos):
     p.set_units("Gate Field", "good", "archer", 3)
     p.set_units("Gate Field", "good", "infantry", 3)
     p.set_units("Causeway", "evil", "infantry", 12)
-    p.st[E.S_SIDE] = 0
-    p.st[E.S_PHASE] = E.PH_ACT
-    p.st[E.S_MISS] = 3
+    p.st[L.S_SIDE] = 0
+    p.st[L.S_PHASE] = L.PH_ACT
+    p.st[L.S_MISS] = 3
     return p
 
 
@@ -246,14 +249,14 @@ def _apply_to_next_action(p, kind):
     """Through the step machine: take the first row of ``kind`` at the action decision, then
     every loss decision the roll makes (built-in order), back to the next action decision."""
     cf, st = p.cf, p.st
-    n = E.legal_nb(cf, st, p.act)
+    n = P.legal_nb(cf, st, p.act)
     i = next(k for k in range(n) if p.act[k, 0] == kind and p.act[k, 3] == 3)
-    E.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(i))
+    P.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(i))
     decisions = 0
-    while st[E.S_PHASE] >= E.PH_LOSS and st[E.S_OVER] == 0:
-        n = E.legal_nb(cf, st, p.act)
-        j = E.choose_nb(cf, p.comp.wp, p.pol, st, p.act, p.scr, p.s, n)
-        E.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(j))
+    while st[L.S_PHASE] >= L.PH_LOSS and st[L.S_OVER] == 0:
+        n = P.legal_nb(cf, st, p.act)
+        j = P.choose_nb(cf, p.comp.wp, p.pol, st, p.act, p.scr, p.s, n)
+        P.apply_nb(cf, p.comp.wp, p.pol, st, p.tr, p.act, p.scr, p.s, np.int64(j))
         decisions += 1
     return decisions
 
@@ -262,16 +265,16 @@ def test_mt_7_1_bombardment_and_assault_cost_one_mission_point_each(pos):
     """MT-7.1: the two combat missions, bombardment and assault, cost one mission point each -
     whatever the number of shooters or attackers, and also when the roll's losses are the
     players' decisions (the turn goes on with the points left)."""
-    with_losses = {E.A_BOMBARD: 0, E.A_ASSAULT: 0}
+    with_losses = {L.A_BOMBARD: 0, L.A_ASSAULT: 0}
     for seed in range(12):
-        for kind in (E.A_BOMBARD, E.A_ASSAULT):
+        for kind in (L.A_BOMBARD, L.A_ASSAULT):
             p = _act_state(pos)
             stream_init_nb(np.int64(seed), np.int64(kind), p.s)
             with_losses[kind] += _apply_to_next_action(p, kind) > 0
-            assert int(p.st[E.S_MISS]) == 2 and int(p.st[E.S_PHASE]) == E.PH_ACT, (seed, kind)
+            assert int(p.st[L.S_MISS]) == 2 and int(p.st[L.S_PHASE]) == L.PH_ACT, (seed, kind)
             ev = p._events()
             assert sum(e["event"] in ("bombard", "assault") for e in ev) == 1
-    assert with_losses[E.A_BOMBARD] > 0 and with_losses[E.A_ASSAULT] > 0
+    assert with_losses[L.A_BOMBARD] > 0 and with_losses[L.A_ASSAULT] > 0
 
 
 def test_mt_7_1_combat_comes_only_from_the_two_combat_missions(game, comp):
@@ -287,8 +290,8 @@ def test_mt_7_1_combat_comes_only_from_the_two_combat_missions(game, comp):
             if e["event"] == "decision" and e["kind"] == "action":
                 if last is not None:
                     assert last == "done", e
-                last = {E.A_BOMBARD: "bombard", E.A_ASSAULT: "assault"}.get(e["row"][0], "done")
-                if e["row"][0] != E.A_PASS:
+                last = {L.A_BOMBARD: "bombard", L.A_ASSAULT: "assault"}.get(e["row"][0], "done")
+                if e["row"][0] != L.A_PASS:
                     per_turn[e["turn"]] = per_turn.get(e["turn"], 0) + 1
             elif e["event"] in ("bombard", "assault"):
                 assert last == e["event"], e

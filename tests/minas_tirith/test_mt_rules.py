@@ -2,7 +2,11 @@
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import board as B
+from lotr_sim.games.minas_tirith import combat as CB
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.minas_tirith import policies as PO
 from lotr_sim.games.minas_tirith.position import Position
 
 INF, CAV, CRE, LEADER = 0, 1, 2, 3
@@ -34,10 +38,10 @@ def test_mt_1_5_creature_hits(comp_with):
         p = Position(comp_with(f"creature_hits={hits}"))
         p.set_units("Causeway", "evil", "troll", 1)
         t = p.t("Causeway")
-        E.take_losses_nb(p.cf, p.st, p.tr, 1, t, 1, 0, False, False)
+        CB.take_losses_nb(p.cf, p.st, p.tr, 1, t, 1, 0, False, False)
         assert p.units("Causeway", "evil", "troll") == alive_after_one
         assert p.invariant()
-    E.take_losses_nb(p.cf, p.st, p.tr, 1, t, 1, 0, False, False)
+    CB.take_losses_nb(p.cf, p.st, p.tr, 1, t, 1, 0, False, False)
     assert p.units("Causeway", "evil", "troll") == 0
     ev = p._events()
     assert [e["event"] for e in ev] == ["capture"] and ev[0]["by"] == "good"
@@ -65,7 +69,7 @@ def test_mt_5_2_sets_three_of_a_kind_jokers_wild(pos):
     p.hand("good", ["infantry", "cavalry", "creature"])  # one of each is NOT a set
     ev = p.card_phase("good")
     assert not first_event(ev, "trade")
-    assert p.st[E.S_HN + 0] == 3
+    assert p.st[L.S_HN + 0] == 3
 
 
 def test_mt_5_3_trade_draws_minas_tirith_card(pos):
@@ -76,7 +80,7 @@ def test_mt_5_3_trade_draws_minas_tirith_card(pos):
         p.hand("good", ["cavalry", "cavalry", "cavalry"])
         tr = first_event(p.card_phase("good"), "trade")[0]
         idx = p.names["card_instance_name"].index(tr["mt_card"].split(" #")[0])
-        usable = bool(p.cf[E.O_CSIDES + idx] & 1)
+        usable = bool(p.cf[C.O_CSIDES + idx] & 1)
         assert tr["mt_kept"] == usable
         seen_kept += usable
         seen_discarded += not usable
@@ -117,13 +121,13 @@ def test_mt_5_4_bonus_unit_random_player(pos):
 def test_mt_5_5_loading_holder_cards(pos):
     p = pos()
     c = p.give_card("good", "Theoden and the Riders of Rohan")
-    pool_before = int(p.st[E.O_POOL + p.u("good", "cavalry")]) + int(p.st[E.O_POOL + p.u("good", "mounted_archer")])
+    pool_before = int(p.st[L.O_POOL + p.u("good", "cavalry")]) + int(p.st[L.O_POOL + p.u("good", "mounted_archer")])
     p.hand("good", ["cavalry"])
     ev = p.card_phase("good")
     ld = first_event(ev, "load")
     assert len(ld) == 1 and set(ld[0]["units"]) <= {"cavalry", "mounted_archer"}
-    assert p.st[E.O_HOLD + c * E.MAXU: E.O_HOLD + c * E.MAXU + E.MAXU].sum() == 1
-    pool_after = int(p.st[E.O_POOL + p.u("good", "cavalry")]) + int(p.st[E.O_POOL + p.u("good", "mounted_archer")])
+    assert p.st[L.O_HOLD + c * C.MAXU: L.O_HOLD + c * C.MAXU + C.MAXU].sum() == 1
+    pool_after = int(p.st[L.O_POOL + p.u("good", "cavalry")]) + int(p.st[L.O_POOL + p.u("good", "mounted_archer")])
     assert pool_after == pool_before - 1
     assert p.invariant()
 
@@ -134,11 +138,11 @@ def test_mt_5_6_hand_limit_discards_without_set(comp_with):
     ev = p.card_phase("good")
     d = first_event(ev, "discard")
     assert len(d) == 1 and len(d[0]["cards"]) == 2
-    assert p.st[E.S_HN + 0] == 3
+    assert p.st[L.S_HN + 0] == 3
     p = Position(comp_with("hand_limit=3", "hand_limit_discard=false"))
     p.hand("good", ["infantry", "infantry", "cavalry", "cavalry", "creature"])
     p.card_phase("good")
-    assert p.st[E.S_HN + 0] == 5
+    assert p.st[L.S_HN + 0] == 5
 
 
 # ---------------------------------------------------------------- MT-6 movement
@@ -148,8 +152,8 @@ def test_mt_6_2_a_move_and_6_3_no_entry_to_enemy(pos):
     p.set_units("Gate Field", "good", "infantry", 2)
     acts = kinds(p.actions("evil"))
     gf, cw = p.t("Gate Field"), p.t("Causeway")
-    assert any(a[0] == E.A_ASSAULT and a[1] == cw and a[2] == gf for a in acts)
-    assert not any(a[0] in (E.A_MOVE, E.A_CAV2) and (a[2] == gf or (a[0] == E.A_CAV2 and a[5] == gf))
+    assert any(a[0] == L.A_ASSAULT and a[1] == cw and a[2] == gf for a in acts)
+    assert not any(a[0] in (L.A_MOVE, L.A_CAV2) and (a[2] == gf or (a[0] == L.A_CAV2 and a[5] == gf))
                    for a in acts)
     ev = p.move("Causeway", "East Fields", 4)
     assert ev[0]["event"] == "move" and ev[0]["units"] == {"infantry": 4} and ev[0]["cost"] == 1
@@ -162,9 +166,9 @@ def test_mt_6_2_c_cavalry_double_move(pos):
     p.set_units("Gate Field", "good", "infantry", 1)
     acts = kinds(p.actions("good"))
     pn, gf, cw = p.t("Pelennor North"), p.t("Gate Field"), p.t("Causeway")
-    assert (E.A_CAV2, pn, gf, 3, 1, cw) in acts
+    assert (L.A_CAV2, pn, gf, 3, 1, cw) in acts
     # not through a territory without own units
-    assert not any(a[0] == E.A_CAV2 and a[2] == p.t("North Fields") for a in acts)
+    assert not any(a[0] == L.A_CAV2 and a[2] == p.t("North Fields") for a in acts)
     ev = p.move("Pelennor North", "Causeway", 3, via="Gate Field")
     assert ev[0]["path"] == ["Pelennor North", "Gate Field", "Causeway"]
     assert p.units("Causeway", "good", "cavalry") == 3
@@ -179,7 +183,7 @@ def test_mt_6_2_d_leader_alone(pos):
     p.put_leader("Denethor", "Minas Tirith")
     acts = kinds(p.actions("good"))
     l = p.leader("Denethor")
-    dests = {p.names["territories"][a[2]] for a in acts if a[0] == E.A_LMOVE and a[1] == l}
+    dests = {p.names["territories"][a[2]] for a in acts if a[0] == L.A_LMOVE and a[1] == l}
     assert dests == {"Gate Field", "Causeway", "Causeway Fort North"}  # 1, 2, 3 steps via own troops
 
 
@@ -190,26 +194,26 @@ def test_mt_6_2_efg_holder_cards_enter_with_leader(pos):
     p.hand("good", ["cavalry"])
     p.card_phase("good")
     acts = kinds(p.actions("good"))
-    entries = {p.names["territories"][a[2]] for a in acts if a[0] == E.A_HOLDER and a[1] == c}
+    entries = {p.names["territories"][a[2]] for a in acts if a[0] == L.A_HOLDER and a[1] == c}
     assert entries == {"Anorien", "Rammas North Gate"}
-    ev = p.do("good", E.A_HOLDER, c, p.t("Anorien"))
+    ev = p.do("good", L.A_HOLDER, c, p.t("Anorien"))
     place = first_event(ev, "place")[0]
     assert place["leaders"] == ["Theoden"] and sum(place["units"].values()) == 1
     assert p.leader_loc("Theoden") == "Anorien"
-    assert p.st[E.O_CST + c] == 3  # discarded
+    assert p.st[L.O_CST + c] == 3  # discarded
     assert p.invariant()
     # Evil: Mordor's reinforcements enter on Evil's edge only
     p.set_units("East Osgiliath", "good", "infantry", 1)
     m = p.give_card("evil", "Reinforcements from Mordor")
     acts = kinds(p.actions("evil"))
-    entries = {p.names["territories"][a[2]] for a in acts if a[0] == E.A_HOLDER and a[1] == m}
+    entries = {p.names["territories"][a[2]] for a in acts if a[0] == L.A_HOLDER and a[1] == m}
     assert "East Osgiliath" not in entries and "Morgul Road" in entries and "Causeway" not in entries
 
 
 def test_mt_6_2_h_exchange_mumak(pos):
     p = pos()
     p.set_units("South Ithilien", "evil", "mumak", 1)
-    ev = p.do("evil", E.A_EXCHANGE, p.t("South Ithilien"))
+    ev = p.do("evil", L.A_EXCHANGE, p.t("South Ithilien"))
     assert ev[0]["event"] == "exchange" and ev[0]["removed"] == {"mumak": 1} and ev[0]["added"] == {"infantry": 3}
     assert p.units("South Ithilien", "evil", "mumak") == 0
     assert p.units("South Ithilien", "evil", "infantry") == 3
@@ -252,18 +256,18 @@ def test_mt_7_2_bombard_banner_divisor_and_once_per_turn(pos):
     p.set_units("Pelennor North", "evil", "crossbow", 2)
     p.set_units("North Wall", "good", "archer", 2)
     acts = kinds(p.actions("evil"))
-    bw = [a for a in acts if a[0] == E.A_BOMBARD and a[2] == p.t("North Wall")]
+    bw = [a for a in acts if a[0] == L.A_BOMBARD and a[2] == p.t("North Wall")]
     assert bw and bw[0][3] == 2 and bw[0][4] == 1  # 2 shooters -> 1 die against a banner
     ev = p.bombard("Pelennor North", "North Wall", 2, side="evil")
     b = ev[0]
     assert b["event"] == "bombard" and b["dice"] == 1 and b["banner"] is True
     assert len(first_event(ev, "capture")) == b["hits"]
     acts = kinds(p.actions("evil"))
-    assert not any(a[0] == E.A_BOMBARD for a in acts)  # each shooter once per turn
+    assert not any(a[0] == L.A_BOMBARD for a in acts)  # each shooter once per turn
     p = pos()
     p.set_units("Pelennor North", "evil", "crossbow", 1)
     p.set_units("North Wall", "good", "archer", 2)
-    assert not any(a[0] == E.A_BOMBARD and a[2] == p.t("North Wall") for a in kinds(p.actions("evil")))
+    assert not any(a[0] == L.A_BOMBARD and a[2] == p.t("North Wall") for a in kinds(p.actions("evil")))
 
 
 def test_mt_7_2_bombard_range_archers_2_catapult_3(pos):
@@ -272,12 +276,12 @@ def test_mt_7_2_bombard_range_archers_2_catapult_3(pos):
     p.set_units("East Fields", "evil", "infantry", 1)     # distance 2
     p.set_units("Rammas North-East", "evil", "infantry", 1)  # distance 3
     acts = kinds(p.actions("good"))
-    tg = {p.names["territories"][a[2]] for a in acts if a[0] == E.A_BOMBARD}
+    tg = {p.names["territories"][a[2]] for a in acts if a[0] == L.A_BOMBARD}
     assert tg == {"East Fields"}
     c = p.give_card("good", "Catapult")
-    p.do("good", E.A_CATAPULT, c, p.t("North Wall"))
+    p.do("good", L.A_CATAPULT, c, p.t("North Wall"))
     acts = kinds(p.actions("good"))
-    tg = {p.names["territories"][a[2]]: a[3] for a in acts if a[0] == E.A_BOMBARD}
+    tg = {p.names["territories"][a[2]]: a[3] for a in acts if a[0] == L.A_BOMBARD}
     assert tg["Rammas North-East"] == 1 and tg["East Fields"] == 3
 
 
@@ -302,7 +306,7 @@ def test_mt_7_3_dice_counts_and_leave_one_behind(pos, comp_with):
     p.set_units("Causeway", "evil", "infantry", 5)
     p.set_units("Gate Field", "good", "infantry", 1)
     acts = kinds(p.actions("evil"))
-    ks = sorted(a[3] for a in acts if a[0] == E.A_ASSAULT)
+    ks = sorted(a[3] for a in acts if a[0] == L.A_ASSAULT)
     assert ks == [1, 2, 3]
     ev = p.assault("Causeway", "Gate Field", 3, side="evil")
     assert ev[0]["att_dice"] == 3 and ev[0]["def_dice"] == 1
@@ -314,7 +318,7 @@ def test_mt_7_3_dice_counts_and_leave_one_behind(pos, comp_with):
     p = Position(comp_with("leave_one_behind=true"))
     p.set_units("Causeway", "evil", "infantry", 2)
     p.set_units("Gate Field", "good", "infantry", 1)
-    assert sorted(a[3] for a in kinds(p.actions("evil")) if a[0] == E.A_ASSAULT) == [1]
+    assert sorted(a[3] for a in kinds(p.actions("evil")) if a[0] == L.A_ASSAULT) == [1]
 
 
 def test_mt_7_4_one_roll_matches_exact_law(comp_with):
@@ -355,7 +359,7 @@ def test_mt_7_5_good_six_makes_evil_defenders_retreat(pos):
                   lambda ev: any(e["event"] == "retreat" for e in ev))
     r = first_event(ev, "retreat")[0]
     assert r["retreating"] == "evil" and r["from"] == "Causeway" and len(r["path"]) >= 1
-    de = {n: p.cf[E.O_DEVIL + i] for i, n in enumerate(p.names["territories"])}
+    de = {n: p.cf[C.O_DEVIL + i] for i, n in enumerate(p.names["territories"])}
     chain = ["Causeway"] + r["path"]
     assert all(de[b] < de[a] for a, b in zip(chain, chain[1:]))
     assert p.units("Causeway", "evil") == 0
@@ -389,7 +393,7 @@ def test_mt_7_5_evil_attack_ends_on_good_defending_six(pos):
     r = first_event(ev, "retreat")[0]
     assert r["retreating"] == "evil" and r["from"] == "Causeway"
     assert sum(r["units"].values()) <= 3  # only the attacking units
-    assert p.st[E.S_TURNEND] == 1
+    assert p.st[L.S_TURNEND] == 1
 
 
 def test_mt_7_5_witch_king_reversal(pos):
@@ -469,7 +473,7 @@ def test_mt_8_3_leaders_removed_at_end_of_turn(pos):
     p.put_leader("Denethor", "Minas Tirith")
     p.put_leader("Faramir", "Minas Tirith")     # same colour (green): one goes
     p.put_leader("Gandalf", None)
-    p.st[E.O_LLOC + p.leader("Gandalf")] = p.t("Minas Tirith")  # yellow with green: fine
+    p.st[L.O_LLOC + p.leader("Gandalf")] = p.t("Minas Tirith")  # yellow with green: fine
     p.put_leader("Theoden", "Gate Field")        # alone: removed
     ev = p.end_turn("good")
     rem = {e["name"]: e["why"] for e in ev if e["event"] == "leader_removed"}
@@ -488,7 +492,7 @@ def test_mt_8_3_removed_to_captured_param(comp_with):
     p.put_leader("Gothmog", "Causeway")
     ev = p.end_turn("evil")
     assert ev[0]["to"] == "captured"
-    assert p.st[E.S_LCAP + 0] == 1
+    assert p.st[L.S_LCAP + 0] == 1
 
 
 def test_mt_8_4_leader_captured_with_last_unit(pos, comp_with):
@@ -515,10 +519,10 @@ def test_mt_9_3_grond_breaks_the_gate(pos):
     p.set_units("Minas Tirith", "good", "infantry", 3)
     p.give_card("evil", "Grond")
     acts = kinds(p.actions("evil"))
-    assert any(a[0] == E.A_ASSAULT and a[2] == p.t("Minas Tirith") for a in acts)
+    assert any(a[0] == L.A_ASSAULT and a[2] == p.t("Minas Tirith") for a in acts)
     ev = p.assault("Gate Field", "Minas Tirith", 3, side="evil")
     assert any(e["event"] == "gate_broken" for e in ev)
-    assert p.st[E.S_GATE] == 1
+    assert p.st[L.S_GATE] == 1
     pg, pe = p.points()
     assert pe >= 3
 
@@ -527,12 +531,12 @@ def test_mt_9_4_catapult_lost_when_territory_empty(pos):
     p = pos()
     p.set_units("Causeway", "evil", "infantry", 1)
     c = p.give_card("evil", "Catapult")
-    p.do("evil", E.A_CATAPULT, c, p.t("Causeway"))
-    assert p.st[E.O_CST + c] == 5 and p.st[E.O_CLOC + c] == p.t("Causeway")
+    p.do("evil", L.A_CATAPULT, c, p.t("Causeway"))
+    assert p.st[L.O_CST + c] == 5 and p.st[L.O_CLOC + c] == p.t("Causeway")
     p.set_units("Causeway", "evil", "infantry", 0)
-    E.catapults_check_nb(p.cf, p.st, p.tr)
+    CB.catapults_check_nb(p.cf, p.st, p.tr)
     ev = p._events()
-    assert ev[0]["event"] == "catapult_lost" and p.st[E.O_CST + c] == 3
+    assert ev[0]["event"] == "catapult_lost" and p.st[L.O_CST + c] == 3
 
 
 def test_mt_9_6_leader_card(pos):
@@ -540,8 +544,8 @@ def test_mt_9_6_leader_card(pos):
     p.set_units("Minas Tirith", "good", "infantry", 2)
     c = p.give_card("good", "Gandalf the White")
     acts = kinds(p.actions("good"))
-    assert (E.A_LCARD, c, p.t("Minas Tirith"), 0, 0, 0) in acts
-    ev = p.do("good", E.A_LCARD, c, p.t("Minas Tirith"))
+    assert (L.A_LCARD, c, p.t("Minas Tirith"), 0, 0, 0) in acts
+    ev = p.do("good", L.A_LCARD, c, p.t("Minas Tirith"))
     assert p.leader_loc("Gandalf") == "Minas Tirith"
     assert first_event(ev, "place")[0]["leaders"] == ["Gandalf"]
 
@@ -561,8 +565,8 @@ def test_mt_10_1_good_wins_with_two_leaders(pos):
     p = pos()
     for name in ("Gothmog", "Black Captain"):
         p.put_leader(name, "Causeway")
-        E.capture_leader_nb(p.cf, p.st, p.tr, p.leader(name), p.t("Causeway"))
-    E.check_win_nb(p.cf, p.st, p.tr)
+        CB.capture_leader_nb(p.cf, p.st, p.tr, p.leader(name), p.t("Causeway"))
+    B.check_win_nb(p.cf, p.st, p.tr)
     assert p.over() == ("good", "leaders")
 
 
@@ -578,11 +582,11 @@ def test_mt_10_3_points(comp_with):
     p = Position(comp_with("points_wall=4", "points_cavalry=5"))
     p.set_units("North Wall", "evil", "infantry", 1)
     p.set_units("East Wall", "evil", "infantry", 1)
-    p.st[E.S_GATE] = 1
-    p.st[E.O_CAPT + p.u("good", "cavalry")] = 2     # Evil captured 2 cavalry
-    p.st[E.O_CAPT + p.u("evil", "troll")] = 1       # Good captured a troll
-    p.st[E.O_CAPT + p.u("evil", "infantry")] = 2
-    p.st[E.S_LCAP + 0] = 1                            # Good captured one leader
+    p.st[L.S_GATE] = 1
+    p.st[L.O_CAPT + p.u("good", "cavalry")] = 2     # Evil captured 2 cavalry
+    p.st[L.O_CAPT + p.u("evil", "troll")] = 1       # Good captured a troll
+    p.st[L.O_CAPT + p.u("evil", "infantry")] = 2
+    p.st[L.S_LCAP + 0] = 1                            # Good captured one leader
     pg, pe = p.points()
     assert pg == 3 + 2 + 5
     assert pe == 2 * 5 + 2 * 4 + 3
@@ -593,8 +597,8 @@ def test_mt_2_2_rammas_is_ordinary_and_2_3_banners(pos):
     for cls in (INF, CAV, CRE):
         assert p.cross_ok("evil", cls, "Anduin North Bank", "Rammas North-East")
         assert p.cross_ok("good", cls, "Rammas North-East", "North Fields")
-    assert p.cf[E.O_BANNER + p.t("Causeway Fort North")] == 1
-    assert p.cf[E.O_BANNER + p.t("Causeway")] == 0
+    assert p.cf[C.O_BANNER + p.t("Causeway Fort North")] == 1
+    assert p.cf[C.O_BANNER + p.t("Causeway")] == 0
 
 
 def test_mt_8_1_leader_is_not_a_combat_unit(pos):
@@ -604,11 +608,11 @@ def test_mt_8_1_leader_is_not_a_combat_unit(pos):
     p.put_leader("Black Captain", "Causeway")
     p.set_units("Gate Field", "good", "infantry", 2)
     acts = kinds(p.actions("evil"))
-    assert sorted(a[3] for a in acts if a[0] == E.A_ASSAULT) == [1]  # leaders roll no dice
+    assert sorted(a[3] for a in acts if a[0] == L.A_ASSAULT) == [1]  # leaders roll no dice
     q = pos()
     q.put_leader("Gothmog", "Causeway")  # a leader alone holds nothing: no unit actions from there
     q.set_units("Gate Field", "good", "infantry", 2)
-    assert not any(a[0] == E.A_ASSAULT for a in kinds(q.actions("evil")))
+    assert not any(a[0] == L.A_ASSAULT for a in kinds(q.actions("evil")))
 
 
 def test_mt_9_1_siege_tower_kept_and_gives_wall_access(pos):
@@ -617,10 +621,10 @@ def test_mt_9_1_siege_tower_kept_and_gives_wall_access(pos):
     c = p.give_card("evil", "Siege Tower")
     acts = kinds(p.actions("evil"))
     nw = p.t("North Wall")
-    assert any(a[0] == E.A_MOVE and a[2] == nw for a in acts)  # onto an empty wall
+    assert any(a[0] == L.A_MOVE and a[2] == nw for a in acts)  # onto an empty wall
     p.move("Pelennor North", "North Wall", 4, side="evil")
     assert p.units("North Wall", "evil") == 4
-    assert p.st[E.O_CST + c] == 2  # kept, not discarded
+    assert p.st[L.O_CST + c] == 2  # kept, not discarded
     assert p.points()[1] == 2  # MT-10.3: 2 points per wall section Evil occupies
 
 
@@ -628,10 +632,10 @@ def test_mt_9_2_ladders_without_bonus(pos):
     p = pos()
     p.set_units("Pelennor South", "evil", "infantry", 4)
     p.set_units("South Wall", "good", "archer", 1)
-    assert not any(a[0] == E.A_ASSAULT for a in kinds(p.actions("evil")))
+    assert not any(a[0] == L.A_ASSAULT for a in kinds(p.actions("evil")))
     p.give_card("evil", "Scaling Ladders")
     acts = kinds(p.actions("evil"))
-    assert any(a[0] == E.A_ASSAULT and a[2] == p.t("South Wall") for a in acts)
+    assert any(a[0] == L.A_ASSAULT and a[2] == p.t("South Wall") for a in acts)
     ev = p.assault("Pelennor South", "South Wall", 3, side="evil")
     assert ev[0]["att_bonus"] == 0 and ev[0]["def_bonus"] == 1
 
@@ -642,19 +646,19 @@ def test_mt_9_5_holder_capacity(comp_with):
     p.hand("evil", ["infantry", "cavalry", "creature", "infantry:evil"])
     ev = p.card_phase("evil")
     assert len(first_event(ev, "load")) == 2
-    assert p.st[E.O_HOLD + c * E.MAXU: E.O_HOLD + (c + 1) * E.MAXU].sum() == 2
+    assert p.st[L.O_HOLD + c * C.MAXU: L.O_HOLD + (c + 1) * C.MAXU].sum() == 2
     assert p.invariant()
 
 
 def test_mt_6_2_h_greedy_does_not_waste_a_mumak(pos):
     p = pos()
     p.set_units("South Ithilien", "evil", "mumak", 1)
-    p.st[E.O_POOL + p.u("evil", "infantry")] = 0  # pool empty: the units are 'elsewhere'
-    p.st[E.O_CAPT + p.u("evil", "infantry")] += 40
+    p.st[L.O_POOL + p.u("evil", "infantry")] = 0  # pool empty: the units are 'elsewhere'
+    p.st[L.O_CAPT + p.u("evil", "infantry")] += 40
     acts = p.actions("evil")
-    i = [k for k in range(len(acts)) if acts[k, 0] == E.A_EXCHANGE]
+    i = [k for k in range(len(acts)) if acts[k, 0] == L.A_EXCHANGE]
     assert i
-    assert E.score_action_nb(p.cf, p.st, p.comp.wp, p.pol, 1, acts, i[0]) < 0
+    assert PO.score_action_nb(p.cf, p.st, p.comp.wp, p.pol, 1, acts, i[0]) < 0
 
 
 # ---------------------------------------------------------------- parameters are wired
@@ -723,8 +727,8 @@ def test_param_bonuses_mt_8_2(comp_with, sets, att, dfn):
 def test_param_leaders_to_win(comp_with):
     p = Position(comp_with("leaders_to_win=1"))
     p.put_leader("Gothmog", "Causeway")
-    E.capture_leader_nb(p.cf, p.st, p.tr, p.leader("Gothmog"), p.t("Causeway"))
-    E.check_win_nb(p.cf, p.st, p.tr)
+    CB.capture_leader_nb(p.cf, p.st, p.tr, p.leader("Gothmog"), p.t("Causeway"))
+    B.check_win_nb(p.cf, p.st, p.tr)
     assert p.over() == ("good", "leaders")
 
 
@@ -738,7 +742,7 @@ def test_param_good_creature_as_infantry(comp_with):
 
 def test_param_points_and_mission_base_in_engine(comp_with):
     p = Position(comp_with("points_leader=9", "points_gate=7", "points_infantry=4"))
-    p.st[E.S_LCAP + 1] = 1
-    p.st[E.S_GATE] = 1
-    p.st[E.O_CAPT + p.u("good", "archer")] = 1
+    p.st[L.S_LCAP + 1] = 1
+    p.st[L.S_GATE] = 1
+    p.st[L.O_CAPT + p.u("good", "archer")] = 1
     assert p.points() == (0, 9 + 7 + 4)

@@ -9,31 +9,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.games.minas_tirith import layout as L
 from lotr_sim.games.registry import get_game
 
 
 def _until(g, comp, st, phase, limit=5000):
     for _ in range(limit):
-        if g.is_over(st) or st.st[E.S_PHASE] == phase:
+        if g.is_over(st) or st.st[L.S_PHASE] == phase:
             return not g.is_over(st)
         g.apply(comp, st, g.builtin_choice(comp, st))
     return False
 
 
 def _units(st, t, u):
-    return int(st.st[E.O_UNITS + t * E.MAXU + u])
+    return int(st.st[L.O_UNITS + t * C.MAXU + u])
 
 
 def test_mt_4_2_die_choice_lists_the_unused_dice(game, comp):
     st = game.new_state(comp, {"good": "greedy", "evil": "greedy"}, 1, 0)
-    assert st.st[E.S_PHASE] == E.PH_DIE
+    assert st.st[L.S_PHASE] == L.PH_DIE
     rows = game.legal_actions(comp, st)
-    assert [int(r[0]) for r in rows] == [E.A_DIE] * 3
-    assert sorted(int(r[2]) for r in rows) == sorted(int(st.st[E.S_DICE + i]) for i in range(3))
+    assert [int(r[0]) for r in rows] == [L.A_DIE] * 3
+    assert sorted(int(r[2]) for r in rows) == sorted(int(st.st[L.S_DICE + i]) for i in range(3))
     game.apply(comp, st, 2)          # the first player takes the third die
     # the second seat of the round chooses among the two left
-    _until(game, comp, st, E.PH_DIE)
+    _until(game, comp, st, L.PH_DIE)
     rows = game.legal_actions(comp, st)
     assert len(rows) == 2 and 2 not in [int(r[1]) for r in rows]
 
@@ -45,22 +46,22 @@ def test_mt_7_2_bombardment_losses_are_one_decision_per_hit(choice):
     seen = 0
     for index in range(40):
         st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 3, index)
-        while _until(g, comp, st, E.PH_LOSS):
-            shooter = int(st.st[E.S_SIDE])
-            owner = int(st.st[E.S_LOSS_SIDE])
+        while _until(g, comp, st, L.PH_LOSS):
+            shooter = int(st.st[L.S_SIDE])
+            owner = int(st.st[L.S_LOSS_SIDE])
             assert owner == 1 - shooter
             assert g.to_move(st) == (owner if choice == "owner" else shooter)
-            t = int(st.st[E.S_LOSS_T])
+            t = int(st.st[L.S_LOSS_T])
             rows = g.legal_actions(comp, st)
             types = [int(r[1]) for r in rows]
-            assert all(int(r[0]) == E.A_LOSE and int(r[2]) == t for r in rows)
+            assert all(int(r[0]) == L.A_LOSE and int(r[2]) == t for r in rows)
             assert types and all(_units(st, t, u) > 0 for u in types)
-            assert all(int(comp.cf[E.O_USIDE + u]) == owner for u in types)
+            assert all(int(comp.cf[C.O_USIDE + u]) == owner for u in types)
             # the dearest type, not the heuristic's cheapest: exactly one of it goes
             k = len(rows) - 1
             u = types[k]
             before = _units(st, t, u)
-            creature = int(comp.cf[E.O_UCLS + u]) == 2 and int(comp.cf[E.P_CREATURE_HITS]) > 1
+            creature = int(comp.cf[C.O_UCLS + u]) == 2 and int(comp.cf[C.P_CREATURE_HITS]) > 1
             g.apply(comp, st, k)
             assert _units(st, t, u) == before - (0 if creature else 1)
             seen += 1
@@ -76,26 +77,26 @@ def test_mt_7_4_assault_losses_attacker_then_defender_each_chooses_its_own():
     loss), and the turn's seat does not change."""
     g = get_game("minas-tirith")
     comp = g.compile(g.load())
-    seen = {E.PH_ALOSS: 0, E.PH_DLOSS: 0}
+    seen = {L.PH_ALOSS: 0, L.PH_DLOSS: 0}
     for index in range(30):
         st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 5, index)
         while not g.is_over(st):
-            ph = int(st.st[E.S_PHASE])
+            ph = int(st.st[L.S_PHASE])
             if ph in seen:
-                attacker = int(st.st[E.S_AS_SIDE])
-                assert int(st.st[E.S_SIDE]) == attacker
-                loser = attacker if ph == E.PH_ALOSS else 1 - attacker
-                assert g.to_move(st) == loser == int(st.st[E.S_LOSS_SIDE])
-                t = int(st.st[E.S_AS_A] if ph == E.PH_ALOSS else st.st[E.S_AS_B])
+                attacker = int(st.st[L.S_AS_SIDE])
+                assert int(st.st[L.S_SIDE]) == attacker
+                loser = attacker if ph == L.PH_ALOSS else 1 - attacker
+                assert g.to_move(st) == loser == int(st.st[L.S_LOSS_SIDE])
+                t = int(st.st[L.S_AS_A] if ph == L.PH_ALOSS else st.st[L.S_AS_B])
                 rows = g.legal_actions(comp, st)
                 types = [int(r[1]) for r in rows]
                 assert types and all(int(r[2]) == t and _units(st, t, u) > 0 for r, u in zip(rows, types))
-                if ph == E.PH_ALOSS:   # only units that took part in the assault
-                    assert all(int(st.st[E.O_SCA + u]) > 0 for u in types)
+                if ph == L.PH_ALOSS:   # only units that took part in the assault
+                    assert all(int(st.st[L.O_SCA + u]) > 0 for u in types)
                 k = len(rows) - 1
-                lost = int(st.st[E.O_CAPT + types[k]])
+                lost = int(st.st[L.O_CAPT + types[k]])
                 g.apply(comp, st, k)   # (the last loss may be followed by a retreat or a move-in)
-                assert int(st.st[E.O_CAPT + types[k]]) in (lost + 1, lost)
+                assert int(st.st[L.O_CAPT + types[k]]) in (lost + 1, lost)
                 assert g.invariant_ok(comp, st)
                 seen[ph] += 1
             else:
@@ -113,12 +114,12 @@ def test_search_player_decides_losses_as_the_owner(game, comp):
         seat = game.run_builtin(comp, st, [0])
         if seat < 0:
             break
-        stops.add(int(st.st[E.S_PHASE]))
+        stops.add(int(st.st[L.S_PHASE]))
         assert game.to_move(st) == 0
         game.apply(comp, st, game.heuristic_choice(comp, st))
-    assert {E.PH_DIE, E.PH_ACT} <= stops
-    assert np.isin(list(stops), [E.PH_DIE, E.PH_ACT, E.PH_LOSS, E.PH_ALOSS, E.PH_DLOSS, E.PH_RETREAT,
-                                 E.PH_CARD]).all()   # PH_CARD: its card step (MT-5)
+    assert {L.PH_DIE, L.PH_ACT} <= stops
+    assert np.isin(list(stops), [L.PH_DIE, L.PH_ACT, L.PH_LOSS, L.PH_ALOSS, L.PH_DLOSS, L.PH_RETREAT,
+                                 L.PH_CARD]).all()   # PH_CARD: its card step (MT-5)
 
 
 def test_position_do_takes_deferred_losses_in_the_builtin_order(pos):
@@ -133,10 +134,10 @@ def test_position_do_takes_deferred_losses_in_the_builtin_order(pos):
             p.set_units("East Wall", "good", "archer", 1)
             p.set_units("East Wall", "good", "infantry", 2)
             if via_do:
-                p.do("evil", E.A_BOMBARD, p.t("Pelennor North"), p.t("East Wall"), 3)
+                p.do("evil", L.A_BOMBARD, p.t("Pelennor North"), p.t("East Wall"), 3)
             else:
                 p.bombard("Pelennor North", "East Wall", 3, side="evil")
-            assert p.st[E.S_PHASE] < E.PH_LOSS and p.invariant()
+            assert p.st[L.S_PHASE] < L.PH_LOSS and p.invariant()
             outs.append((p.units("East Wall", "good", "infantry"), p.units("East Wall", "good", "archer")))
         assert outs[0] == outs[1]
         hit += outs[0] != (2, 1)

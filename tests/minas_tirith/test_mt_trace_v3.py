@@ -13,7 +13,7 @@ import copy
 import numpy as np
 import pytest
 
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import layout as L
 from lotr_sim.games.minas_tirith.trace import decode
 
 PY = {"good": "search", "evil": "search"}     # both seats held in Python (heuristic choices below)
@@ -57,9 +57,9 @@ def test_trace_on_and_off_identical_for_python_held_seats(game, comp):
         on = _python_game(game, comp, 3, index, True)
         off = _python_game(game, comp, 3, index, False)
         a, b = on.st.copy(), off.st.copy()
-        a[E.S_TRPOS] = b[E.S_TRPOS] = 0
+        a[L.S_TRPOS] = b[L.S_TRPOS] = 0
         assert np.array_equal(a, b), index
-        ev = decode(comp, on.tr[: int(on.st[E.S_TRPOS])], index)
+        ev = decode(comp, on.tr[: int(on.st[L.S_TRPOS])], index)
         assert {e["kind"] for e in ev if e["event"] == "decision"} >= {"die", "action", "card"}
 
 
@@ -115,7 +115,7 @@ def test_python_held_decisions_are_logged_and_replay(game, comp):
             i = game.heuristic_choice(comp, state)
             applied.append((game.seat_names(comp)[game.to_move(state)], game.decision_kind(comp, state), i))
             game.apply(comp, state, i)
-        ev = decode(comp, state.tr[: int(state.st[E.S_TRPOS])], index)
+        ev = decode(comp, state.tr[: int(state.st[L.S_TRPOS])], index)
         dec = [e for e in ev if e["event"] == "decision"]
         assert [(d["seat"], d["kind"], d["choice"]) for d in dec] == applied
         end = _replay(game, comp, PY, 4, index, dec)
@@ -136,7 +136,7 @@ def test_decision_events_order_and_fields(game, comp):
             assert nxt["event"] == "turn_start" and nxt["die"] == e["row"][2] and nxt["side"] == e["seat"]
         elif e["kind"] == "action":
             assert e["seat"] == e["side"]
-            if e["row"][0] == E.A_BOMBARD:
+            if e["row"][0] == L.A_BOMBARD:
                 nxt = events[j + 1]
                 assert nxt["event"] == "bombard" and nxt["shooters"] == e["row"][3]
         elif e["kind"] == "loss":
@@ -217,7 +217,7 @@ def test_bombard_names_who_fired(game, comp, pos):
     p.set_units("North Wall", "good", "archer", 1)
     p.set_units("East Fields", "evil", "infantry", 5)
     c = p.give_card("good", "Catapult")
-    p.do("good", E.A_CATAPULT, c, p.t("North Wall"))
+    p.do("good", L.A_CATAPULT, c, p.t("North Wall"))
     p.bombard("North Wall", "East Fields", 1, side="good")          # the archer fires first
     b = [e for e in p.bombard("North Wall", "East Fields", 2, side="good") if e["event"] == "bombard"][0]
     assert b["archers"] == 0 and b["shooters"] == 1 and b["catapult"].startswith("Catapult")

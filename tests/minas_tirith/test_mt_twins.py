@@ -15,8 +15,12 @@ import numpy as np
 import pytest
 
 from lotr_sim.exact.battle import roll_law
+from lotr_sim.games.minas_tirith import actions as AC
+from lotr_sim.games.minas_tirith import board as B
+from lotr_sim.games.minas_tirith import combat as CB
 from lotr_sim.games.minas_tirith import config as C
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.minas_tirith import play as P
 from lotr_sim.games.minas_tirith.position import Position
 from lotr_sim.kernels.combat import ATTACKER_RETREATED, DEFENDER_RETREATED, battle_nb
 from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
@@ -70,7 +74,7 @@ def test_engine_modified6_roll_has_the_exact_law(ad, dd, ab, db):
     n = 40_000
     counts: dict = {}
     for _ in range(n):
-        key = tuple(int(x) for x in E._modified_roll_nb(s, ad, dd, ab, db))
+        key = tuple(int(x) for x in CB._modified_roll_nb(s, ad, dd, ab, db))
         counts[key] = counts.get(key, 0) + 1
     assert set(counts) <= set(law), set(counts) - set(law)
     for key, p in law.items():
@@ -92,7 +96,7 @@ def test_modified6_assault_in_the_engine_uses_that_roll(comp):
         stream_init_nb(np.int64(9), np.int64(i), p.s)
         s = np.zeros(STATE_SIZE, dtype=np.uint64)
         stream_init_nb(np.int64(9), np.int64(i), s)
-        la, ld, a6, d6 = (int(x) for x in E._modified_roll_nb(s, 3, 2, 1, 0))
+        la, ld, a6, d6 = (int(x) for x in CB._modified_roll_nb(s, 3, 2, 1, 0))
         ev = p.assault("Gate Field", "Causeway", 3, side="good")
         assert (ev[0]["att_losses"], ev[0]["def_losses"], ev[0]["att_sixes"], ev[0]["def_sixes"]) == \
             (la, ld, a6, d6)
@@ -122,7 +126,7 @@ def test_engine_and_kernel_agree_on_who_retreats(comp, good_attacks, att, dfn):
             p.put_leader("Witch-king", "Causeway")
             p.set_units("Gate Field", "good", "infantry", dfn)
             a, b, side = "Causeway", "Gate Field", 1
-        ab, db, wk = E.assault_bonus_nb(p.cf, p.st, side, p.t(a), p.t(b))
+        ab, db, wk = CB.assault_bonus_nb(p.cf, p.st, side, p.t(a), p.t(b))
         assert wk == 1
         stream_init_nb(np.int64(31), np.int64(i), p.s)
         ev = p.assault(a, b, att, side=("good", "evil")[side])
@@ -161,19 +165,19 @@ def test_cache_check_is_not_vacuous(game, comp):
     from lotr_sim.games.minas_tirith.game import policy_array
     pol = policy_array({"good": "random", "evil": "random"})
     tr = np.zeros(0, dtype=np.int64)
-    st, _ = E.play_one_nb(comp.cf, comp.wp, pol, np.int64(3), np.int64(0), tr, np.int64(1))
-    assert st[E.S_NCHECK] > 10_000 and st[E.S_BAD] == 0
+    st, _ = P.play_one_nb(comp.cf, comp.wp, pol, np.int64(3), np.int64(0), tr, np.int64(1))
+    assert st[L.S_NCHECK] > 10_000 and st[L.S_BAD] == 0
     p = Position(comp)
     p.set_units("Pelennor North", "evil", "infantry", 3)
     p.set_units("East Wall", "good", "archer", 1)
     p.give_card("evil", "Siege Tower")
-    E.refresh_tot_nb(p.cf, p.st)
-    assert E.check_caches_nb(p.cf, p.st) == 0
-    p.st[E.O_DEC] = 0  # the cache forgets the tower: climbing and the tower bonus disagree
-    assert E.check_caches_nb(p.cf, p.st) > 0
-    E.refresh_tot_nb(p.cf, p.st)
-    p.st[E.O_TOT + 1 * C.MAXT + p.t("Pelennor North")] += 1
-    assert E.check_caches_nb(p.cf, p.st) > 0
+    B.refresh_tot_nb(p.cf, p.st)
+    assert AC.check_caches_nb(p.cf, p.st) == 0
+    p.st[L.O_DEC] = 0  # the cache forgets the tower: climbing and the tower bonus disagree
+    assert AC.check_caches_nb(p.cf, p.st) > 0
+    B.refresh_tot_nb(p.cf, p.st)
+    p.st[L.O_TOT + 1 * C.MAXT + p.t("Pelennor North")] += 1
+    assert AC.check_caches_nb(p.cf, p.st) > 0
 
 
 def test_bombard_proposals_match_shooters_nb(comp):
@@ -185,7 +189,7 @@ def test_bombard_proposals_match_shooters_nb(comp):
     p.set_units("West Osgiliath", "evil", "infantry", 1)
     acts = p.actions("good")
     n = len(acts)
-    assert E.check_bombards_nb(p.cf, p.st, 0, p.act, n) == 0
-    i = [k for k in range(n) if acts[k, 0] == E.A_BOMBARD][0]
+    assert AC.check_bombards_nb(p.cf, p.st, 0, p.act, n) == 0
+    i = [k for k in range(n) if acts[k, 0] == L.A_BOMBARD][0]
     p.act[i, 4] += 1
-    assert E.check_bombards_nb(p.cf, p.st, 0, p.act, n) > 0
+    assert AC.check_bombards_nb(p.cf, p.st, 0, p.act, n) > 0

@@ -7,8 +7,11 @@
 """
 import pytest
 
+from lotr_sim.games.minas_tirith import board as B
+from lotr_sim.games.minas_tirith import combat as CB
 from lotr_sim.games.minas_tirith import config as C
-from lotr_sim.games.minas_tirith import engine as E
+from lotr_sim.games.minas_tirith import layout as L
+from lotr_sim.games.minas_tirith import policies as PO
 from lotr_sim.games.minas_tirith.position import Position
 
 WALLS = ("North Wall", "East Wall", "South Wall")
@@ -23,7 +26,7 @@ def _no_mounted_unit_on_walls(p):
     for w in WALLS:
         t = p.t(w)
         for u, (name, side) in enumerate(zip(p.names["unit_types"], p.names["unit_sides"])):
-            if p.cf[C.O_UCLS + u] != 0 and p.st[E.O_UNITS + t * C.MAXU + u] > 0:
+            if p.cf[C.O_UCLS + u] != 0 and p.st[L.O_UNITS + t * C.MAXU + u] > 0:
                 bad.append((w, side, name))
     return bad
 
@@ -37,7 +40,7 @@ def test_mt_6_4_bonus_cavalry_never_placed_on_a_wall(comp, policy):
     for seed in range(40):
         p = Position(comp, policies=(policy, policy), seed=seed)
         p.set_units("East Wall", "good", "infantry", 2)
-        p.st[E.S_MTTOP] = p.cf[C.C_NC]  # Minas Tirith deck empty, no discards: only bonus (c) is left
+        p.st[L.S_MTTOP] = p.cf[C.C_NC]  # Minas Tirith deck empty, no discards: only bonus (c) is left
         p.hand("good", ["cavalry:good", "cavalry:good", "cavalry"] + FILLER)  # 7 cards: must trade
         ev = p.card_phase("good")
         tr = [e for e in ev if e["event"] == "trade"]
@@ -54,7 +57,7 @@ def test_mt_6_4_bonus_unit_still_placed_where_legal(comp):
         p = Position(comp, policies=("random", "random"), seed=seed)
         p.set_units("East Wall", "good", "infantry", 2)
         p.set_units("Pelennor North", "good", "infantry", 1)
-        p.st[E.S_MTTOP] = p.cf[C.C_NC]
+        p.st[L.S_MTTOP] = p.cf[C.C_NC]
         p.hand("good", ["cavalry:good", "cavalry:good", "cavalry"] + FILLER)
         ev = p.card_phase("good")
         tr = [e for e in ev if e["event"] == "trade"][0]
@@ -73,7 +76,7 @@ def test_mt_6_6_bonus_creature_never_placed_on_a_wall(comp, policy):
         p = Position(comp, policies=(policy, policy), seed=seed)
         p.set_units("North Wall", "evil", "infantry", 2)
         p.give_card("evil", "Siege Tower")
-        p.st[E.S_MTTOP] = p.cf[C.C_NC]
+        p.st[L.S_MTTOP] = p.cf[C.C_NC]
         p.hand("evil", ["creature:evil", "creature:evil", "creature"] + FILLER_EVIL)
         ev = p.card_phase("evil")
         assert [e for e in ev if e["event"] == "trade"]
@@ -111,9 +114,9 @@ def test_mt_6_4_no_cavalry_or_creature_on_a_wall_in_whole_games(game, comp, g, e
 def test_mt_6_4_wall_check_can_fail(comp):
     p = Position(comp)
     p.set_units("East Wall", "good", "infantry", 1)
-    assert E.walls_ok_nb(p.cf, p.st)
+    assert B.walls_ok_nb(p.cf, p.st)
     p.set_units("East Wall", "good", "mounted_archer", 1)
-    assert not E.walls_ok_nb(p.cf, p.st)
+    assert not B.walls_ok_nb(p.cf, p.st)
 
 
 def test_mt_6_4_audit_game_seed_101_index_3(game, comp):
@@ -140,7 +143,7 @@ def _tower_position(comp):
 def test_mt_9_1_tower_bonus_not_for_an_assault_from_a_wall(comp):
     """Evil on East Wall assaults Pelennor North (down a climb edge): no tower bonus."""
     p = _tower_position(comp)
-    ab, db, wk = E.assault_bonus_nb(p.cf, p.st, 1, p.t("East Wall"), p.t("Pelennor North"))
+    ab, db, wk = CB.assault_bonus_nb(p.cf, p.st, 1, p.t("East Wall"), p.t("Pelennor North"))
     assert (ab, db, wk) == (0, 0, 0)
     ev = p.assault("East Wall", "Pelennor North", 3, side="evil")
     assert ev[0]["event"] == "assault" and ev[0]["att_bonus"] == 0
@@ -151,24 +154,24 @@ def test_mt_9_1_tower_bonus_still_given_onto_a_wall(comp):
     p.set_units("Pelennor North", "evil", "infantry", 3)
     p.set_units("East Wall", "good", "archer", 2)
     p.give_card("evil", "Siege Tower")
-    ab, db, _ = E.assault_bonus_nb(p.cf, p.st, 1, p.t("Pelennor North"), p.t("East Wall"))
+    ab, db, _ = CB.assault_bonus_nb(p.cf, p.st, 1, p.t("Pelennor North"), p.t("East Wall"))
     assert (ab, db) == (1, 1)
 
 
 def test_mt_9_1_ai_odds_from_a_wall_without_tower_bonus(comp):
     """The odds the AI reads (winp_nb) use the same modifiers: from a wall, no +1."""
     p = _tower_position(comp)
-    E.refresh_tot_nb(p.cf, p.st)
+    B.refresh_tot_nb(p.cf, p.st)
     a, b = p.t("East Wall"), p.t("Pelennor North")
-    got = E.winp_nb(p.cf, p.st, comp.wp, 1, a, b, 3)
+    got = PO.winp_nb(p.cf, p.st, comp.wp, 1, a, b, 3)
     assert got == pytest.approx(comp.wp[1, 0, 0, 0, 3, 2])
     assert got != pytest.approx(comp.wp[1, 0, 1, 0, 3, 2])
     q = Position(comp)
     q.set_units("Pelennor North", "evil", "infantry", 3)
     q.set_units("East Wall", "good", "archer", 2)
     q.give_card("evil", "Siege Tower")
-    E.refresh_tot_nb(q.cf, q.st)
-    assert E.winp_nb(q.cf, q.st, comp.wp, 1, b, a, 3) == pytest.approx(comp.wp[1, 0, 1, 1, 3, 2])
+    B.refresh_tot_nb(q.cf, q.st)
+    assert PO.winp_nb(q.cf, q.st, comp.wp, 1, b, a, 3) == pytest.approx(comp.wp[1, 0, 1, 1, 3, 2])
 
 
 def test_mt_9_1_audit_game_seed_213_index_132(game):

@@ -1183,7 +1183,7 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     for row in range(lo, hi):
         new_game_nb(cf, st, tr, act, s, seed, first + row, debug)
         # run_until_nb's loop (stop_mask 0) written out: every jitted level re-optimises the
-        # whole engine below it when compiled (see minas_tirith/engine.py, first-run compile)
+        # whole engine below it when compiled (see minas_tirith/game.py, first-run compile)
         ctx[:] = 0.0
         while st[S_OVER] == 0:
             n = legal_nb(cf, st, act)

@@ -1,6 +1,95 @@
 """``MinasTirith``: the Game seam (lotr_sim.games.base) for the Siege of Minas Tirith, on the
-common numba binding (lotr_sim.games.adapter: the engine's kernels are in play.py, re-exported
-by engine.py)."""
+common numba binding (lotr_sim.games.adapter, which binds the common kernels of play.py).
+
+The engine (numba) keeps the state in one flat int64 array and plays one game per call of
+``play_game_nb`` entirely inside njit, many games with ``simulate_nb`` (a GIL-free range of
+games, run on a thread pool by the adapter; game i always uses stream (seed, i)). Its code
+lives in modules named by role (import each by its own name: there is no facade); rule IDs
+(MT-x.y) refer to docs/rules/minas-tirith.md, the config layout (``cf``) is in config.py:
+
+* layout.py    the state layout (``S_*`` slots, ``O_*`` offsets, ``ST_SIZE``) and the codes:
+               events ``EV_*``, card kinds ``K_*`` (MT-9), actions ``A_*`` (MT-6/7), policy
+               vector ``PL_*``, outcomes ``W_*``/``R_*`` (MT-10), phases ``PH_*`` (MT-4);
+* events.py    the trace: events, position snapshots, the dice faces of a roll (MT-3.3, MT-7.4);
+* board.py     board queries and caches, who may cross or stand where (MT-1, MT-2, MT-6.3-6.6,
+               MT-9.1, MT-9.3), points and the end of the game (MT-10), the invariant;
+* movement.py  moving units and leaders, the gate, card placements, the exchange (MT-6.2,
+               MT-8.3, MT-9.4-9.7);
+* combat.py    losses and captures (MT-1.4, MT-1.5), leaders removed (MT-8.4), assault (MT-7.3,
+               MT-7.4, MT-8.2), retreat (MT-7.5), taking ground (MT-7.6), bombardment (MT-6.1,
+               MT-7.2), catapults (MT-9.4);
+* policies.py  the random player and the heuristic: mission die (MT-4.2/4.5), action scores,
+               where pool units go;
+* cards.py     the card step (MT-5: draws, trades, bonus trade, loads, hand limit) and the
+               Muster of Gondor (MT-9.7);
+* actions.py   the mission menu ``enum_actions_nb`` and ``do_action_nb`` (MT-6, MT-7);
+* play.py      set-up (MT-2/3), rounds and turns (MT-4, MT-8.3, MT-10.3), the step machine
+               (``legal_nb`` / ``apply_nb`` / ``run_until_nb``), whole games
+               (``play_game_nb``, ``simulate_nb``, ``play_one_nb``) and the search player's
+               ``scores_nb`` / ``playouts_nb`` (whose playouts deal the decks' orders
+               again, ``determinize_nb``: what no seat can know).
+
+Besides the kernels: config.py (the parameters and the compiled config), trace.py (decoding,
+replaying and accounting for traces), position.py (hand-made positions for tests).
+
+Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
+actions <- play.
+
+The step machine's decisions (issue 8): the mission die (PH_DIE, MT-4.2/4.5), the action
+menu (PH_ACT, MT-6/7/9, PASS included), and every loss of a roll, one decision per hit by
+the player the rules name - bombardment (PH_LOSS, MT-7.2: the owner, or the shooter under
+``bombard_loss_choice = shooter``) and assault, the attacker among the units that attacked,
+then the defender (PH_ALOSS, PH_DLOSS, MT-7.4), every retreat step with several
+destinations, by the retreating side (PH_RETREAT, MT-7.5), and - for a seat held by a player
+from ``lotr_sim.players`` (policy column PL_CARDS) - each play of its card step (PH_CARD, MT-5:
+trade a set MT-5.2/5.3, play the Muster of Gondor MT-9.7, load a hand card on a holder card
+MT-5.5, or stop; ``cards.card_options_nb``). Built-in players make their card step inside the
+engine (``card_phase_nb``, unchanged), and the heuristic's card row is exactly its choice. The
+built-in players take losses
+in the engine's fixed order (cheapest first; the shooter dearest first), the random player
+too, and retreat as the engine did (most own units; the random player draws once per
+destination), so their results are those of the engine before the port, game for game.
+
+Where the engine still narrows a player's choices (documented simplifications; each is
+stated in full in the module it concerns; a player from ``lotr_sim.players`` gets the greedy
+heuristic's choice there):
+
+* actions.py: actions are a finite menu (all or half of the units that may cross; 1-3 units
+  in an assault); the random player is uniform over it.
+* combat.py: creature damage is a counter reset every turn; retreat steps must be passable
+  for the whole force (it does not split), the losses of blocked retreat steps are taken
+  cheapest first, only the bonus giver among attacking leaders retreats with an attack, and the
+  retreat/wipe-out cases follow lotr_sim.kernels.combat; archers that fired carry the count
+  with them (MT-7.2).
+* cards.py: one bonus per trade (MT-5.4); the Muster of Gondor is played in the card step.
+  Within the card step (a decision for a Python player's seat) the bonus trade's option (MT-5.4
+  a/b/c, its unit type and territory), which cards make up a set (own shield first, jokers
+  last), where Muster units go, and the discards of the hand limit (MT-5.6) are the heuristic's.
+* movement.py: a leader alone ends with own troops, leaders follow only an emptying move,
+  the free cavalry move-in takes all surviving cavalry (MT-7.6); Grond also lets Evil move
+  into an empty city, the first crossing breaks the gate, siege cards allow climbing down;
+  MT-6.2 h exchanges the most valuable Evil creature type.
+* play.py: a game stops after ``MAX_TURNS`` turns as a "deck" ending.
+
+Speed: every kernel except the two entry points that allocate (simulate_nb, play_one_nb) is
+compiled with _nrt=False: they never allocate, so they need no reference counting, and
+without it each call no longer pays atomic incref/decref on every array argument (that
+was ~3/4 of the run time). score_action_nb is inlined into choose_action_nb (its only
+caller in a game): the call with ~50 scalarised array arguments cost more than the score.
+Every module that defines kernels ends with ``no_literal_dispatch(globals())`` (each helper
+compiles once, see lotr_sim/kernels/dispatch.py).
+
+First-run compile: numba links every jitted callee into its caller's library and optimises
+and emits it again there, so each jitted level pays once more for all the code below it. The
+step machine's thin levels are therefore ``inline="always"`` - legal_nb, apply_nb,
+choose_nb and, within apply_nb, begin_turn_nb, finish_turn_nb, do_action_nb,
+next_loss_nb and card_step_nb: numba types their few lines in the caller and builds no
+library of their own - and simulate_nb writes play_game_nb's loop out itself. Kernels with
+long bodies (enum_actions_nb, assault_nb, ...) stay separate: inlining them too made the
+first run ~15 s slower, numba's typing grows faster than the function. Likewise each call
+site of the inlined ``d6_nb`` costs ~0.4 s, so a roll of several dice draws them in a loop
+(``kernels.combat.dice_each_nb``).
+"""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -89,8 +178,8 @@ class MinasTirith(NumbaGame):
     # (A_LOSE, unit type, territory, hits left, 0, 0) at a loss, (A_RETREAT, territory, from,
     # steps left, neighbour index, 0) at a retreat step, (A_CARD, CD_TRADE, type | CD_MUSTER,
     # card | CD_LOAD, hand index, holder, unit type, card | CD_STOP) at a card play (MT-5, a
-    # seat of a player from lotr_sim.players: engine.card_options_nb), the engine's action menu
-    # (engine.enum_actions_nb: kind, a, b, c, d, e) otherwise.
+    # seat of a player from lotr_sim.players: cards.card_options_nb), the engine's action menu
+    # (actions.enum_actions_nb: kind, a, b, c, d, e) otherwise.
     def _state_arrays(self, compiled, trace):
         from lotr_sim.games.minas_tirith.events import STREAM_SIZE
         from lotr_sim.kernels.rng import STATE_SIZE

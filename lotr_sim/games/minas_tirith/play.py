@@ -148,7 +148,7 @@ def determinize_nb(cf, st, s, seat, tmp):
 # lotr_sim.players), each play of the card step (PH_CARD, MT-5: rows (A_CARD, CD_*, ...), see
 # cards.card_options_nb); the built-in policies make their card step inside the engine
 # (card_phase_nb) as before. Leaders following a move are still made inside the engine by the
-# seat's heuristic (see the module docstring of engine.py).
+# seat's heuristic (see the module docstring of game.py).
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -439,7 +439,7 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     for i in range(lo, hi):
         # play_game_nb's loop written out here (legal_nb, choose_nb and
         # apply_nb are inlined): every jitted level re-optimises the whole engine below it
-        # when it is compiled, ~5 s of first run each (see engine.py, first-run compile)
+        # when it is compiled, ~5 s of first run each (see game.py, first-run compile)
         new_game_nb(cf, st, tr, act, s, seed, first + i, debug)
         while st[S_OVER] == 0:
             n = legal_nb(cf, st, act)

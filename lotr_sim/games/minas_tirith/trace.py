@@ -2,7 +2,7 @@
 snapshot, and render a readable turn-by-turn account.
 
 Buffer format: one record per event, ``[length, code, round, turn, side, payload...]``
-(see engine.EV_*). Every decoded event has ``game, round, turn, side`` (whose turn) and
+(see layout.EV_*). Every decoded event has ``game, round, turn, side`` (whose turn) and
 ``event``. Names (territories, unit types, leaders, cards) come from the config; Minas
 Tirith cards with several copies are labelled "Name #k".
 

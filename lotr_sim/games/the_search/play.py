@@ -666,7 +666,7 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     for row in range(lo, hi):
         new_game_nb(cf, st, tr, act, s, seed, first + row, debug)
         # run_until_nb's loop (mask 0) written out: every jitted level re-optimises the whole
-        # engine below it when compiled (see minas_tirith/engine.py, first-run compile)
+        # engine below it when compiled (see minas_tirith/game.py, first-run compile)
         while st[S_PHASE] != OVER:
             apply_nb(cf, wp, pol, st, tr, act, buf, s, choose_nb(cf, wp, pol, st, act, buf, s, st[S_NLEGAL]))
             if st[S_STEPS] > MAX_STEPS:
