@@ -1,8 +1,11 @@
 """The state layout moved to layout.py (issue 8: the engine split by role) and is now counted
 by lotr_sim.kernels.layout.Layout: every slot, offset and code keeps the value it had in the
-single-file engine (golden traces and saved states depend on them)."""
+single-file engine (golden traces and saved states depend on them). The compiled config's
+slots (config.py, ``cf``) are counted by a Layout too (issue 20) and keep their hand-numbered
+values."""
 from __future__ import annotations
 
+from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.games.minas_tirith import layout as L
 
 # Values of the single-file engine before the split (commit d94e831).
@@ -27,6 +30,23 @@ OLD = {
     'W_DRAW': 2,
 }
 
+# The compiled config's slots as config.py numbered them by hand (25786ad).
+OLD_CF = {
+    'C_T': 0, 'C_NU': 1, 'C_NL': 2, 'C_NC': 3, 'C_ND': 4, 'C_CITY': 5, 'C_GROND': 6,
+    'P_CREATURE_HITS': 10, 'P_MISSION_BASE': 11, 'P_GOOD_CRE_INF': 12, 'P_HOLDER_CAP': 13,
+    'P_HAND_LIMIT': 14, 'P_HAND_DISCARD': 15, 'P_LEAVE_ONE': 16, 'P_BOMB_LOSS': 17, 'P_EVIL_DIV': 18,
+    'P_RETREAT': 19, 'P_BLOCKED': 20, 'P_LEADER_BONUS': 21, 'P_BANNER_BONUS': 22, 'P_SIEGE_BONUS': 23,
+    'P_LEADER_TO': 24, 'P_LEADER_LAST': 25, 'P_LEADERS_WIN': 26, 'P_PTS_LEADER': 27, 'P_PTS_WALL': 28,
+    'P_PTS_GATE': 29, 'P_END_LAST': 30, 'P_PTS_INF': 31, 'P_PTS_CAV': 32, 'P_PTS_CRE': 33,
+    'P_RETREAT_WIPED': 34, 'O_EK': 64, 'O_DIST': 2368, 'O_NB': 4672, 'O_NBN': 5248, 'O_TKIND': 5296,
+    'O_BANNER': 5344, 'O_TEDGE': 5392, 'O_DGOOD': 5440, 'O_DEVIL': 5488, 'O_DCITY': 5536,
+    'O_NEAR': 5584, 'O_NEARN': 7888, 'O_USIDE': 7936, 'O_UCLS': 7948, 'O_UARCH': 7960, 'O_UPTS': 7972,
+    'O_UTOT': 7984, 'O_LORD': 7996, 'O_NTS': 8020, 'O_LSIDE': 8022, 'O_LCOL': 8034, 'O_LSTART': 8046,
+    'O_LREV': 8058, 'O_SETUP': 8070, 'O_CKIND': 8646, 'O_CSIDES': 8678, 'O_CACC': 8710,
+    'O_CLEAD': 8742, 'O_CENTRY': 8774, 'O_CTOWER': 10310, 'O_CRANGE': 10342, 'O_CMUSTER': 10374,
+    'O_CNAME': 10758, 'O_DTYPE': 10790, 'O_DSHIELD': 10990, 'CF_SIZE': 11190,
+}
+
 
 def test_every_layout_value_is_unchanged():
     assert {k: getattr(L, k) for k in OLD} == OLD
@@ -44,3 +64,19 @@ def test_layout_object_describes_the_state():
     assert L.STATE.length("dice") == 3 and L.STATE["dice"] == L.S_DICE
     ends = [off + n for _, off, n in L.STATE.describe()]
     assert max(ends) == L.ST_SIZE
+
+
+def test_every_config_slot_is_unchanged():
+    assert {k: getattr(C, k) for k in OLD_CF} == OLD_CF
+    for k in OLD_CF:
+        assert type(getattr(C, k)) is int, k      # numba globals: compile-time constants
+
+
+def test_config_layout_object_describes_the_config():
+    assert C.CF.frozen and C.CF.size == C.CF_SIZE
+    assert C.CF["ek"] == C.O_EK and C.CF["dshield"] == C.O_DSHIELD
+    ends = [off + n for _, off, n in C.CF.describe()]
+    assert max(ends) == C.CF_SIZE
+    # every offset of config.py is a field of the layout, under its own name
+    named = {k: v for k, v in vars(C).items() if k[:2] in ("C_", "P_", "O_") and k[2:].isupper()}
+    assert sorted(named.values()) == sorted(C.CF.offsets().values())

@@ -1,9 +1,12 @@
 """Minas Tirith config: the parameter table, loading/validating a TOML config, and
 compiling it into the flat int64/float64 arrays the numba engine reads.
 
-Layout of the compiled ``cf`` int64 array: fixed maxima (``MAXT`` territories, ``MAXU``
-unit types, ``MAXL`` leaders, ``MAXC`` Minas Tirith card instances, ``MAXD`` reinforcement
-cards) so every offset below is a compile-time constant in the kernels.
+Layout of the compiled ``cf`` int64 array: the ``Layout`` ``CF`` (lotr_sim.kernels.layout,
+as LOTR Risk's config and every game's state) counts its slots - scalars ``C_*``, rule
+parameters ``P_*``, tables ``O_*`` - and ``CF.describe()`` lists them. Fixed maxima (``MAXT``
+territories, ``MAXU`` unit types, ``MAXL`` leaders, ``MAXC`` Minas Tirith card instances,
+``MAXD`` reinforcement cards) make every offset a plain int, a compile-time constant in the
+kernels.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import numpy as np
 from lotr_sim.config import GameConfig, Param, game_config_path, load_game_config
 from lotr_sim.config import checked as _checked
 from lotr_sim.errors import ConfigError
+from lotr_sim.kernels.layout import Layout
 
 GAME = "minas-tirith"
 
@@ -79,72 +83,83 @@ CLASSES = ("infantry", "cavalry", "creature")
 CARD_KINDS = ("holder", "leader", "muster", "siege", "grond", "catapult")
 SIDES = ("good", "evil")
 
+# The compiled config ``cf``: its slots are counted by a Layout (lotr_sim.kernels.layout), as
+# the state's are (layout.py); the offsets keep the values they had when numbered by hand
+# (tests/minas_tirith/test_mt_layout.py pins them).
+CF = Layout("mt-config")
 # scalar slots
-C_T, C_NU, C_NL, C_NC, C_ND, C_CITY, C_GROND = range(7)
+C_T = CF.scalar("t")
+C_NU = CF.scalar("nu")
+C_NL = CF.scalar("nl")
+C_NC = CF.scalar("nc")
+C_ND = CF.scalar("nd")
+C_CITY = CF.scalar("city")
+C_GROND = CF.scalar("grond")
+CF.pad_to(10)                           # spare scalar slots
 # parameter slots
-P_CREATURE_HITS = 10
-P_MISSION_BASE = 11
-P_GOOD_CRE_INF = 12
-P_HOLDER_CAP = 13
-P_HAND_LIMIT = 14
-P_HAND_DISCARD = 15
-P_LEAVE_ONE = 16
-P_BOMB_LOSS = 17
-P_EVIL_DIV = 18
-P_RETREAT = 19
-P_BLOCKED = 20
-P_LEADER_BONUS = 21
-P_BANNER_BONUS = 22
-P_SIEGE_BONUS = 23
-P_LEADER_TO = 24
-P_LEADER_LAST = 25
-P_LEADERS_WIN = 26
-P_PTS_LEADER = 27
-P_PTS_WALL = 28
-P_PTS_GATE = 29
-P_END_LAST = 30
-P_PTS_INF = 31
-P_PTS_CAV = 32
-P_PTS_CRE = 33
-P_RETREAT_WIPED = 34
-
-_o = 64
-O_EK = _o; _o += MAXT * MAXT          # edge kind, -1 none
-O_DIST = _o; _o += MAXT * MAXT        # graph distance (bombard range)
-O_NB = _o; _o += MAXT * MAXDEG        # neighbours
-O_NBN = _o; _o += MAXT
-O_TKIND = _o; _o += MAXT
-O_BANNER = _o; _o += MAXT
-O_TEDGE = _o; _o += MAXT              # 0 none, 1 good, 2 evil
-O_DGOOD = _o; _o += MAXT
-O_DEVIL = _o; _o += MAXT
-O_DCITY = _o; _o += MAXT
-O_NEAR = _o; _o += MAXT * MAXT       # territories at distance 1..3, nearest first
-O_NEARN = _o; _o += MAXT
-O_USIDE = _o; _o += MAXU
-O_UCLS = _o; _o += MAXU
-O_UARCH = _o; _o += MAXU
-O_UPTS = _o; _o += MAXU
-O_UTOT = _o; _o += MAXU
-O_LORD = _o; _o += 2 * MAXU           # per side: its types, cheapest loss first
-O_NTS = _o; _o += 2
-O_LSIDE = _o; _o += MAXL
-O_LCOL = _o; _o += MAXL
-O_LSTART = _o; _o += MAXL             # territory, or -3 (arrives by card)
-O_LREV = _o; _o += MAXL
-O_SETUP = _o; _o += MAXT * MAXU
-O_CKIND = _o; _o += MAXC
-O_CSIDES = _o; _o += MAXC             # bit 1 good, bit 2 evil
-O_CACC = _o; _o += MAXC               # bitmask of unit types a holder accepts
-O_CLEAD = _o; _o += MAXC
-O_CENTRY = _o; _o += MAXC * MAXT
-O_CTOWER = _o; _o += MAXC
-O_CRANGE = _o; _o += MAXC
-O_CMUSTER = _o; _o += MAXC * MAXU
-O_CNAME = _o; _o += MAXC              # index of the card's name (config order)
-O_DTYPE = _o; _o += MAXD              # 0 inf, 1 cav, 2 creature, 3 joker
-O_DSHIELD = _o; _o += MAXD            # 0 none, 1 good, 2 evil
-CF_SIZE = _o
+P_CREATURE_HITS = CF.scalar("creature_hits")
+P_MISSION_BASE = CF.scalar("mission_base")
+P_GOOD_CRE_INF = CF.scalar("good_cre_inf")
+P_HOLDER_CAP = CF.scalar("holder_cap")
+P_HAND_LIMIT = CF.scalar("hand_limit")
+P_HAND_DISCARD = CF.scalar("hand_discard")
+P_LEAVE_ONE = CF.scalar("leave_one")
+P_BOMB_LOSS = CF.scalar("bomb_loss")
+P_EVIL_DIV = CF.scalar("evil_div")
+P_RETREAT = CF.scalar("retreat")
+P_BLOCKED = CF.scalar("blocked")
+P_LEADER_BONUS = CF.scalar("leader_bonus")
+P_BANNER_BONUS = CF.scalar("banner_bonus")
+P_SIEGE_BONUS = CF.scalar("siege_bonus")
+P_LEADER_TO = CF.scalar("leader_to")
+P_LEADER_LAST = CF.scalar("leader_last")
+P_LEADERS_WIN = CF.scalar("leaders_win")
+P_PTS_LEADER = CF.scalar("pts_leader")
+P_PTS_WALL = CF.scalar("pts_wall")
+P_PTS_GATE = CF.scalar("pts_gate")
+P_END_LAST = CF.scalar("end_last")
+P_PTS_INF = CF.scalar("pts_inf")
+P_PTS_CAV = CF.scalar("pts_cav")
+P_PTS_CRE = CF.scalar("pts_cre")
+P_RETREAT_WIPED = CF.scalar("retreat_wiped")
+CF.pad_to(64)                           # spare parameter slots
+O_EK = CF.array("ek", MAXT * MAXT)      # edge kind, -1 none
+O_DIST = CF.array("dist", MAXT * MAXT)  # graph distance (bombard range)
+O_NB = CF.array("nb", MAXT * MAXDEG)    # neighbours
+O_NBN = CF.array("nbn", MAXT)
+O_TKIND = CF.array("tkind", MAXT)
+O_BANNER = CF.array("banner", MAXT)
+O_TEDGE = CF.array("tedge", MAXT)       # 0 none, 1 good, 2 evil
+O_DGOOD = CF.array("dgood", MAXT)
+O_DEVIL = CF.array("devil", MAXT)
+O_DCITY = CF.array("dcity", MAXT)
+O_NEAR = CF.array("near", MAXT * MAXT)  # territories at distance 1..3, nearest first
+O_NEARN = CF.array("nearn", MAXT)
+O_USIDE = CF.array("uside", MAXU)
+O_UCLS = CF.array("ucls", MAXU)
+O_UARCH = CF.array("uarch", MAXU)
+O_UPTS = CF.array("upts", MAXU)
+O_UTOT = CF.array("utot", MAXU)
+O_LORD = CF.array("lord", 2 * MAXU)     # per side: its types, cheapest loss first
+O_NTS = CF.array("nts", 2)
+O_LSIDE = CF.array("lside", MAXL)
+O_LCOL = CF.array("lcol", MAXL)
+O_LSTART = CF.array("lstart", MAXL)     # territory, or -3 (arrives by card)
+O_LREV = CF.array("lrev", MAXL)
+O_SETUP = CF.array("setup", MAXT * MAXU)
+O_CKIND = CF.array("ckind", MAXC)
+O_CSIDES = CF.array("csides", MAXC)     # bit 1 good, bit 2 evil
+O_CACC = CF.array("cacc", MAXC)         # bitmask of unit types a holder accepts
+O_CLEAD = CF.array("clead", MAXC)
+O_CENTRY = CF.array("centry", MAXC * MAXT)
+O_CTOWER = CF.array("ctower", MAXC)
+O_CRANGE = CF.array("crange", MAXC)
+O_CMUSTER = CF.array("cmuster", MAXC * MAXU)
+O_CNAME = CF.array("cname", MAXC)       # index of the card's name (config order)
+O_DTYPE = CF.array("dtype", MAXD)       # 0 inf, 1 cav, 2 creature, 3 joker
+O_DSHIELD = CF.array("dshield", MAXD)   # 0 none, 1 good, 2 evil
+CF.freeze()
+CF_SIZE = CF.size
 
 # win-probability tables: [side_attacking(2), wk(2), att_bonus(0..4), def_bonus(0..3), a(0..WMAX), d(0..WMAX)]
 WMAX = 30
