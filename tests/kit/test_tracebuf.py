@@ -4,7 +4,8 @@ import pytest
 from numba import njit
 
 from lotr_sim.kernels.tracebuf import (TR_COUNT, TR_HEADER, TR_OVF, TR_POS, ev_begin_nb, ev_end_nb,
-                                       ev_put_nb, iter_events, new_trace, overflowed, trace_reset_nb)
+                                       ev_put_nb, ev_put_reserved_nb, ev_reserve_nb, iter_events, new_trace,
+                                       overflowed, trace_reset_nb)
 
 
 @njit(cache=True)
@@ -103,3 +104,34 @@ def test_callable_from_an_nrt_free_kernel():
     tr = new_trace(16)
     assert _nrt_free_writer_nb(tr, 4, -7) == TR_HEADER
     assert _decoded(tr) == [(4, [-7])]
+
+
+@njit(cache=True, _nrt=False)
+def _reserved_writer_nb(tr, codes, lens, room):
+    """_write_nb through ev_reserve_nb / ev_put_reserved_nb (``room`` values reserved each)."""
+    for k in range(codes.shape[0]):
+        h = ev_reserve_nb(tr, codes[k], room)
+        for j in range(lens[k]):
+            ev_put_reserved_nb(tr, h, 10 * k + j)
+        ev_end_nb(tr, h)
+
+
+@pytest.mark.parametrize("size", [0] + list(range(TR_HEADER, 60)))
+def test_reserved_events_fit_whole_or_overflow_and_never_write_past_the_end(size):
+    codes = np.arange(1, 11)
+    lens = np.array([3, 0, 5, 2, 7, 1, 4, 0, 6, 2])
+    room = 8
+    sentinel = 123456789
+    big = np.full(size + 64, sentinel, dtype=np.int64)
+    tr = big[:size]
+    if size:
+        tr[:TR_HEADER] = (TR_HEADER, 0, 0)
+    _reserved_writer_nb(tr, codes, lens, room)
+    assert (big[size:] == sentinel).all()
+    got = _decoded(tr)
+    assert got == _expected(codes, lens)[: len(got)]      # the same records as ev_put_nb writes
+    k = len(got)
+    assert tr.shape[0] == 0 or tr[TR_POS] == TR_HEADER + int((lens[:k] + 2).sum())
+    if k < len(codes) and size:
+        # event k did not find room for ``room`` values: the flag is set, nothing written after
+        assert tr[TR_OVF] == 1 and TR_HEADER + int((lens[:k] + 2).sum()) + 2 + room > size

@@ -8,7 +8,8 @@ from __future__ import annotations
 from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.games.minas_tirith import layout as L
 
-# Values of the single-file engine before the split (commit d94e831).
+# Values of the single-file engine before the split (commit d94e831); S_TRPOS (10) and S_TROVF (11)
+# are spare slots since the trace buffer keeps its own header (kernels.tracebuf, issue 20).
 OLD = {
     'A_PASS': 0, 'A_MOVE': 1, 'A_CAV2': 2, 'A_LMOVE': 3, 'A_ASSAULT': 4, 'A_BOMBARD': 5, 'A_HOLDER': 6,
     'A_LCARD': 7, 'A_CATAPULT': 8, 'A_EXCHANGE': 9, 'A_DIE': 10, 'EVIL': 1, 'EV_SETUP': 1, 'EV_TURN': 2,
@@ -23,10 +24,10 @@ OLD = {
     'O_DEC': 1972, 'PH_ROUND': 0, 'PH_DIE': 1, 'PH_ACT': 2, 'PL_TYPE': 0, 'PL_THR': 1, 'PL_MW': 2,
     'PL_CW': 3, 'PL_DEF': 4, 'PL_ADV': 5, 'R_LEADERS': 0, 'R_CITY': 1, 'R_DECK': 2, 'ST_SIZE': 1980,
     'S_ROUND': 0, 'S_TURN': 1, 'S_SIDE': 2, 'S_GATE': 3, 'S_OVER': 4, 'S_WINNER': 5, 'S_REASON': 6,
-    'S_MISS': 7, 'S_DTOP': 8, 'S_MTTOP': 9, 'S_TRPOS': 10, 'S_TROVF': 11, 'S_DECKOUT': 12,
+    'S_MISS': 7, 'S_DTOP': 8, 'S_MTTOP': 9, 'S_DECKOUT': 12,
     'S_TURNEND': 13, 'S_HN': 14, 'S_LCAP': 16, 'S_BAD': 18, 'S_TIR': 19, 'S_PG': 20, 'S_PE': 21,
     'S_DEBUG': 22, 'S_DIE': 23, 'S_NDRAWN': 24, 'S_DICE': 25, 'S_BADTURN': 28, 'S_GAMEIDX': 29,
-    'S_NCHECK': 30, 'S_PHASE': 31, 'S_USED': 32, 'TR_MARGIN': 4096, 'W_GOOD': 0, 'W_EVIL': 1,
+    'S_NCHECK': 30, 'S_PHASE': 31, 'S_USED': 32, 'W_GOOD': 0, 'W_EVIL': 1,
     'W_DRAW': 2,
 }
 

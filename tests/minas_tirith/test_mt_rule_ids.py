@@ -106,7 +106,7 @@ def test_mt_4_4_a_turn_is_die_then_draw_then_trade_then_missions(game, comp):
         state = game.new_state(comp, PY, 2, index, trace=True)
         while game.run_builtin(comp, state, [0, 1]) >= 0:
             game.apply(comp, state, game.heuristic_choice(comp, state))
-        ev = TR.decode(comp, state.tr[: int(state.st[L.S_TRPOS])], index)
+        ev = TR.decode(comp, state.tr, index)
         step = None
         for j, e in enumerate(ev):
             if e["event"] == "decision" and e["kind"] == "die":

@@ -26,7 +26,8 @@ from lotr_sim.games.minas_tirith.layout import (
     O_UNITS, O_WKAT, R_CITY, R_DECK, R_LEADERS, S_BAD, S_BADTURN, S_DEBUG, S_GATE, S_LCAP, S_OVER, S_PE,
     S_PG, S_REASON, S_TURN, S_WINNER, W_DRAW, W_EVIL, W_GOOD,
 )
-from lotr_sim.games.minas_tirith.events import ev_begin_nb, ev_end_nb, ev_put_nb
+from lotr_sim.games.minas_tirith.events import event_nb
+from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 
 
 @njit(cache=True, _nrt=False)
@@ -212,12 +213,12 @@ def end_game_nb(cf, st, tr, winner, reason):
     st[S_REASON] = reason
     st[S_PG] = pg
     st[S_PE] = pe
-    h = ev_begin_nb(st, tr, EV_END)
-    ev_put_nb(st, tr, h, winner)
-    ev_put_nb(st, tr, h, reason)
-    ev_put_nb(st, tr, h, pg)
-    ev_put_nb(st, tr, h, pe)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_END)
+    ev_put_reserved_nb(tr, h, winner)
+    ev_put_reserved_nb(tr, h, reason)
+    ev_put_reserved_nb(tr, h, pg)
+    ev_put_reserved_nb(tr, h, pe)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)

@@ -39,7 +39,8 @@ from lotr_sim.games.minas_tirith.layout import (
     O_MTORD, O_POOL, PL_TYPE, S_DECKOUT, S_DTOP, S_HN, S_MTTOP,
 )
 from lotr_sim.games.minas_tirith.actions import _add_nb
-from lotr_sim.games.minas_tirith.events import ev_begin_nb, ev_end_nb, ev_put_nb
+from lotr_sim.games.minas_tirith.events import event_nb
+from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import may_stand_nb, side_units_nb
 from lotr_sim.games.minas_tirith.movement import card_played_nb, place_pool_nb
 from lotr_sim.games.minas_tirith.policies import best_unit_territory_nb
@@ -238,18 +239,18 @@ def trade_nb(cf, st, tr, s, pol, side, k):
                         best = u
             b1 = best
             b2 = best_unit_territory_nb(cf, st, s, pol, side, best) if best >= 0 else -1
-    h = ev_begin_nb(st, tr, EV_TRADE)
-    ev_put_nb(st, tr, h, k)
-    ev_put_nb(st, tr, h, picked0)
-    ev_put_nb(st, tr, h, picked1)
-    ev_put_nb(st, tr, h, picked2)
-    ev_put_nb(st, tr, h, mt)
-    ev_put_nb(st, tr, h, kept)
-    ev_put_nb(st, tr, h, bonus)
-    ev_put_nb(st, tr, h, b1)
-    ev_put_nb(st, tr, h, b2)
-    ev_put_nb(st, tr, h, b3)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_TRADE)
+    ev_put_reserved_nb(tr, h, k)
+    ev_put_reserved_nb(tr, h, picked0)
+    ev_put_reserved_nb(tr, h, picked1)
+    ev_put_reserved_nb(tr, h, picked2)
+    ev_put_reserved_nb(tr, h, mt)
+    ev_put_reserved_nb(tr, h, kept)
+    ev_put_reserved_nb(tr, h, bonus)
+    ev_put_reserved_nb(tr, h, b1)
+    ev_put_reserved_nb(tr, h, b2)
+    ev_put_reserved_nb(tr, h, b3)
+    ev_end_nb(tr, h)
     if bonus == 3 and b1 >= 0 and b2 >= 0:
         place_pool_nb(cf, st, tr, b2, b1, 1, -1)
 
@@ -261,11 +262,11 @@ def load_nb(cf, st, tr, side, i, c, u):
     hand_remove_nb(st, side, i)
     st[O_POOL + u] -= 1
     st[O_HOLD + c * MAXU + u] += 1
-    h = ev_begin_nb(st, tr, EV_LOAD)
-    ev_put_nb(st, tr, h, c)
-    ev_put_nb(st, tr, h, u)
-    ev_put_nb(st, tr, h, card)   # trace_version 3: the reinforcement card traded for the unit
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_LOAD)
+    ev_put_reserved_nb(tr, h, c)
+    ev_put_reserved_nb(tr, h, u)
+    ev_put_reserved_nb(tr, h, card)   # trace_version 3: the reinforcement card traded for the unit
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -390,8 +391,8 @@ def card_phase_nb(cf, st, tr, s, pol, side, scr, plays):
     if st[S_HN + side] > limit:
         if cf[P_HAND_DISCARD] == 1:
             n = st[S_HN + side] - limit
-            h = ev_begin_nb(st, tr, EV_DISCARD)
-            ev_put_nb(st, tr, h, n)
+            h = event_nb(st, tr, EV_DISCARD)
+            ev_put_reserved_nb(tr, h, n)
             for _ in range(n):
                 hand_counts_nb(cf, st, side, cnt)
                 pick = 0
@@ -405,9 +406,9 @@ def card_phase_nb(cf, st, tr, s, pol, side, scr, plays):
                         if v < bv:
                             bv = v
                             pick = i
-                ev_put_nb(st, tr, h, st[O_HAND + side * HMAX + pick])
+                ev_put_reserved_nb(tr, h, st[O_HAND + side * HMAX + pick])
                 hand_remove_nb(st, side, pick)
-            ev_end_nb(st, tr, h)
+            ev_end_nb(tr, h)
 
 
 

@@ -52,9 +52,9 @@ from lotr_sim.games.minas_tirith.layout import (
     S_RT_A, S_RT_CUR, S_RT_K, S_RT_LMASK, S_RT_NP, S_RT_SIDE, S_RT_STEPS, S_RT_VEC, S_TURNEND,
 )
 from lotr_sim.games.minas_tirith.events import (
-    _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, ev_begin_nb, ev_end_nb,
-    ev_put_nb,
+    _put_assault_faces_nb, _stream_restore_nb, _stream_save_nb, _stream_swap_nb, event_nb,
 )
+from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import (
     check_win_nb, cross_ok_nb, holds_nb, leader_mask_at_nb, leaders_at_nb, side_units_nb, wk_at_nb,
 )
@@ -66,12 +66,12 @@ def capture_unit_nb(cf, st, tr, t, u):
     """A unit lost in combat goes to the opponent (MT-1.4)."""
     st[O_UNITS + t * MAXU + u] -= 1
     st[O_CAPT + u] += 1
-    h = ev_begin_nb(st, tr, EV_CAPTURE)
-    ev_put_nb(st, tr, h, 1 - cf[O_USIDE + u])
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, u)
-    ev_put_nb(st, tr, h, -1)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_CAPTURE)
+    ev_put_reserved_nb(tr, h, 1 - cf[O_USIDE + u])
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, u)
+    ev_put_reserved_nb(tr, h, -1)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -79,23 +79,23 @@ def capture_leader_nb(cf, st, tr, l, t):
     side = cf[O_LSIDE + l]
     st[O_LLOC + l] = -2
     st[S_LCAP + 1 - side] += 1
-    h = ev_begin_nb(st, tr, EV_CAPTURE)
-    ev_put_nb(st, tr, h, 1 - side)
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, -1)
-    ev_put_nb(st, tr, h, l)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_CAPTURE)
+    ev_put_reserved_nb(tr, h, 1 - side)
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, -1)
+    ev_put_reserved_nb(tr, h, l)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
 def remove_leader_nb(cf, st, tr, l, why, to_captured):
     t = st[O_LLOC + l]
-    h = ev_begin_nb(st, tr, EV_LREMOVED)
-    ev_put_nb(st, tr, h, l)
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, why)
-    ev_put_nb(st, tr, h, to_captured)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_LREMOVED)
+    ev_put_reserved_nb(tr, h, l)
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, why)
+    ev_put_reserved_nb(tr, h, to_captured)
+    ev_end_nb(tr, h)
     if to_captured == 1:
         st[O_LLOC + l] = -2
         st[S_LCAP + 1 - cf[O_LSIDE + l]] += 1
@@ -156,10 +156,10 @@ def catapults_check_nb(cf, st, tr):
             t = st[O_CLOC + c]
             if side_units_nb(cf, st, t, cs - 4) == 0:
                 st[O_CST + c] = 3
-                h = ev_begin_nb(st, tr, EV_CATLOST)
-                ev_put_nb(st, tr, h, c)
-                ev_put_nb(st, tr, h, t)
-                ev_end_nb(st, tr, h)
+                h = event_nb(st, tr, EV_CATLOST)
+                ev_put_reserved_nb(tr, h, c)
+                ev_put_reserved_nb(tr, h, t)
+                ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -302,17 +302,17 @@ def retreat_go_nb(cf, st, tr, s, pol, defer):
     losses = 0
     if blocked > 0:
         losses = blocked if cf[P_BLOCKED] == 0 else steps
-    h = ev_begin_nb(st, tr, EV_RETREAT)
-    ev_put_nb(st, tr, h, side)
-    ev_put_nb(st, tr, h, st[S_RT_A])
-    ev_put_nb(st, tr, h, np_)
+    h = event_nb(st, tr, EV_RETREAT)
+    ev_put_reserved_nb(tr, h, side)
+    ev_put_reserved_nb(tr, h, st[S_RT_A])
+    ev_put_reserved_nb(tr, h, np_)
     for i in range(np_):
-        ev_put_nb(st, tr, h, st[O_PATH + i])
+        ev_put_reserved_nb(tr, h, st[O_PATH + i])
     for u in range(cf[C_NU]):
-        ev_put_nb(st, tr, h, st[vec + u])
-    ev_put_nb(st, tr, h, st[S_RT_LMASK])
-    ev_put_nb(st, tr, h, losses)
-    ev_end_nb(st, tr, h)
+        ev_put_reserved_nb(tr, h, st[vec + u])
+    ev_put_reserved_nb(tr, h, st[S_RT_LMASK])
+    ev_put_reserved_nb(tr, h, losses)
+    ev_end_nb(tr, h)
     if losses > 0:
         take_losses_nb(cf, st, tr, side, cur, losses, vec, True, False)
         leaders_last_unit_nb(cf, st, tr, cur, side)
@@ -409,25 +409,25 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k, defer):
         la, ld, a6, d6 = _modified_roll_nb(s, k, dd, ab, db)
     else:
         la, ld, a6, d6 = assault_roll_nb(s, k, dd, ab, db)
-    h = ev_begin_nb(st, tr, EV_ASSAULT)
-    ev_put_nb(st, tr, h, a)
-    ev_put_nb(st, tr, h, b)
+    h = event_nb(st, tr, EV_ASSAULT)
+    ev_put_reserved_nb(tr, h, a)
+    ev_put_reserved_nb(tr, h, b)
     for u in range(cf[C_NU]):
-        ev_put_nb(st, tr, h, st[vec + u])
-    ev_put_nb(st, tr, h, k)
-    ev_put_nb(st, tr, h, dd)
-    ev_put_nb(st, tr, h, ab)
-    ev_put_nb(st, tr, h, db)
-    ev_put_nb(st, tr, h, la)
-    ev_put_nb(st, tr, h, ld)
-    ev_put_nb(st, tr, h, D)
+        ev_put_reserved_nb(tr, h, st[vec + u])
+    ev_put_reserved_nb(tr, h, k)
+    ev_put_reserved_nb(tr, h, dd)
+    ev_put_reserved_nb(tr, h, ab)
+    ev_put_reserved_nb(tr, h, db)
+    ev_put_reserved_nb(tr, h, la)
+    ev_put_reserved_nb(tr, h, ld)
+    ev_put_reserved_nb(tr, h, D)
     # the roll itself, so that a trace can be checked on its own (issue 7): Witch-king, the
     # retreat-trigger sixes as the engine counted them, then both sides' faces as rolled
-    ev_put_nb(st, tr, h, wk)
-    ev_put_nb(st, tr, h, a6)
-    ev_put_nb(st, tr, h, d6)
+    ev_put_reserved_nb(tr, h, wk)
+    ev_put_reserved_nb(tr, h, a6)
+    ev_put_reserved_nb(tr, h, d6)
     _put_assault_faces_nb(st, tr, h, s, faces, k, dd, cf[P_RETREAT] == 1)
-    ev_end_nb(st, tr, h)
+    ev_end_nb(tr, h)
     if side == EVIL and st[S_GATE] == 0 and cf[O_EK + a * MAXT + b] == 3:
         break_gate_nb(cf, st, tr)  # MT-9.3: the first assault across the gate breaks it
     if defer:
@@ -638,31 +638,31 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
     dice = bombard_dice_nb(shooters, banner == 1, cf[P_EVIL_DIV])
     faces = _stream_save_nb(s, tr)
     dice, hits = bombard_nb(s, dice)
-    h = ev_begin_nb(st, tr, EV_BOMBARD)
-    ev_put_nb(st, tr, h, a)
-    ev_put_nb(st, tr, h, b)
-    ev_put_nb(st, tr, h, shooters)
-    ev_put_nb(st, tr, h, dice)
-    ev_put_nb(st, tr, h, hits)
-    ev_put_nb(st, tr, h, banner)
+    h = event_nb(st, tr, EV_BOMBARD)
+    ev_put_reserved_nb(tr, h, a)
+    ev_put_reserved_nb(tr, h, b)
+    ev_put_reserved_nb(tr, h, shooters)
+    ev_put_reserved_nb(tr, h, dice)
+    ev_put_reserved_nb(tr, h, hits)
+    ev_put_reserved_nb(tr, h, banner)
     # the faces rolled (issue 7): the same draws as bombard_nb, replayed from the saved stream
     if h >= 0 and faces:
         _stream_swap_nb(s)
-        ev_put_nb(st, tr, h, dice)
+        ev_put_reserved_nb(tr, h, dice)
         for _ in range(dice):
-            ev_put_nb(st, tr, h, d6_nb(s))
+            ev_put_reserved_nb(tr, h, d6_nb(s))
         _stream_restore_nb(s)
     else:
-        ev_put_nb(st, tr, h, -1)
+        ev_put_reserved_nb(tr, h, -1)
     # trace_version 3 (issue 18): who fired - the archers (of the archers standing at a, those
     # that had fired before this turn's shot), and the catapult card or -1
     if h >= 0:
-        ev_put_nb(st, tr, h, na)
-        ev_put_nb(st, tr, h, fired_before)
-        ev_put_nb(st, tr, h, cat if nc == 1 else -1)
+        ev_put_reserved_nb(tr, h, na)
+        ev_put_reserved_nb(tr, h, fired_before)
+        ev_put_reserved_nb(tr, h, cat if nc == 1 else -1)
         for u in range(cf[C_NU]):
-            ev_put_nb(st, tr, h, st[O_UNITS + a * MAXU + u] if cf[O_UARCH + u] == 1 and cf[O_USIDE + u] == side else 0)
-    ev_end_nb(st, tr, h)
+            ev_put_reserved_nb(tr, h, st[O_UNITS + a * MAXU + u] if cf[O_UARCH + u] == 1 and cf[O_USIDE + u] == side else 0)
+    ev_end_nb(tr, h)
     if hits > 0:
         seat = side if cf[P_BOMB_LOSS] == 1 else 1 - side
         if defer and begin_losses_nb(cf, st, PH_LOSS, b, 1 - side, seat, hits) > 0:

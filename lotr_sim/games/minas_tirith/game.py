@@ -10,7 +10,9 @@ lives in modules named by role (import each by its own name: there is no facade)
 * layout.py    the state layout (``S_*`` slots, ``O_*`` offsets, ``ST_SIZE``) and the codes:
                events ``EV_*``, card kinds ``K_*`` (MT-9), actions ``A_*`` (MT-6/7), policy
                vector ``PL_*``, outcomes ``W_*``/``R_*`` (MT-10), phases ``PH_*`` (MT-4);
-* events.py    the trace: events, position snapshots, the dice faces of a roll (MT-3.3, MT-7.4);
+* events.py    the trace (written through lotr_sim.kernels.tracebuf, as every game's): events with
+               their round, turn and side, position snapshots, the dice faces of a roll (MT-3.3,
+               MT-7.4);
 * board.py     board queries and caches, who may cross or stand where (MT-1, MT-2, MT-6.3-6.6,
                MT-9.1, MT-9.3), points and the end of the game (MT-10), the invariant;
 * movement.py  moving units and leaders, the gate, card placements, the exchange (MT-6.2,
@@ -183,10 +185,11 @@ class MinasTirith(NumbaGame):
     def _state_arrays(self, compiled, trace):
         from lotr_sim.games.minas_tirith.events import STREAM_SIZE
         from lotr_sim.kernels.rng import STATE_SIZE
+        from lotr_sim.kernels.tracebuf import new_trace
         # a traced game's stream has room to replay the dice faces into the trace
         return dict(st=np.zeros(L.ST_SIZE, dtype=np.int64),
                     s=np.zeros(STREAM_SIZE if trace else STATE_SIZE, dtype=np.uint64),
-                    tr=np.zeros(trace, dtype=np.int64),      # the trace's header lives in st (S_TRPOS)
+                    tr=new_trace(trace),      # lotr_sim.kernels.tracebuf (0: no trace)
                     act=np.zeros((L.MAXA, 6), dtype=np.int64),
                     scr=np.zeros(8, dtype=np.int64))
 
@@ -210,12 +213,9 @@ class MinasTirith(NumbaGame):
             Column("leaders_lost_good", np.int32, 6), Column("leaders_lost_evil", np.int32, 7),
             Column("invariant_broken", np.int8, 8)])
 
-    def _trace_overflowed(self, state):
-        return bool(state.st[L.S_TROVF] != 0)
-
     def _decode(self, compiled, state, game_index):
         from lotr_sim.games.minas_tirith.trace import decode
-        return decode(compiled, state.tr[: int(state.st[L.S_TRPOS])], game_index)
+        return decode(compiled, state.tr, game_index)
 
     def _apply_legal(self, compiled, state, i):
         if state.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'

@@ -10,7 +10,7 @@ A game's whole state is one ``int64`` array of ``ST_SIZE`` slots (the compiled r
   per-decision caches);
 * the codes read by several modules: trace events ``EV_*``, card kinds ``K_*`` (MT-9), action
   kinds ``A_*`` (MT-6/MT-7), the policy vector ``PL_*``, outcomes ``W_*``/``R_*`` (MT-10),
-  step-machine phases ``PH_*`` (MT-4), sizes (``HMAX``, ``MAXA``, ``TR_MARGIN``, ``MAX_TURNS``).
+  step-machine phases ``PH_*`` (MT-4), sizes (``HMAX``, ``MAXA``, ``MAX_TURNS``).
 
 The slots are counted by ``lotr_sim.kernels.layout.Layout`` (``STATE.describe()`` lists them);
 every offset is a plain ``int`` bound to a module global, so numba folds it into the kernels.
@@ -24,7 +24,6 @@ from lotr_sim.games.minas_tirith.config import MAXC, MAXD, MAXL, MAXT, MAXU
 GOOD, EVIL = 0, 1
 HMAX = 48
 MAXA = 3000
-TR_MARGIN = 4096
 MAX_TURNS = 600  # safety cap (a deck that never runs out); ends as a "deck" result
 
 # ---- state layout --------------------------------------------------------------------
@@ -39,8 +38,8 @@ S_REASON = STATE.scalar("reason")
 S_MISS = STATE.scalar("miss")
 S_DTOP = STATE.scalar("dtop")
 S_MTTOP = STATE.scalar("mttop")
-S_TRPOS = STATE.scalar("trpos")
-S_TROVF = STATE.scalar("trovf")
+STATE.pad_to(12)                      # spare: the trace's position and overflow flag before they moved
+                                      # to the trace buffer's own header (kernels.tracebuf, issue 20)
 S_DECKOUT = STATE.scalar("deckout")
 S_TURNEND = STATE.scalar("turnend")
 S_HN = STATE.array("hn", 2)           # hand sizes

@@ -28,7 +28,8 @@ from lotr_sim.games.minas_tirith.layout import (
     EVIL, EV_EXCHANGE, EV_GATE, EV_MOVE, EV_PLACE, EV_PLAYED, O_CLOC, O_CST, O_FIRED, O_HOLD, O_LLOC,
     O_POOL, O_SCB, O_UNITS, S_GATE,
 )
-from lotr_sim.games.minas_tirith.events import ev_begin_nb, ev_end_nb, ev_put_nb
+from lotr_sim.games.minas_tirith.events import event_nb
+from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import cross_ok_nb, side_units_nb
 
 
@@ -77,15 +78,15 @@ def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
             if st[O_LLOC + l] == a and cf[O_LSIDE + l] == side:
                 st[O_LLOC + l] = b
                 lm |= 1 << l
-    h = ev_begin_nb(st, tr, EV_MOVE)
-    ev_put_nb(st, tr, h, a)
-    ev_put_nb(st, tr, h, b)
-    ev_put_nb(st, tr, h, via)
-    ev_put_nb(st, tr, h, cost)
+    h = event_nb(st, tr, EV_MOVE)
+    ev_put_reserved_nb(tr, h, a)
+    ev_put_reserved_nb(tr, h, b)
+    ev_put_reserved_nb(tr, h, via)
+    ev_put_reserved_nb(tr, h, cost)
     for u in range(cf[C_NU]):
-        ev_put_nb(st, tr, h, st[vec + u])
-    ev_put_nb(st, tr, h, lm)
-    ev_end_nb(st, tr, h)
+        ev_put_reserved_nb(tr, h, st[vec + u])
+    ev_put_reserved_nb(tr, h, lm)
+    ev_end_nb(tr, h)
     # MT-9.3: Evil crossing the gate with Grond breaks it
     if side == EVIL and st[S_GATE] == 0 and moved > 0:
         if cf[O_EK + a * MAXT + b] == 3 or (via >= 0 and (cf[O_EK + a * MAXT + via] == 3 or cf[O_EK + via * MAXT + b] == 3)):
@@ -96,32 +97,32 @@ def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
 @njit(cache=True, _nrt=False)
 def break_gate_nb(cf, st, tr):
     st[S_GATE] = 1
-    h = ev_begin_nb(st, tr, EV_GATE)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_GATE)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
 def move_leader_nb(cf, st, tr, l, b):
     a = st[O_LLOC + l]
     st[O_LLOC + l] = b
-    h = ev_begin_nb(st, tr, EV_MOVE)
-    ev_put_nb(st, tr, h, a)
-    ev_put_nb(st, tr, h, b)
-    ev_put_nb(st, tr, h, -1)
-    ev_put_nb(st, tr, h, 1)
+    h = event_nb(st, tr, EV_MOVE)
+    ev_put_reserved_nb(tr, h, a)
+    ev_put_reserved_nb(tr, h, b)
+    ev_put_reserved_nb(tr, h, -1)
+    ev_put_reserved_nb(tr, h, 1)
     for u in range(cf[C_NU]):
-        ev_put_nb(st, tr, h, 0)
-    ev_put_nb(st, tr, h, 1 << l)
-    ev_end_nb(st, tr, h)
+        ev_put_reserved_nb(tr, h, 0)
+    ev_put_reserved_nb(tr, h, 1 << l)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
 def card_played_nb(cf, st, tr, c, discard, t):
-    h = ev_begin_nb(st, tr, EV_PLAYED)
-    ev_put_nb(st, tr, h, c)
-    ev_put_nb(st, tr, h, cf[O_CKIND + c])
-    ev_put_nb(st, tr, h, t)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_PLAYED)
+    ev_put_reserved_nb(tr, h, c)
+    ev_put_reserved_nb(tr, h, cf[O_CKIND + c])
+    ev_put_reserved_nb(tr, h, t)
+    ev_end_nb(tr, h)
     if discard:
         st[O_CST + c] = 3
 
@@ -135,16 +136,16 @@ def place_holder_nb(cf, st, tr, side, c, t):
     if l >= 0 and st[O_LLOC + l] == -3:
         st[O_LLOC + l] = t
         lm = 1 << l
-    h = ev_begin_nb(st, tr, EV_PLACE)
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, c)
+    h = event_nb(st, tr, EV_PLACE)
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, c)
     for u in range(cf[C_NU]):
         v = st[O_HOLD + c * MAXU + u]
-        ev_put_nb(st, tr, h, v)
+        ev_put_reserved_nb(tr, h, v)
         st[O_UNITS + t * MAXU + u] += v
         st[O_HOLD + c * MAXU + u] = 0
-    ev_put_nb(st, tr, h, lm)
-    ev_end_nb(st, tr, h)
+    ev_put_reserved_nb(tr, h, lm)
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -156,13 +157,13 @@ def place_pool_nb(cf, st, tr, t, u, n, src):
         return 0
     st[O_POOL + u] -= n
     st[O_UNITS + t * MAXU + u] += n
-    h = ev_begin_nb(st, tr, EV_PLACE)
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, src)
+    h = event_nb(st, tr, EV_PLACE)
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, src)
     for v in range(cf[C_NU]):
-        ev_put_nb(st, tr, h, n if v == u else 0)
-    ev_put_nb(st, tr, h, 0)
-    ev_end_nb(st, tr, h)
+        ev_put_reserved_nb(tr, h, n if v == u else 0)
+    ev_put_reserved_nb(tr, h, 0)
+    ev_end_nb(tr, h)
     return n
 
 
@@ -173,13 +174,13 @@ def place_leader_card_nb(cf, st, tr, c, t):
     l = cf[O_CLEAD + c]
     if l >= 0 and st[O_LLOC + l] == -3:
         st[O_LLOC + l] = t
-        h = ev_begin_nb(st, tr, EV_PLACE)
-        ev_put_nb(st, tr, h, t)
-        ev_put_nb(st, tr, h, c)
+        h = event_nb(st, tr, EV_PLACE)
+        ev_put_reserved_nb(tr, h, t)
+        ev_put_reserved_nb(tr, h, c)
         for u in range(cf[C_NU]):
-            ev_put_nb(st, tr, h, 0)
-        ev_put_nb(st, tr, h, 1 << l)
-        ev_end_nb(st, tr, h)
+            ev_put_reserved_nb(tr, h, 0)
+        ev_put_reserved_nb(tr, h, 1 << l)
+        ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -211,13 +212,13 @@ def exchange_nb(cf, st, tr, t):
     st[O_POOL + mu] += 1
     st[O_UNITS + t * MAXU + inf] += n
     st[O_POOL + inf] -= n
-    h = ev_begin_nb(st, tr, EV_EXCHANGE)
-    ev_put_nb(st, tr, h, t)
-    ev_put_nb(st, tr, h, mu)
-    ev_put_nb(st, tr, h, 1)
-    ev_put_nb(st, tr, h, inf)
-    ev_put_nb(st, tr, h, n)
-    ev_end_nb(st, tr, h)
+    h = event_nb(st, tr, EV_EXCHANGE)
+    ev_put_reserved_nb(tr, h, t)
+    ev_put_reserved_nb(tr, h, mu)
+    ev_put_reserved_nb(tr, h, 1)
+    ev_put_reserved_nb(tr, h, inf)
+    ev_put_reserved_nb(tr, h, n)
+    ev_end_nb(tr, h)
 
 
 # Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).

@@ -52,11 +52,12 @@ from lotr_sim.games.minas_tirith.layout import (
     A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
-    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TRPOS, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
+    S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
 )
 from lotr_sim.games.minas_tirith.events import (
-    STREAM_SIZE, decision_nb, ev_begin_nb, ev_end_nb, ev_put_nb, snapshot_nb,
+    STREAM_SIZE, decision_nb, event_nb, snapshot_nb,
 )
+from lotr_sim.kernels.tracebuf import TR_HEADER, TR_POS, ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import _debug_check_nb, check_win_nb, end_game_nb, invariant_nb, side_units_nb
 from lotr_sim.games.minas_tirith.combat import (
     assault_resume_nb, catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
@@ -171,17 +172,17 @@ def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
         st[O_DMG + t] = 0
     for c in range(cf[C_NC]):
         st[O_CFIRED + c] = 0
-    h = ev_begin_nb(st, tr, EV_TURN)
+    h = event_nb(st, tr, EV_TURN)
     if h >= 0:
         for i in range(3):
-            ev_put_nb(st, tr, h, st[S_DICE + i] if st[S_TIR] == 1 else -1)
-        ev_put_nb(st, tr, h, die)
-        ev_put_nb(st, tr, h, die)
-        ev_put_nb(st, tr, h, nd)
+            ev_put_reserved_nb(tr, h, st[S_DICE + i] if st[S_TIR] == 1 else -1)
+        ev_put_reserved_nb(tr, h, die)
+        ev_put_reserved_nb(tr, h, die)
+        ev_put_reserved_nb(tr, h, nd)
         for i in range(nd):
-            ev_put_nb(st, tr, h, st[O_DRAWN + i] if i < 16 else -1)
+            ev_put_reserved_nb(tr, h, st[O_DRAWN + i] if i < 16 else -1)
         snapshot_nb(cf, st, tr, h)
-        ev_end_nb(st, tr, h)
+        ev_end_nb(tr, h)
     if st[S_DECKOUT] == 1 and cf[P_END_LAST] == 0:
         end_game_nb(cf, st, tr, W_DRAW, R_DECK)  # MT-10.3 immediate
         return
@@ -238,9 +239,9 @@ def new_game_nb(cf, st, tr, act, s, seed, index, debug):
     setup_nb(cf, st, s)
     st[S_DEBUG] = debug
     st[S_GAMEIDX] = index
-    h = ev_begin_nb(st, tr, EV_SETUP)
+    h = event_nb(st, tr, EV_SETUP)
     snapshot_nb(cf, st, tr, h)
-    ev_end_nb(st, tr, h)
+    ev_end_nb(tr, h)
     _debug_check_nb(cf, st)
     st[S_PHASE] = PH_ROUND
     advance_nb(cf, st, s)
@@ -449,13 +450,14 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
 
 @njit(cache=True)
 def play_one_nb(cf, wp, pol, seed, index, tr, debug):
-    """One game with a trace buffer; returns (state, trace length)."""
+    """One game with a trace buffer (lotr_sim.kernels.tracebuf); returns (state, the trace's
+    write position)."""
     st = np.zeros(ST_SIZE, dtype=np.int64)
     act = np.zeros((MAXA, 6), dtype=np.int64)
     scr = np.zeros(8, dtype=np.int64)
     s = np.zeros(STREAM_SIZE, dtype=np.uint64)  # room to replay the dice faces into the trace
     play_game_nb(cf, wp, pol, seed, index, st, tr, act, scr, s, debug)
-    return st, st[S_TRPOS]
+    return st, tr[TR_POS] if tr.shape[0] >= TR_HEADER else np.int64(0)
 
 
 @njit(cache=True, nogil=True)

@@ -17,6 +17,7 @@ from lotr_sim.games.minas_tirith import movement as MV
 from lotr_sim.games.minas_tirith import play as P
 from lotr_sim.games.minas_tirith.trace import decode
 from lotr_sim.kernels.rng import stream_init_nb
+from lotr_sim.kernels.tracebuf import trace_reset_nb
 
 SIDES = ("good", "evil")
 
@@ -119,9 +120,8 @@ class Position:
 
     # -- kernels -----------------------------------------------------------------------
     def _events(self):
-        n = int(self.st[L.S_TRPOS])
-        ev = decode(self.comp, self.tr[:n], 0)
-        self.st[L.S_TRPOS] = 0
+        ev = decode(self.comp, self.tr, 0)
+        trace_reset_nb(self.tr)
         return ev
 
     def assault(self, a, b, k, side=None):

@@ -1,8 +1,8 @@
 """Decode the engine's flat int trace into JSON events (issue 3 schema), replay events on a
 snapshot, and render a readable turn-by-turn account.
 
-Buffer format: one record per event, ``[length, code, round, turn, side, payload...]``
-(see layout.EV_*). Every decoded event has ``game, round, turn, side`` (whose turn) and
+Buffer format: lotr_sim.kernels.tracebuf's, one record per event, ``[length, code, round,
+turn, side, payload...]`` (codes layout.EV_*). Every decoded event has ``game, round, turn, side`` (whose turn) and
 ``event``. Names (territories, unit types, leaders, cards) come from the config; Minas
 Tirith cards with several copies are labelled "Name #k".
 
@@ -77,6 +77,7 @@ from __future__ import annotations
 import copy
 
 from lotr_sim.games.minas_tirith import config as C
+from lotr_sim.kernels.tracebuf import iter_events
 
 SIDES = ("good", "evil")
 CLASS_CARD = ("infantry", "cavalry", "creature", "joker")
@@ -187,15 +188,14 @@ def _snapshot(r: _Reader, comp) -> dict:
 
 
 def decode(comp, buf, game_index: int) -> list[dict]:
-    """The events of one game, as JSON-able dicts."""
+    """The events of one game, as JSON-able dicts: ``buf`` is the engine's trace buffer
+    (lotr_sim.kernels.tracebuf; each record's values start with round, turn, side)."""
     nm = comp.names
     cf = comp.cf
     NU = int(cf[C.C_NU])
     terr, ut = nm["territories"], nm["unit_types"]
     labels = card_labels(nm)
     events = []
-    pos = 0
-    n = len(buf)
 
     def unitvec(r):
         d = {}
@@ -214,12 +214,8 @@ def decode(comp, buf, game_index: int) -> list[dict]:
     def lab(c):
         return labels[c] if c >= 0 else None
 
-    while pos < n:
-        length = int(buf[pos])
-        if length <= 0:
-            break
-        r = _Reader(buf, pos + 1)
-        code = r.get()
+    for code, vals in iter_events(buf):
+        r = _Reader(vals, 0)
         rnd, turn, side = r.get(), r.get(), r.get()
         e = {"game": int(game_index), "round": rnd, "turn": turn, "side": SIDES[side], "event": EV[code]}
         if code == 1:
@@ -336,7 +332,6 @@ def decode(comp, buf, game_index: int) -> list[dict]:
             seat, ph, i, nl = r.get(), r.get(), r.get(), r.get()
             e.update(seat=SIDES[seat], kind=KIND[ph], choice=i, n_legal=nl, row=[r.get() for _ in range(6)])
         events.append(e)
-        pos += length
     return events
 
 
