@@ -1,5 +1,5 @@
 """The verdict of a sweep (``lotr_sim.experiments.verdict.verdict``, a JSON-able dict) as
-text: its plain sentences, the report's Markdown and HTML section, and the rows of the
+text: the report's Markdown and HTML section, and the rows of the
 report's levers and "closest to parity" tables (``reports.tables`` renders those).
 
 The numbers are formatted as the verdict's own sentences format them
@@ -11,11 +11,6 @@ import html
 from typing import Mapping
 
 from lotr_sim.experiments.verdict import fmt_pct, fmt_pp, fmt_value, fmt_x
-
-
-def verdict_lines(v: Mapping) -> list[str]:
-    """The verdict's plain sentences, one a line (the verdict's ``lines``)."""
-    return list(v["lines"])
 
 
 def _report_lines(v: Mapping, full: bool) -> list[str]:
