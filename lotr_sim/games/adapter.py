@@ -85,6 +85,8 @@ class NumbaGame(Game):
     """A ``Game`` whose engine is a numba kernels module with the common kernels above."""
 
     kernels: str = ""           # import path of the module with the common kernels
+    trace: str = ""             # import path of the module whose decode(compiled, tr, game_index)
+                                # turns a trace buffer into events
     trace_words: int = 1 << 18  # a traced game's first buffer (``play`` grows it 4x until it fits)
 
     # -- what each game supplies -----------------------------------------------------------
@@ -102,12 +104,13 @@ class NumbaGame(Game):
         raise NotImplementedError
 
     def _out_width(self, compiled: Any) -> int:
-        """The columns of ``record_nb``'s matrix."""
-        raise NotImplementedError
+        """The columns of ``record_nb``'s matrix: by default the kernels module's ``NOUT``."""
+        return int(self.K.NOUT)
 
     def _decode(self, compiled: Any, state: State, game_index: int) -> list[dict]:
-        """The events of a traced game's buffer (the header is added by ``play``)."""
-        raise NotImplementedError
+        """The events of a traced game's buffer (the header is added by ``play``): the
+        ``trace`` module's ``decode``."""
+        return importlib.import_module(self.trace).decode(compiled, state.tr, game_index)
 
     def _trace_overflowed(self, state: State) -> bool:
         """Did the trace buffer run out (``play`` then plays the game again with a larger

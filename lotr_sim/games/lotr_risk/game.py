@@ -109,6 +109,7 @@ class LotrRisk(NumbaGame):
     default_policies = {"good": "tuned", "evil": "tuned"}
     seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     kernels = "lotr_sim.games.lotr_risk.play"
+    trace = "lotr_sim.games.lotr_risk.trace"
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "
         "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "
@@ -157,16 +158,8 @@ class LotrRisk(NumbaGame):
     def _policy_rows(self, compiled, seat_players):
         return policy_array(list(seat_players), _seat_sides(compiled))
 
-    def _out_width(self, compiled):
-        from lotr_sim.games.lotr_risk.play import NOUT
-        return NOUT
-
     def _outcome_columns(self, compiled):
         return COLUMNS
-
-    def _decode(self, compiled, state, game_index):
-        from lotr_sim.games.lotr_risk.trace import decode
-        return decode(compiled, state.tr, game_index)
 
     def decision_kind(self, compiled, state):
         return L.PHASE_KIND[int(state.st[L.S_PHASE])]

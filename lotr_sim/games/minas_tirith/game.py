@@ -158,6 +158,7 @@ class MinasTirith(NumbaGame):
     policy_table = TABLE
     default_policies = {"good": "tuned", "evil": "tuned"}
     kernels = "lotr_sim.games.minas_tirith.play"
+    trace = "lotr_sim.games.minas_tirith.trace"
     trace_words = 1 << 20
     notes = (
         "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
@@ -212,10 +213,6 @@ class MinasTirith(NumbaGame):
             *lost,
             Column("leaders_lost_good", np.int32, 6), Column("leaders_lost_evil", np.int32, 7),
             Column("invariant_broken", np.int8, 8)])
-
-    def _decode(self, compiled, state, game_index):
-        from lotr_sim.games.minas_tirith.trace import decode
-        return decode(compiled, state.tr, game_index)
 
     def _apply_legal(self, compiled, state, i):
         if state.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'

@@ -88,6 +88,7 @@ class TheSearch(NumbaGame):
     policy_table = TABLE
     default_policies = {"frodo": "tuned", "sam": "tuned"}
     kernels = "lotr_sim.games.the_search.play"
+    trace = "lotr_sim.games.the_search.trace"
     notes = (
         "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
         "counts and every [R] rule are reconstructions (lotr-sim params -g the-search).",
@@ -125,16 +126,8 @@ class TheSearch(NumbaGame):
     def _policy_rows(self, compiled, seat_players):
         return policy_array(dict(zip(self.sides, seat_players)))
 
-    def _out_width(self, compiled):
-        from .play import NOUT
-        return NOUT
-
     def _outcome_columns(self, compiled):
         return COLUMNS
-
-    def _decode(self, compiled, state, game_index):
-        from .trace import decode
-        return decode(compiled, state.tr, game_index)
 
     def decision_kind(self, compiled, state):
         return "over" if state.st[L.S_PHASE] == L.OVER else L.DECISIONS[int(state.st[L.S_DK])]
