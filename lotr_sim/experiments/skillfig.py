@@ -44,10 +44,11 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
 def weights_of(game: str, player: str) -> str | None:
     """The fingerprint of ``player``'s weights in ``game`` (None for a player the game's
     engine does not play, or a game without a weight table)."""
+    from lotr_sim.errors import ConfigError
     from lotr_sim.games import get_game
     try:
         table = get_game(game).policy_table
-    except Exception:   # an unknown game: nothing to fingerprint
+    except ConfigError:   # an unknown game: nothing to fingerprint
         return None
     if table is None or not table.knows(player):
         return None
