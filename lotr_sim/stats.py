@@ -39,9 +39,14 @@ import numpy as np
 
 
 def z_value(conf: float = 0.95) -> float:
-    """The two-sided normal quantile ``Phi^-1(1 - (1-conf)/2)`` (scipy.stats.norm)."""
-    from scipy.stats import norm
-    return float(norm.ppf(1.0 - (1.0 - conf) / 2.0))
+    """The two-sided normal quantile ``Phi^-1(1 - (1-conf)/2)``.
+
+    ``scipy.special.ndtri`` is what ``scipy.stats.norm.ppf`` computes, bit for bit, but
+    importing ``scipy.stats`` costs 1.4-2.6 s on this machine and ``scipy.special`` 0.3 s:
+    every command that prints an interval paid it.
+    """
+    from scipy.special import ndtri
+    return float(ndtri(1.0 - (1.0 - conf) / 2.0))
 
 
 def wilson(k, n, conf: float = 0.95):
@@ -105,14 +110,14 @@ def paired_diff_from_counts(n: int, n10: int, n01: int, conf: float = 0.95) -> P
     ``sum d = n10 - n01`` and ``sum d^2 = n10 + n01``, so
     ``s^2 = (n10 + n01 - n * dbar^2) / (n - 1)``.
     """
-    from scipy.stats import t as student_t
+    from scipy.special import stdtrit  # = scipy.stats.t.ppf(q, df), without importing scipy.stats
     if n <= 0:
         return PairedDiff(0, 0, 0, float("nan"), float("nan"), float("nan"))
     mean = (n10 - n01) / n
     if n < 2:
         return PairedDiff(n, n10, n01, mean, -1.0, 1.0)
     var = max((n10 + n01) - n * mean * mean, 0.0) / (n - 1)
-    half = float(student_t.ppf(1.0 - (1.0 - conf) / 2.0, n - 1)) * math.sqrt(var / n)
+    half = float(stdtrit(n - 1, 1.0 - (1.0 - conf) / 2.0)) * math.sqrt(var / n)
     return PairedDiff(n, n10, n01, mean, mean - half, mean + half)
 
 
