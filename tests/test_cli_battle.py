@@ -91,6 +91,7 @@ def test_bombard_json_mt_7_2():
     assert r.exit_code != 0 and "shooters must be at least 1" in r.output
 
 
+@pytest.mark.slow
 def test_bench_kernels_json_reports_all_three_and_the_c_reference():
     r = run("bench", "kernels", "--battles", "200000", "--rounds", "1", "--json")
     assert r.exit_code == 0, r.output
@@ -110,6 +111,7 @@ def test_bench_kernels_json_reports_all_three_and_the_c_reference():
     assert r.exit_code != 0 and "--rounds must be from 1 to 20" in r.output
 
 
+@pytest.mark.slow
 def test_bench_kernels_text_without_a_c_compiler(monkeypatch):
     import lotr_sim.bench as b
     monkeypatch.setattr(b, "find_c_compiler", lambda: None)
@@ -184,6 +186,7 @@ def test_c_reference_ships_as_package_data():
     assert '"kernels/battle_ref.c"' in pyproject
 
 
+@pytest.mark.slow
 def test_bench_search_compares_players_per_side_on_the_same_games():
     """`bench search` (issue 19 §3): each player on every side against the same games; the
     gain is paired over the opponent playing itself, so greedy's own gain is exactly 0."""

@@ -220,6 +220,7 @@ def test_run_out_refuses_a_sweep_folder(tmp_path):
     assert_one_line(invoke("run", "-n", "10", "-q", "-o", tmp_path, "--force"), "holds a sweep's results")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["games", "summary", "open"])
 def test_run_out_full_disk_one_line_and_no_folder_left(tmp_path, monkeypatch, where):
     """ENOSPC while writing games.parquet (chunk by chunk), summary.json, or opening the

@@ -359,8 +359,12 @@ for _cmd in OPTIONS:
     globals()[f"test_fuzz_{_cmd}"] = _make(_cmd)
 # play compiles and plays whole games of every engine: the slowest fuzz target (~65 s)
 test_fuzz_play = pytest.mark.slow(test_fuzz_play)  # noqa: F821 - defined just above
+# the quick subset (-m "not slow") keeps the cheap targets; these play games (2-3 s each)
+for _cmd in ("run", "sweep", "fellowship", "battle"):
+    globals()[f"test_fuzz_{_cmd}"] = pytest.mark.slow(globals()[f"test_fuzz_{_cmd}"])
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(data=st.data())
 def test_fuzz_any_command_name_and_root_options(files, data):

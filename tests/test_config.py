@@ -265,6 +265,7 @@ def _apply(data, path, value, delete):
         node = node[k]
 
 
+@pytest.mark.slow
 def test_any_mutated_config_is_valid_or_one_config_error():
     """Random edits of the default game data (values of any type, deleted keys): loading and
     compiling either works or raises ConfigError - never another exception (issue 7 §3)."""

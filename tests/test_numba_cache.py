@@ -37,6 +37,7 @@ def test_constants_module_of_the_engine_is_in_the_key(pkg_copy):
     assert not any(m.startswith(("cli/", "reports/")) for m in mods)
 
 
+@pytest.mark.slow
 def test_editing_a_baked_constant_changes_the_key(pkg_copy, tmp_path):
     before = nc.source_hash(pkg_copy)
     cfg = pkg_copy / "games" / "minas_tirith" / "config.py"

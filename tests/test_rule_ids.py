@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
 BULLET = re.compile(r"^\s*[-*]\s+\**((MT|LR|TS)-(\d+)\.(\d+))\b", re.M)
@@ -37,6 +39,7 @@ def test_the_rules_files_are_in_the_repository():
     assert "LR-10.2" in ids and "MT-7.5" in ids and "TS-4.3" in ids
 
 
+@pytest.mark.slow
 def test_every_rule_id_is_named_by_a_test():
     text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py")
                      if p.name != Path(__file__).name)

@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -18,6 +20,7 @@ def test_every_test_has_a_timeout():
     assert any(d.startswith("pytest-timeout") for d in extra)
 
 
+@pytest.mark.slow
 def test_a_hanging_test_fails(tmp_path):
     """The repository's own pytest settings (its pyproject.toml), with the timeout cut to 2 s,
     on a test that loops forever: pytest stops it and fails."""

@@ -45,6 +45,7 @@ def test_table_round_trips_and_covers_the_presets(name):
         np.testing.assert_array_equal(y[s], t.rows("greedy")[s])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_inline_greedy_plays_greedys_games_and_other_weights_do_not(name):
     """The weights reach the engine: greedy's weights given inline play greedy's games bit
@@ -66,6 +67,7 @@ def test_inline_greedy_plays_greedys_games_and_other_weights_do_not(name):
     assert np.any(a["winner"] != c["winner"]) or np.any(a["turns"] != c["turns"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_every_tunable_weight_reaches_the_engine(name):
     """No dead weight: moving any one weight of any side to one end of its range changes
@@ -149,6 +151,7 @@ def _tune(tmp_path, sub, **kw):
     return api.tune("minas-tirith", **args)
 
 
+@pytest.mark.slow
 def test_tune_is_reproducible_across_threads_and_writes_a_playable_file(tmp_path):
     a = _tune(tmp_path, "a", threads=1)
     b = _tune(tmp_path, "b", threads=2)
@@ -163,6 +166,7 @@ def test_tune_is_reproducible_across_threads_and_writes_a_playable_file(tmp_path
     assert code == 0 and json.loads(out)["policies"]["good"] == f"tuned:{a.path}"
 
 
+@pytest.mark.slow
 def test_tune_resumes_after_an_interruption_to_the_same_weights(tmp_path, monkeypatch):
     full = _tune(tmp_path, "full")
     from lotr_sim.experiments import tune as T

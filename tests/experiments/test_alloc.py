@@ -88,6 +88,7 @@ def test_paired_mode_cap_flags_the_points_short_of_their_goal(fake, tmp_path):
     assert "Goal missed at 3 of 3 points (stopped at --max-games 2000)" in res.verdict["precision"]["text"]
 
 
+@pytest.mark.slow
 def test_paired_allocation_same_on_one_and_two_threads(tmp_path):
     """The real engine (its rows do not depend on the thread split): the same batches, the
     same targets, the same rows."""
@@ -192,6 +193,7 @@ def test_sweep_file_paired_keys_are_checked(tmp_path, line, msg):
     assert msg in str(e.value) and "\n" not in str(e.value)
 
 
+@pytest.mark.slow
 def test_a_game_default_sweep_file_in_the_paired_mode(tmp_path, monkeypatch):
     """A bare `lotr-sim sweep -g GAME` with a sweep file that sets paired_precision runs the
     paired mode; `-n` on the command line replaces it with the fixed count."""

@@ -60,6 +60,7 @@ def test_worker_killed_mid_sweep_same_result(fake, tmp_path, cluster):
     pd.testing.assert_frame_equal(box["res"].results, ref.results)
 
 
+@pytest.mark.slow
 def test_dask_submits_a_bounded_window_of_tasks(fake, cluster, monkeypatch):
     """Tasks are consumed lazily, at most window() in flight: a run of any length holds a
     bounded number of futures; the result equals the local run's, game for game."""

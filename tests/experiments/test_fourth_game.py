@@ -44,6 +44,7 @@ def test_every_game_command_is_covered():
     assert names - NOT_GAME_COMMANDS == set(_cases(Path("/x")))
 
 
+@pytest.mark.slow
 def test_the_fake_game_goes_through_every_game_command(tmp_path):
     outputs = {}
     for cmd, calls in _cases(tmp_path).items():

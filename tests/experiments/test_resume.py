@@ -56,6 +56,7 @@ def test_sigkill_then_resume_equals_uninterrupted(tmp_path, fake):
     assert (got["games"] == 2000).all()
 
 
+@pytest.mark.slow
 def test_precision_sweep_resume_replays_batches(tmp_path, fake):
     """With --precision the batch targets depend on the games already played; a resumed
     sweep (here: chunk files removed as if the run died) replays the same decisions."""
@@ -122,6 +123,7 @@ def _count_games(monkeypatch):
     return played
 
 
+@pytest.mark.slow
 def test_resume_of_a_finished_sweep_replays_no_game(tmp_path, fake, monkeypatch):
     """--resume on a finished sweep must not re-run finished chunks (a mutation that made
     it re-run 5,400 of 6,000 games kept the answer right and went unnoticed)."""
@@ -145,6 +147,7 @@ def test_resume_of_a_finished_sweep_replays_no_game(tmp_path, fake, monkeypatch)
         assert "0 games in" in r.stdout
 
 
+@pytest.mark.slow
 def test_resume_of_a_finished_precision_sweep_replays_no_game(tmp_path, fake, monkeypatch):
     played = _count_games(monkeypatch)
     kw = dict(params=["strength=0,9"], precision=0.015, chunk=300, seed=3, report=False)
@@ -156,6 +159,7 @@ def test_resume_of_a_finished_precision_sweep_replays_no_game(tmp_path, fake, mo
     pd.testing.assert_frame_equal(res.results, ref.results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("die_after", [5, 14])
 def test_paired_sweep_interrupted_mid_batch_resumes_to_the_same_rows(tmp_path, fake, monkeypatch, die_after):
     """The paired mode (the default sweep's): its later batches depend on the earlier ones'

@@ -91,6 +91,7 @@ def test_cli_run_unwritable_out(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     """A run stopped by Ctrl-C keeps the finished games when --out is given, with a summary
     marked incomplete (never presented as complete), and exits 130 with one line."""

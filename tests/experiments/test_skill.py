@@ -53,6 +53,7 @@ def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
     assert (res.out / "report.md").read_text().count("Stronger play") >= 1
 
 
+@pytest.mark.slow
 def test_skill_cli_json_and_bad_player(fake, tmp_path):
     r = runner.invoke(app, ["skill", "-g", "fake", "--players", "random,search", "-n", "300", "-q",
                             "--json", "-o", str(tmp_path / "s")])

@@ -21,6 +21,7 @@ def _exact(fake, row, base_sets=None):
     return win_probability(fake.load(None, sets).params, pol)
 
 
+@pytest.mark.slow
 def test_sweep_rates_and_paired_deltas_match_exact(fake, tmp_path):
     n = 8000
     res = api.sweep(fake, params=["strength=3:7:2", "mode=fair,tilted", "good=random,greedy"], games=n,
@@ -85,6 +86,7 @@ def test_sweep_crn_same_games_every_point(fake, tmp_path):
     assert ((a.winner == 0) <= (b.winner == 0)).all()
 
 
+@pytest.mark.slow
 def test_sweep_precision_batches(fake, tmp_path):
     res = api.sweep(fake, params=["strength=0,5"], precision=0.02, out=tmp_path / "p", chunk=500)
     df = res.results
@@ -106,6 +108,7 @@ def test_sweep_grid(fake, tmp_path):
     assert (res.out / "plots" / "winrate_mode.png").is_file()
 
 
+@pytest.mark.slow
 def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
     cfgs = tmp_path / "configs" / "sweeps"
     cfgs.mkdir(parents=True)
@@ -220,6 +223,7 @@ def test_cli_sweep_pairings_target_verdict_json(fake, tmp_path):
     assert {x["param"] for x in v["levers"]} == {"strength"}
 
 
+@pytest.mark.slow
 def test_sweep_file_pairings_and_target_keys(tmp_path, monkeypatch):
     cfgs = tmp_path / "configs" / "sweeps"
     cfgs.mkdir(parents=True)
@@ -247,6 +251,7 @@ def test_default_sweep_file_plays_the_pairings():
     assert d["pairings"] is True
 
 
+@pytest.mark.slow
 def test_cli_console_summary_fits_80_columns(fake, tmp_path):
     r = _run_cli(["sweep", "-g", "fake", "-q", "-p", "strength=3,7", "-p", "mode=tilted", "-p", "bonus=true",
                   "-n", "500", "--pairings", "-o", str(tmp_path / "w")], env={"COLUMNS": "80"})
@@ -377,6 +382,7 @@ def test_final_aggregation_reads_chunk_files_one_at_a_time(fake, tmp_path, monke
                 assert got[k] == v, k
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dims", [["good=random,greedy"], ["good=random,greedy", "strength=5,7"],
                                   ["good=random,greedy", "evil=random,greedy"]],
                          ids=["players-only", "players-and-rule-at-default", "both-sides"])

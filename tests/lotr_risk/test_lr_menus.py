@@ -142,6 +142,7 @@ def test_wide_menus_leave_greedy_unchanged_LR_4_4():
     assert not np.array_equal(a["points_good"], b["points_good"])
 
 
+@pytest.mark.slow
 def test_side_mirror_the_deal_decides_LR_2_2(tmp_path):
     """LR-2.2 (two players: Good is dealt the 9 Good cards, Evil the 9 Evil ones): with the
     Good and Evil card sides exchanged, Good starts where Evil did. If the heuristic and the

@@ -142,6 +142,7 @@ def test_lr_2_2_first_player_lever(players):
         G.load(overrides={"first_player": "frodo"})
 
 
+@pytest.mark.slow
 def test_lr_2_2_moving_first_is_worth_points_to_good():
     """The lever moves Good's greedy win rate up when Good always starts and down when Evil
     does (paired games, |z| > 4 on each difference)."""
@@ -360,6 +361,7 @@ def test_lr_6_1_fortify_through_own_territories_only(comp):
 
 
 # ---- LR-10 the Fellowship --------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("above, p", [(3, 0.5), (4, 1 / 3)])
 def test_lr_10_fellowship_length(above, p):
     """LR-10.1/10.2: without the cards that move or hold the Ring, the game lasts 11 turns plus

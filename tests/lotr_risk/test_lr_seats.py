@@ -57,6 +57,7 @@ def test_seat_entry_overrides_its_side_LR_2_3(comps):
         assert np.array_equal(d[k], e[k]), k
 
 
+@pytest.mark.slow
 def test_seat_policy_is_played_LR_2_3(comps):
     """p1=random p3=greedy with 3 players against all greedy, same seed: p1 (Evil) wins far
     less often, |z| > 4 from the standard error of the difference of two rates."""
@@ -87,6 +88,7 @@ def test_bad_seat_is_one_config_error(comps):
     assert code == 2 and "no seat 'p4'" in err
 
 
+@pytest.mark.slow
 def test_search_seat_is_a_seat_not_a_side(comps):
     """The driver hands a seat's decisions to its search player: ``to_move`` is the seat and
     the player scores playouts by that seat's side (LR-11.4)."""
@@ -137,6 +139,7 @@ def test_run_summary_has_seats_LR_11_4():
     assert "per seat" in out and "p3" in out
 
 
+@pytest.mark.slow
 def test_seat_table_in_the_sweep_report_only_for_seated_games(tmp_path):
     code, _, err = _cli(["sweep", "-g", "lotr-risk", "-p", "players=2,3", "-n", "60", "-q", "--no-pairings",
                          "--policy", "p1=cautious", "--out", str(tmp_path / "lr")])

@@ -96,6 +96,7 @@ def _play_taking_heuristic(g, comp, index, check=True):
     return state, ncard, nmulti
 
 
+@pytest.mark.slow
 def test_mt_5_heuristic_card_choice_replays_the_greedy_game(g_comp):
     """MT-5: taking the heuristic's row at every card decision gives the built-in greedy game
     exactly - the same result row and the same trace - in 30 games; the card decisions' rows

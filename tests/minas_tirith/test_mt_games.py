@@ -14,6 +14,7 @@ def pols(g, e):
     return {"good": g, "evil": e}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("g,e", POLS)
 def test_mt_1_4_invariant_every_action_many_games(game, comp, g, e):
     """MT-1.4: board + cards + pool + captured = totals after every action of 300 games."""
@@ -182,6 +183,7 @@ def test_mt_5_7_cards_before_missions_and_mt_6_1_mission_points(game, comp):
     ["deck_infantry=5", "deck_cavalry=0", "deck_creature=60", "deck_jokers=10", "deck_good_shields=40",
      "deck_evil_shields=25", "evil_banner_divisor=1", "leaders_to_win=1"],
 ])
+@pytest.mark.slow
 def test_mt_1_4_invariant_under_parameter_variants(game, sets):
     """Rules fuzzing: random and heuristic players under unusual parameters keep MT-1.4."""
     c = game.compile(game.load(None, sets))

@@ -41,6 +41,7 @@ def derive_sixes(faces, bonus, trigger):
     return n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sets", VARIANTS, ids=lambda s: ",".join(s) or "defaults")
 def test_assault_and_bombard_results_follow_from_the_logged_dice(game, sets):
     comp = game.compile(game.load(None, sets))
@@ -68,6 +69,7 @@ def test_assault_and_bombard_results_follow_from_the_logged_dice(game, sets):
     assert n_assault > 300 and n_bombard > 100 and n_two_pairs > 100 and n_bonus > 50 and n_six > 50
 
 
+@pytest.mark.slow
 def test_faces_are_uniform(game, comp):
     """The logged faces are the dice rolled: fair d6 (MT-3.3), |z| < 4 per face."""
     counts = np.zeros(7)
@@ -83,6 +85,7 @@ def test_faces_are_uniform(game, comp):
     assert np.all(np.abs(z) < 4), z
 
 
+@pytest.mark.slow
 def test_logging_the_dice_does_not_change_the_game(game, comp):
     """Replaying the faces from a saved stream leaves the game's own draws untouched: traced
     games end exactly as the untraced simulation of the same (seed, index)."""

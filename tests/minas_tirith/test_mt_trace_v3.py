@@ -38,6 +38,7 @@ def _python_game(game, comp, seed, index, trace):
     ("greedy", "greedy", ()), ("random", "random", ()), ("aggressive", "cautious", ()),
     ("greedy", "random", ("bombard_loss_choice=shooter", "creature_hits=2", "end_on_last_card=end_of_turn")),
 ])
+@pytest.mark.slow
 def test_trace_on_and_off_give_identical_outcomes(game, good, evil, sets):
     """A traced game (``play``) has the outcome row of the same game simulated without a trace."""
     comp = game.compile(game.load(None, list(sets)))

@@ -107,6 +107,7 @@ def _retreats(events):
     return [e["retreating"] for e in events if e["event"] == "retreat"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("good_attacks", [True, False])
 @pytest.mark.parametrize("att, dfn", [(3, 5), (3, 2), (2, 3), (1, 2)])
 def test_engine_and_kernel_agree_on_who_retreats(comp, good_attacks, att, dfn):
@@ -152,6 +153,7 @@ def test_engine_and_kernel_agree_on_who_retreats(comp, good_attacks, att, dfn):
     (["mission_card_base=9", "siege_tower_bonus=2"], ("random", "aggressive")),
     (["leader_bonus=2", "deck_jokers=10"], ("cautious", "random")),
 ])
+@pytest.mark.slow
 def test_cached_checks_agree_with_full_ones_in_many_games(game, sets, pols):
     """On every position where moves are proposed (each call of enum_actions_nb) in 400 debug
     games, the cached checks equal the full ones (a disagreement flags the game)."""

@@ -103,6 +103,7 @@ def test_mt_9_7_muster_of_cavalry_never_on_a_wall(game):
         assert p.invariant()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("g,e", [("random", "random"), ("greedy", "random"), ("aggressive", "aggressive")])
 def test_mt_6_4_no_cavalry_or_creature_on_a_wall_in_whole_games(game, comp, g, e):
     """By any route (moves, retreats, bonus units, musters, holder cards, cavalry move-in):

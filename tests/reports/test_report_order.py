@@ -45,6 +45,7 @@ def _before(text: str, *markers: str) -> None:
     assert pos == sorted(pos), dict(zip(markers, pos))
 
 
+@pytest.mark.slow
 def test_markdown_answers_first(report):
     md = report["md"]
     first_param_plot = next(m.start() for m in re.finditer(r"plots/winrate_", md))
@@ -187,6 +188,7 @@ def test_skill_run_opens_with_the_ladder_and_the_heat_map(tmp_path):
     assert "Skill ladder" in md                                  # the verdict's sentence stays too
 
 
+@pytest.mark.slow
 def test_grid_sweep_opens_with_the_levers(tmp_path):
     """A grid draws no tornado: the levers' table (every grid point, largest change first)
     follows the verdict, then the parity table, then the per-parameter plots."""
@@ -209,6 +211,7 @@ def test_equal_target_gives_the_gap_column():
     assert len(body) == 3
 
 
+@pytest.mark.slow
 def test_games_per_point_listed_in_numeric_order(tmp_path):
     """With points of different lengths (the paired allocation), the particulars list the
     games per point as numbers in increasing order, not as text (where 10,700 < 1,300)."""

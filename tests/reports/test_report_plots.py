@@ -29,6 +29,7 @@ def figs():
     return {name: fig for name, fig, _ in plots.figures(_df(), OUTCOMES, REASONS, ["good", "evil"])}
 
 
+@pytest.mark.slow
 def test_plots_do_not_switch_the_backend(tmp_path):
     old = matplotlib.get_backend()
     matplotlib.use("pdf")

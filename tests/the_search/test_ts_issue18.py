@@ -133,6 +133,7 @@ def test_ts_5_4_capped_random_games_are_decided_on_points(game):
     assert (want != 2).sum() > 0
 
 
+@pytest.mark.slow
 def test_ts_5_4_greedy_does_not_shuttle_in_phase_3(game, comp):
     """TS-5.4: with nothing within reach, greedy's phase-3 hobbit does not walk back and forth
     between two regions (a pattern A B A B A of its positions); the games checked are the
