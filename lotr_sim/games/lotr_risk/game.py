@@ -30,8 +30,10 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # policy vector: type (0 random, 1 heuristic), attack threshold (exact P(take it)),
 # concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight;
 # the claim's weights (region share, own neighbour, enemy neighbour, site), the
-# pressure's (nearly-held region, stronghold) and an attack's gain for completing a region
-_SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15)
+# pressure's (nearly-held region, stronghold) and an attack's gain for completing a region;
+# then the issue-19 weights (policies.py), 0 here: region break, offence pull, another player's
+# territory, its Leader, the turn's first conquest, the last turn
+_SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 _POL = {
     "random": (0.0,) * NPOL,
     "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0) + _SHAPE,
@@ -56,6 +58,12 @@ TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
     Weight("preg", L.PL_PREG, 0.0, 3.0, "pressure: a front next to a region nearly held"),
     Weight("pstr", L.PL_PSTR, 0.0, 3.0, "pressure: a stronghold front"),
     Weight("rgain", L.PL_RGAIN, 0.0, 1.0, "attack: gain of completing a region"),
+    Weight("rbrk", L.PL_RBRK, 0.0, 1.0, "attack: gain of breaking a region another player holds"),
+    Weight("poff", L.PL_POFF, 0.0, 3.0, "reinforcement: pull to the front it attacks from best"),
+    Weight("gene", L.PL_GENE, -0.5, 0.5, "attack: gain of a territory another player holds (not neutral)"),
+    Weight("glead", L.PL_GLEAD, -0.5, 0.5, "attack: gain of a territory with another player's Leader"),
+    Weight("card", L.PL_CARD, 0.0, 1.0, "attack: gain while the turn has no conquest (its card, LR-8.1)"),
+    Weight("end", L.PL_END, 0.0, 1.0, "attack: gain times P(this is the seat's last turn)"),
 ), {name: {"good": v, "evil": v} for name, v in _POL.items()})
 
 

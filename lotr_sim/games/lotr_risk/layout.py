@@ -15,7 +15,7 @@ AHMAX = 8         # adventure cards in a hand (limit 3 by default, LR-8.2)
 NSEAT = MAXP + 1  # players plus the neutral army (owner code 4)
 MAXA = 4096       # legal actions of one decision
 MAX_TURNS = 400   # safety cap: the Fellowship always ends a game well before
-NPOL = 13
+NPOL = 19
 
 STATE = Layout("lotr-risk-state")
 S_PHASE = STATE.scalar("phase")
@@ -111,8 +111,12 @@ WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "pow
 # policy vector: type, attack threshold, concentrate, mission, fortify, power weights; then
 # the claim's weights (LR-2.2/2.3: region share, own and enemy neighbours, site), the
 # pressure's (a front next to a nearly-held region, a stronghold front) and the attack's gain
-# for completing a region (policies.py; defaults are the constants they replaced)
+# for completing a region (policies.py; defaults are the constants they replaced); then
+# (issue 19, 0 in the presets) the attack's gain for breaking a region another player holds
+# whole, the reinforcement's pull to the front it attacks from best, the attack's gain for a
+# territory of another player, for one with its Leader, while the turn has no conquest, and
+# times P(this is the seat's last turn) (policies.py's docstring says which rule each reads)
 (PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW, PL_CREG, PL_CADJ, PL_CENE, PL_CSITE,
- PL_PREG, PL_PSTR, PL_RGAIN) = range(NPOL)
+ PL_PREG, PL_PSTR, PL_RGAIN, PL_RBRK, PL_POFF, PL_GENE, PL_GLEAD, PL_CARD, PL_END) = range(NPOL)
 
 R_FELLOWSHIP, R_CONQUEST, R_CAP = 0, 1, 2
