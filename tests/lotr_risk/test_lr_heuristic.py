@@ -1,8 +1,8 @@
 """The LOTR Risk heuristic reads its newer weights as its docstring says (issue 19 §2):
-``rbrk`` is an attack's gain when the target's owner holds the target's whole region (its
+``rbrk`` is an attack's gain when the target's owner (of the other side) holds the target's whole region (its
 bonus, LR-4.2, and its points, LR-11.2), ``gene`` an attack's gain when the target belongs to
-another player rather than the neutral army (a swing of points, LR-11.2), ``glead`` when that
-player's Leader stands there (LR-5.7), ``card`` while the turn has no conquest yet (its
+a player of the other side rather than the neutral army or a player of its own side (a swing
+of points, LR-11.2), ``glead`` when that player's Leader stands there (LR-5.7), ``card`` while the turn has no conquest yet (its
 territory card, LR-8.1), ``end`` times the chance that the seat does not play again (the
 Ring's path, LR-10); ``poff`` pulls a reinforcement towards the front whose weakest enemy
 neighbour it outnumbers most.
@@ -52,9 +52,16 @@ def _expected_attack(cf, st, row):
     if c < 3 and c < int(st[L.O_TROOPS + a]) - 1:
         return 0.0                       # the heuristic rolls the most dice it may
     o = int(st[L.O_OWNER + b])
-    led = o < C.NEUTRAL and any(int(st[L.O_LEAD + 2 * o + j]) == b for j in range(2))
-    return (GENE * (o < C.NEUTRAL) + RBRK * _holds_region(cf, st, o, int(cf[C.O_REG + b])) + GLEAD * led
+    foe = _foe(cf, st, o)
+    led = foe and any(int(st[L.O_LEAD + 2 * o + j]) == b for j in range(2))
+    return (GENE * foe + RBRK * (foe and _holds_region(cf, st, o, int(cf[C.O_REG + b]))) + GLEAD * led
             + CARD * (int(st[L.S_CONQ]) == 0) + END * _p_last(cf, st))
+
+
+def _foe(cf, st, o):
+    """Territory owner ``o`` is a player of the other side than the seat to move's (LR-2.1)."""
+    me = int(st[L.S_CUR])
+    return o < C.NEUTRAL and int(cf[C.O_SSIDE + o]) != int(cf[C.O_SSIDE + me])
 
 
 def _expected_place(cf, st, row):
@@ -68,11 +75,11 @@ def _expected_place(cf, st, row):
     return POFF * min(r, 3.0)
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
     comp = G.compile(G.load(None, {"players": players}))
     cf = comp.cf
-    seen = {"rbrk": 0, "gene": 0, "poff": 0, "glead": 0, "last": 0, "attack": 0, "place": 0}
+    seen = {"rbrk": 0, "gene": 0, "poff": 0, "glead": 0, "last": 0, "ally": 0, "attack": 0, "place": 0}
     for idx in range(6):
         state = G.new_state(comp, None, 5, idx)
         steps = 0
@@ -97,9 +104,11 @@ def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
                         seen["attack"] += 1
                         b = int(row[2])
                         o = int(state.st[L.O_OWNER + b])
-                        seen["gene"] += want != 0 and o < C.NEUTRAL
-                        seen["rbrk"] += want != 0 and _holds_region(cf, state.st, o, int(cf[C.O_REG + b]))
-                        seen["glead"] += want != 0 and o < C.NEUTRAL and any(
+                        foe = _foe(cf, state.st, o)
+                        seen["gene"] += want != 0 and foe
+                        seen["ally"] += o < C.NEUTRAL and not foe
+                        seen["rbrk"] += want != 0 and foe and _holds_region(cf, state.st, o, int(cf[C.O_REG + b]))
+                        seen["glead"] += want != 0 and foe and any(
                             int(state.st[L.O_LEAD + 2 * o + j]) == b for j in range(2))
                         seen["last"] += want != 0 and 0.0 < _p_last(cf, state.st) < 1.0
                     elif row[0] == L.A_PLACE:
@@ -114,3 +123,5 @@ def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
     # the check was exercised on every rule, not vacuously
     assert seen["rbrk"] >= 5 and seen["gene"] >= 50 and seen["poff"] >= 50, seen
     assert seen["glead"] >= 1 and seen["last"] >= 5, seen
+    if players > 2:      # attacks on a player of one's own side were seen, and gained nothing
+        assert seen["ally"] >= 5, seen

@@ -58,10 +58,10 @@ TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
     Weight("preg", L.PL_PREG, 0.0, 3.0, "pressure: a front next to a region nearly held"),
     Weight("pstr", L.PL_PSTR, 0.0, 3.0, "pressure: a stronghold front"),
     Weight("rgain", L.PL_RGAIN, 0.0, 1.0, "attack: gain of completing a region"),
-    Weight("rbrk", L.PL_RBRK, 0.0, 1.0, "attack: gain of breaking a region another player holds"),
+    Weight("rbrk", L.PL_RBRK, 0.0, 1.0, "attack: gain of breaking a region the other side holds"),
     Weight("poff", L.PL_POFF, 0.0, 3.0, "reinforcement: pull to the front it attacks from best"),
-    Weight("gene", L.PL_GENE, -0.5, 0.5, "attack: gain of a territory another player holds (not neutral)"),
-    Weight("glead", L.PL_GLEAD, -0.5, 0.5, "attack: gain of a territory with another player's Leader"),
+    Weight("gene", L.PL_GENE, -0.5, 0.5, "attack: gain of a territory the other side holds (not neutral)"),
+    Weight("glead", L.PL_GLEAD, -0.5, 0.5, "attack: gain of a territory with the other side's Leader"),
     Weight("card", L.PL_CARD, 0.0, 1.0, "attack: gain while the turn has no conquest (its card, LR-8.1)"),
     Weight("end", L.PL_END, 0.0, 1.0, "attack: gain times P(this is the seat's last turn)"),
 ), {name: {"good": v, "evil": v} for name, v in _POL.items()})

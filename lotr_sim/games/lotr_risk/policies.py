@@ -15,9 +15,10 @@ bridge when none is threatened: a played power scores), and Strategic Withdrawal
 attack takes the territory with P >= 0.8, into the own neighbour under most pressure.
 
 Six weights came with issue 19 §2, 0 in the presets (greedy, aggressive and cautious play as
-before) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to another
-player rather than the neutral army (taking it moves both players' points, LR-11.2),
-``rbrk`` when that owner holds the target's whole region (its bonus, LR-4.2, and its points),
+before) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to a player
+of the other side, not to the neutral army or to a player of its own side (taking it moves
+both sides' points, LR-11.2), ``rbrk`` when that player holds the target's whole region (its
+bonus, LR-4.2, and its points),
 ``glead`` when that player's Leader stands there (LR-5.7), ``card`` while the turn has no
 conquest yet (its territory card, LR-8.1) and ``end`` times the chance that the seat does not
 play again (``last_turn_p_nb``, from the Ring's public place on its path, LR-10: battalions
@@ -45,7 +46,8 @@ from lotr_sim.games.lotr_risk.board import (
     adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, ring_territory_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
-    C_NP, C_NPATH, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_MARK, O_REG, O_RSIZE, O_SITE, O_STRONG,
+    C_NP, C_NPATH, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_MARK, O_REG, O_RSIZE, O_SITE, O_SSIDE,
+    O_STRONG,
     P_LEADB, P_ROLL, P_STRB, C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY, K_WITHDRAW, K_YSNP, O_BRG,
 )
 from lotr_sim.games.lotr_risk.layout import (
@@ -304,14 +306,16 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
         gain = 0.05 + 0.05 * cf[O_STRONG + b]
         if ctx[MAXT + cf[O_REG + b]] == 1.0:
             gain += pol[seat, PL_RGAIN]
-        if st[O_OWNER + b] < NEUTRAL:
+        o = st[O_OWNER + b]
+        if o < NEUTRAL and cf[O_SSIDE + o] != cf[O_SSIDE + seat]:   # the other side's player
             gain += pol[seat, PL_GENE]
             if leader_slot_at_nb(st, st[O_OWNER + b], b) >= 0:
                 gain += pol[seat, PL_GLEAD]
         if st[S_CONQ] == 0:          # the turn's first conquest draws a territory card (LR-8.1)
             gain += pol[seat, PL_CARD]
         gain += pol[seat, PL_END] * ctx[C_LAST]
-        if pol[seat, PL_RBRK] != 0.0 and _holds_region_nb(cf, st, st[O_OWNER + b], cf[O_REG + b]):
+        if pol[seat, PL_RBRK] != 0.0 and o < NEUTRAL and cf[O_SSIDE + o] != cf[O_SSIDE + seat] \
+                and _holds_region_nb(cf, st, o, cf[O_REG + b]):
             gain += pol[seat, PL_RBRK]
         if leader_slot_at_nb(st, seat, a) >= 0 and cf[O_SITE + b] != 0:
             gain += 0.05 * pol[seat, PL_MISS]
