@@ -31,8 +31,8 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight;
 # the claim's weights (region share, own neighbour, enemy neighbour, site), the
 # pressure's (nearly-held region, stronghold) and an attack's gain for completing a region;
-# then the issue-19 weights (policies.py), 0 here: region break, offence pull, another player's
-# territory, its Leader, the turn's first conquest, the last turn
+# then the issue-19 weights (policies.py), 0 here: region break, offence pull, the other
+# side's territory, its Leader, the turn's first conquest, the last turn
 _SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 _POL = {
     "random": (0.0,) * NPOL,

@@ -112,9 +112,9 @@ WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "pow
 # the claim's weights (LR-2.2/2.3: region share, own and enemy neighbours, site), the
 # pressure's (a front next to a nearly-held region, a stronghold front) and the attack's gain
 # for completing a region (policies.py; defaults are the constants they replaced); then
-# (issue 19, 0 in the presets) the attack's gain for breaking a region another player holds
+# (issue 19, 0 in the presets) the attack's gain for breaking a region the other side holds
 # whole, the reinforcement's pull to the front it attacks from best, the attack's gain for a
-# territory of another player, for one with its Leader, while the turn has no conquest, and
+# territory of the other side, for one with its Leader, while the turn has no conquest, and
 # times P(this is the seat's last turn) (policies.py's docstring says which rule each reads)
 (PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW, PL_CREG, PL_CADJ, PL_CENE, PL_CSITE,
  PL_PREG, PL_PSTR, PL_RGAIN, PL_RBRK, PL_POFF, PL_GENE, PL_GLEAD, PL_CARD, PL_END) = range(NPOL)
