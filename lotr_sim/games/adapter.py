@@ -18,7 +18,9 @@ argument takes it and ignores it (The Search passes an empty ``wp``, Minas Tirit
     invariant_nb(cf, st) -> bool                           the game's conservation checks hold
     simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out)   games first+lo .. first+hi-1
                                                            (``nogil``: ``run_range`` threads it)
-    playouts_nb(cf, wp, pol, st, act, cands, m, key, out)  the search's playouts (``Game.playouts``)
+    playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out)  the search's playouts (``Game.playouts``;
+                                                           ``hz`` rounds, 0 to the end: only a game
+                                                           with ``playout_horizon`` reads it)
     determinize_nb(cf, st, s, seat, tmp)                   deal again what ``seat`` cannot know,
                                                            ``tmp`` int64 scratch of ``DET_TMP``
 
@@ -76,7 +78,7 @@ KERNELS = {
     "record_nb": ("cf", "st", "row", "out"),
     "invariant_nb": ("cf", "st"),
     "simulate_nb": ("cf", "wp", "pol", "seed", "first", "debug", "lo", "hi", "out"),
-    "playouts_nb": ("cf", "wp", "pol", "st", "act", "cands", "m", "key", "out"),
+    "playouts_nb": ("cf", "wp", "pol", "st", "act", "cands", "m", "key", "hz", "out"),
     "determinize_nb": ("cf", "st", "s", "seat", "tmp"),
 }
 
@@ -242,11 +244,14 @@ class NumbaGame(Game):
         state.n_legal = -1
         return seat
 
-    def playouts(self, compiled: Any, state: State, candidates: np.ndarray, m: int, key: int) -> np.ndarray:
+    def playouts(self, compiled: Any, state: State, candidates: np.ndarray, m: int, key: int,
+                 horizon: int = 0) -> np.ndarray:
+        hz = self._check_horizon(horizon)
         self.legal_actions(compiled, state)
         out = np.zeros((len(candidates), int(m)), dtype=np.int64)
         self.K.playouts_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act,
-                           np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), out)
+                           np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key),
+                           np.int64(hz), out)
         return out
 
     def _redeal(self, compiled: Any, state: State, seat: int, s: np.ndarray) -> None:
@@ -272,6 +277,6 @@ class NumbaGame(Game):
                 "seat_policies": seats, "players": len(seats),
                 "seat_sides": [self.sides[self.seat_side(compiled, i)] for i in range(len(seats))],
                 "seed": int(seed), "game_index": int(game_index),
-                "search": {p: player_settings(p) for p in seats.values() if player_settings(p)},
+                "search": {p: player_settings(p, self) for p in seats.values() if player_settings(p)},
                 "weights": self.player_weights(seats),
                 "rules": f"docs/rules/{self.name}.md"}

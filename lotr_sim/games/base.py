@@ -226,12 +226,33 @@ class Game(abc.ABC):
         the game ends (returns -1)."""
         raise NotImplementedError
 
-    def playouts(self, compiled: Any, state, candidates: np.ndarray, m: int, key: int) -> np.ndarray:
+    def playouts(self, compiled: Any, state, candidates: np.ndarray, m: int, key: int,
+                 horizon: int = 0) -> np.ndarray:
         """For each candidate action and j < m: on a copy, determinized from the mover's view
         as ``determinize`` does (on stream (key, j)), apply it, then the default heuristics
         play to the end with chance from stream (key, j), the same for every candidate.
-        Returns winner codes (indices into ``outcomes``), shape [k, m]."""
+        Returns winner codes (indices into ``outcomes``), shape [k, m].
+
+        ``horizon`` > 0 (only a game with ``playout_horizon``): a playout stops once that many
+        rounds more have ended and is scored as if the game ended there by its own rules
+        (the winner the rules would name at that moment); the game's ``playout_horizon``
+        docstring says how."""
         raise NotImplementedError
+
+    # Can a playout stop after some rounds and be scored as if the game ended there
+    # (``playouts``' ``horizon``)? Only where the rules name a winner at any moment (LOTR Risk:
+    # the most points, LR-11.2).
+    playout_horizon: bool = False
+
+    def _check_horizon(self, horizon: int) -> int:
+        """``horizon`` as an int, refused when negative or when this game cannot stop a playout early."""
+        hz = int(horizon)
+        if hz < 0:
+            raise ValueError(f"a playout horizon is a number of rounds >= 0 (0: to the end), not {hz}")
+        if hz and not self.playout_horizon:
+            raise ValueError(f"{self.name}'s playouts run to the end: a horizon ({hz} rounds) needs a game "
+                             "whose rules name a winner at any moment (playout_horizon)")
+        return hz
 
     def determinize(self, compiled: Any, state, seat: int, key: int):
         """A new state (the original is left as it was): ``state`` as seat ``seat`` sees it,

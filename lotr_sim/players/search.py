@@ -37,6 +37,19 @@ greedy (``search-classic``) +21/+18, at 5.7 times its CPU time; against tuned ne
 anything measurable in Minas Tirith (-3.5/-3.0 and -7/-4 points), while in LOTR Risk and The
 Search the new one does (+20/+13.5 and +35.5/+43.5).
 
+How far a playout looks: ``horizon`` rounds (0: to the end). Where the rules name a winner
+at any moment (``Game.playout_horizon``: LOTR Risk, whose winner is the player with the most
+points, LR-11.2), a playout stops once that many rounds more have ended and is scored by who
+would win if the game ended there; elsewhere the setting is not taken and playouts run to the
+end. Truncated rollouts of this kind are how search is made cheap where whole games are long:
+a LOTR Risk playout from a decision plays about half a game. Measured
+there (issue 19 §3, ``lotr-sim bench search -g lotr-risk -n 100``, games 0-99 of seed 1 a side
+against greedy, greedy v greedy Good 43%): the registered ``search`` with playouts to the end
+gained +33.0/+39.0 points as Good/Evil at 4.55/9.96 CPU-s a game; with ``horizon=1`` +35.0/+38.0
+at 0.73/1.51 (6x cheaper); ``horizon=2`` +42.0/+40.0 at 1.43/3.40; ``horizon=1`` with budget 96
++44.0/+41.0 at 1.01/1.76; ``search-classic`` (384 playouts to the end) +41.0/+40.0 at
+25.9/22.8 CPU-s (intervals about +-12 points). The registered ``search`` stops after one round.
+
 Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
 ``(key, j)`` with ``key`` derived from (seed, index, seat, k, round), never the game's chance
 stream, so a game with a search seat is reproducible from its seed and the game's dice do not
@@ -67,9 +80,11 @@ class SearchPlayer:
 
     def __init__(self, game, seed: int, budget: int = 384, width: int = 6, z: float = 1.0,
                  keep_pass: bool = False, skip: tuple[str, ...] = (), start: int = 8,
-                 base: str = "greedy", model: str = "self"):
+                 base: str = "greedy", model: str = "self", horizon: int = 0):
         if budget < 1 or width < 1 or start < 1:
             raise ValueError("budget, width and start must be at least 1")
+        if horizon < 0:
+            raise ValueError(f"horizon is a number of rounds >= 0 (0: to the end), not {horizon}")
         if model not in ("self", "opponents"):
             raise ValueError(f"model must be 'self' or 'opponents', not {model!r}")
         self.game = game
@@ -82,6 +97,8 @@ class SearchPlayer:
         self.start = int(start)
         self.base = str(base)     # the heuristic it improves on: its candidates and playouts
         self.model = model        # who the other seats are in its playouts (see the docstring)
+        # playouts stop after this many rounds where the game can score a position (see the docstring)
+        self.horizon = int(horizon) if getattr(game, "playout_horizon", False) else 0
         self._rows = None
         self.decisions = 0
         self.playouts = 0
@@ -110,7 +127,10 @@ class SearchPlayer:
 
     def _values(self, compiled, state: State, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
         """Scores [len(cand), m] of m paired playouts of each candidate for ``side``."""
-        winners = self.game.playouts(compiled, state, cand, m, key)
+        if self.horizon:
+            winners = self.game.playouts(compiled, state, cand, m, key, self.horizon)
+        else:   # a game's playouts need not take a horizon unless it can stop early
+            winners = self.game.playouts(compiled, state, cand, m, key)
         self.playouts += winners.size
         # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
         return winner_scores(self.game, winners, side)

@@ -118,6 +118,9 @@ class LotrRisk(NumbaGame):
     seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     kernels = "lotr_sim.games.lotr_risk.play"
     trace = "lotr_sim.games.lotr_risk.trace"
+    # The rules name a winner at any moment (the most points, LR-11.2/11.3), so a search
+    # playout can stop after some rounds and be scored there (play.py's playouts_nb).
+    playout_horizon = True
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "
         "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "

@@ -1280,12 +1280,18 @@ def determinize_nb(cf, st, s, seat, tmp):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
+def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
     """For each candidate and j < m: a copy determinized from the searching seat's point of
     view (``determinize_nb``: the decks' order and the other players' hands, missions among
     them, dealt again from stream (key, j), the same for every candidate: common random
     numbers), the candidate applied, then the heuristics to the end on the same stream;
     ``out[c, j]`` = the winner's side.
+
+    ``hz`` > 0: the heuristics play only until ``hz`` rounds more (``hz`` times the number of
+    players' turns, counted from the turn the decision is in) have ended, and the playout is
+    scored as if the game ended there: the winner by LR-11.2/11.3 (``winner_nb``: most points,
+    then territories, strongholds, adventure points, then the red dice on this playout's
+    stream). A playout that ends sooner (the Ring's end, a conquest) keeps its real winner.
 
     Measured (issue 19, 2 players, search v greedy, ``lotr-sim run -n 40 -j 1`` seeds 1-3 as
     Good, seed 1 as Evil; the same games before and after): as Good 91.7% [85.3, 95.4] with
@@ -1300,6 +1306,7 @@ def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
     tmp = np.zeros(DET_TMP, dtype=np.int64)
     ctx = np.zeros(NCTX)
     seat = st[S_CUR]
+    lim = st[S_TURN] + hz * cf[C_NP] if hz > 0 else MAX_TURNS + 1
     for j in range(m):
         for c in range(cands.shape[0]):
             st2[:] = st
@@ -1307,7 +1314,12 @@ def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
             determinize_nb(cf, st2, s, seat, tmp)
             act2[:, :] = act
             apply_nb(cf, wp, pol, st2, tr, act2, ctx, s, cands[c])
-            run_until_nb(cf, wp, pol, st2, tr, act2, ctx, s, 0)
+            while st2[S_OVER] == 0 and st2[S_TURN] < lim:
+                n = legal_nb(cf, st2, act2)
+                apply_nb(cf, wp, pol, st2, tr, act2, ctx, s, choose_nb(cf, wp, pol, st2, act2, ctx, s, n))
+            if st2[S_OVER] == 0:   # the horizon: the winner as if the game ended now (LR-11.2/11.3)
+                points_nb(cf, st2)
+                st2[S_WSEAT] = winner_nb(cf, st2, s)
             out[c, j] = side_of_nb(cf, st2[S_WSEAT]) if st2[S_WSEAT] >= 0 else 0
 
 

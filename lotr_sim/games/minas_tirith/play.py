@@ -492,13 +492,14 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
+def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
     """Look-ahead for a search player: for each candidate ``act[cands[c]]`` and each j < m,
     a copy of ``st`` is determinized from the searching seat's point of view (the seat to move
     in ``st``; ``determinize_nb``: the orders of the reinforcement and Minas Tirith decks dealt
     again), applies the candidate, and the built-in policies play to the end, the deal and the
     chance from stream (key, j) - the same deal and stream for every candidate (common random
-    numbers). ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW)."""
+    numbers). ``out[c, j]`` is the winner code (W_GOOD, W_EVIL, W_DRAW). ``hz`` is not read: this game's playouts always
+    run to the end (its ``playout_horizon`` is False, so the adapter passes 0)."""
     st2 = np.empty_like(st)
     s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
     act2 = np.zeros((MAXA, 6), dtype=np.int64)

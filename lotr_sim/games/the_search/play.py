@@ -730,12 +730,13 @@ def determinize_nb(cf, st, s, seat, tmp):
 
 
 @njit(cache=True, nogil=True)
-def playouts_nb(cf, wp, pol, st, act, cands, m, key, out):
+def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
     """For each candidate and j < m: a copy determinized from the searching seat's point of
     view (``determinize_nb``: the rival's hand and the unseen tiles, the face-down brown
     tokens and the brown stack, resampled from stream (key, j), the same for every candidate:
     common random numbers), the candidate applied, then the heuristics to the end;
-    ``out[c, j]`` = winner code."""
+    ``out[c, j]`` = winner code. ``hz`` is not read: this game's playouts always
+    run to the end (its ``playout_horizon`` is False, so the adapter passes 0)."""
     st2 = np.zeros(ST_SIZE, dtype=np.int64)
     s2 = np.zeros(STATE_SIZE, dtype=np.uint64)
     tr = np.zeros(0, dtype=np.int64)
