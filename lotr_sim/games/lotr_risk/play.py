@@ -1317,9 +1317,8 @@ def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
             while st2[S_OVER] == 0 and st2[S_TURN] < lim:
                 n = legal_nb(cf, st2, act2)
                 apply_nb(cf, wp, pol, st2, tr, act2, ctx, s, choose_nb(cf, wp, pol, st2, act2, ctx, s, n))
-            if st2[S_OVER] == 0:   # the horizon: the winner as if the game ended now (LR-11.2/11.3)
-                points_nb(cf, st2)
-                st2[S_WSEAT] = winner_nb(cf, st2, s)
+            if st2[S_OVER] == 0:   # the horizon: the game ends here by points (LR-11.2/11.3), as at the cap
+                end_game_nb(cf, st2, s, tr, R_CAP, -1)
             out[c, j] = side_of_nb(cf, st2[S_WSEAT]) if st2[S_WSEAT] >= 0 else 0
 
 
