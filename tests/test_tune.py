@@ -280,6 +280,7 @@ def test_skill_figures_of_other_weights_are_not_cited(tmp_path, monkeypatch):
     rules = g.load().hash
     x = dict(gain=0.1, lo=0.0, hi=0.2, games=100)
     fig = dict(game=g.name, rules_hash=rules, date="2026-12-02", strong="search", games_per_pairing=100,
+               strong_settings=skillfig.strong_fingerprint(g.name, "search"),
                players={"tuned": {"good": x, "evil": x}}, weights={"tuned": skillfig.weights_of(g.name, "tuned")})
     path = tmp_path / "skill.toml"
     monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
@@ -290,3 +291,37 @@ def test_skill_figures_of_other_weights_are_not_cited(tmp_path, monkeypatch):
     found = skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})
     assert found["status"] == "not measured" and "tuned weights" in found["why"]
     assert skillfig.weights_of(g.name, "search") is None     # not a player the engine plays
+
+
+def test_skill_figures_of_another_search_player_are_not_cited(tmp_path, monkeypatch):
+    """Skill figures carry the fingerprint of the search player's settings for the game: a gain
+    measured by a search player with another budget (or, in LOTR Risk, another playout horizon)
+    is 'not measured for this search player'; a setting the game does not take (a horizon in
+    Minas Tirith) does not change the fingerprint. The shipped figures name today's player."""
+    from lotr_sim.experiments import skillfig
+    from lotr_sim.games import players
+    shipped_path = skillfig.shipped_path
+    g = api.get_game("minas-tirith")
+    rules = g.load().hash
+    x = dict(gain=0.1, lo=0.0, hi=0.2, games=100)
+    fig = dict(game=g.name, rules_hash=rules, date="2026-12-03", strong="search", games_per_pairing=100,
+               strong_settings=skillfig.strong_fingerprint(g.name, "search"),
+               players={"tuned": {"good": x, "evil": x}}, weights={"tuned": skillfig.weights_of(g.name, "tuned")})
+    path = tmp_path / "skill.toml"
+    monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
+    skillfig.write(path, fig)
+    assert skillfig.read(path)["strong_settings"] == fig["strong_settings"]
+    assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
+    entry = players.PLAYERS["search"]
+    monkeypatch.setitem(players.PLAYERS, "search", entry._replace(settings={**entry.settings, "horizon": 3}))
+    assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
+    lr = api.get_game("lotr-risk")
+    before = skillfig.strong_fingerprint(lr.name, "search")
+    monkeypatch.setitem(players.PLAYERS, "search", entry._replace(settings={**entry.settings, "budget": 96}))
+    assert skillfig.strong_fingerprint(lr.name, "search") != before
+    found = skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})
+    assert found["status"] == "not measured" and "this search player" in found["why"]
+    monkeypatch.setitem(players.PLAYERS, "search", entry)
+    for name in ("minas-tirith", "lotr-risk", "the-search"):
+        shipped = skillfig.read(shipped_path(name))
+        assert shipped["strong_settings"] == skillfig.strong_fingerprint(name, shipped["strong"]), name

@@ -6,6 +6,9 @@ of the baseline, the games per pairing and, per player and side, the search play
 (percentage of the side's games) with its 95% interval (``verdict.exploitability``), and
 the fingerprint of each engine-played player's weights (``PolicyTable.fingerprint``): figures
 measured for other weights (say, before ``tuned`` was re-tuned) are not cited for these.
+Likewise the fingerprint of the strong (search) player's settings for the game
+(``strong_fingerprint``): a gain measured by a search player with another budget or horizon
+is not the gain of today's, so it is not cited either.
 ``configs/skill/<game>.toml`` is the copy a release ships; ``lookup`` finds the figures of
 some players for some rules there, or says they were not measured for these rules.
 """
@@ -32,13 +35,33 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
         return None
     from lotr_sim.experiments.store import now_iso
     games = min(x["games"] for e in expl for x in e["sides"])
+    game = str(manifest.get("game"))
     return dict(game=manifest.get("game"), rules_hash=rules_hash, date=now_iso()[:10],
-                strong=sk.get("player"), games_per_pairing=int(games), seed=manifest.get("seed"),
+                strong=sk.get("player"), strong_settings=strong_fingerprint(game, str(sk.get("player"))), games_per_pairing=int(games), seed=manifest.get("seed"),
                 players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
                                                        hi=round(float(x["hi"]), 5), games=int(x["games"]))
                                        for x in e["sides"]} for e in expl},
                 weights={e["player"]: w for e in expl
-                         if (w := weights_of(str(manifest.get("game")), e["player"])) is not None})
+                         if (w := weights_of(game, e["player"])) is not None})
+
+
+def strong_fingerprint(game: str, player: str) -> str | None:
+    """A short hash of the settings the registered player ``player`` (the search player whose
+    gains the figures are) plays ``game`` with (``player_settings``); None for a player that is
+    not registered (a game's own policy) or an unknown game."""
+    import hashlib
+    import json
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.games import get_game
+    from lotr_sim.games.players import PLAYERS, player_settings
+    if player not in PLAYERS:
+        return None
+    try:
+        g = get_game(game)
+    except ConfigError:
+        return None
+    text = json.dumps(player_settings(player, g), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def weights_of(game: str, player: str) -> str | None:
@@ -62,6 +85,8 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
              "# share of that side's games, 95% Newcombe interval. Measured for the rules with this hash.",
              f'game = "{fig["game"]}"', f'rules_hash = "{fig["rules_hash"]}"', f'date = "{fig["date"]}"',
              f'strong = "{fig["strong"]}"', f'games_per_pairing = {int(fig["games_per_pairing"])}']
+    if fig.get("strong_settings"):
+        lines.append(f'strong_settings = "{fig["strong_settings"]}"   # fingerprint of its settings for this game')
     if fig.get("seed") is not None:
         lines.append(f"seed = {int(fig['seed'])}")
     for player, sides in fig["players"].items():
@@ -98,6 +123,11 @@ def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str,
         return dict(status="not measured", why=f"no skill figures shipped for {game}")
     if fig.get("rules_hash") != rules_hash:
         return dict(status="not measured", why="not measured for these rules")
+    strong = str(fig.get("strong", "search"))
+    now_strong = strong_fingerprint(game, strong)
+    if now_strong is not None and fig.get("strong_settings") != now_strong:
+        return dict(status="not measured", why=f"not measured for this {strong} player "
+                                               "(the shipped figures were measured with other settings)")
     sides = {}
     for side, player in policies.items():
         entry = fig.get("players", {}).get(player) or {}
@@ -109,5 +139,5 @@ def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str,
             return dict(status="not measured", why=f"not measured for these {player} weights "
                                                    "(the shipped figures were measured for other ones)")
         sides[side] = dict(player=player, **x)
-    return dict(status="measured", sides=sides, date=fig.get("date"), strong=fig.get("strong", "search"),
+    return dict(status="measured", sides=sides, date=fig.get("date"), strong=strong,
                 games_per_pairing=fig.get("games_per_pairing"))

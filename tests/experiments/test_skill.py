@@ -51,6 +51,9 @@ def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
     assert [x["player"] for x in sk["ladder"]] == ["random", "greedy", "search"]
     assert any(line.startswith("Least exploitable player: greedy") for line in v["lines"])
     assert (res.out / "report.md").read_text().count("Stronger play") >= 1
+    from lotr_sim.experiments import skillfig     # the run's figures name the search player's settings
+    fig = skillfig.read(res.out / skillfig.FILE)
+    assert fig["strong"] == "search" and fig["strong_settings"] == skillfig.strong_fingerprint(fake.name, "search")
 
 
 @pytest.mark.slow

@@ -173,6 +173,7 @@ def test_verdict_cites_the_shipped_skill_figures_for_its_rules(df, tmp_path, mon
     shipped for these rules, and 'not measured for these rules' when the rules differ."""
     from lotr_sim.experiments import skillfig
     fig = dict(game="fake", rules_hash="r1", date="2026-12-02", strong="search", games_per_pairing=400, seed=1,
+               strong_settings=skillfig.strong_fingerprint("fake", "search"),
                players={"greedy": {"good": dict(gain=0.123, lo=0.05, hi=0.2, games=400),
                                    "evil": dict(gain=-0.01, lo=-0.08, hi=0.06, games=400)}})
     path = skillfig.write(tmp_path / "fake.toml", fig)
