@@ -86,11 +86,14 @@ def generic_player(name: str, game, seed: int):
 # Where a game can score a position (LOTR Risk), its playouts stop after one round (horizon 1):
 # measured there (issue 19 §3, stop 28; `lotr-sim bench search -g lotr-risk -n 100`, 100 games a
 # side against greedy) +35/+38 points as Good/Evil at 0.73/1.51 CPU-s a game, against +33/+39 at
-# 4.55/9.96 for playouts to the end and +41/+40 at 25.9/22.8 for search-classic.
+# 4.55/9.96 for playouts to the end and +41/+40 at 25.9/22.8 for search-classic. search-fast
+# stops there too: +32/+38 at 0.35/0.71 CPU-s a game, against +39/+33 at 1.66/4.04 to the end
+# (stop 29, the same bench, 100 games a side; intervals about +-11 points).
 _SEARCH_PLAYER = "lotr_sim.players.search:SearchPlayer"
 _SEARCH = dict(budget=48, width=4, z=0.5, start=6, keep_pass=False, base="tuned", model="opponents",
                horizon=1)
-_SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="tuned", model="opponents")
+_SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="tuned", model="opponents",
+                    horizon=1)
 _SEARCH_CLASSIC = dict(budget=384, width=6, z=1.0, start=8, keep_pass=False, base="greedy", model="self")
 
 register_player("search", _SEARCH_PLAYER, "Monte Carlo search on the tuned weights: their four best "
@@ -98,7 +101,8 @@ register_player("search", _SEARCH_PLAYER, "Monte Carlo search on the tuned weigh
                 "its actual player (6 each, then the better half doubled; at most 48 playouts per "
                 "decision; in LOTR Risk each playout stops after one round, scored by the points)", _SEARCH)
 register_player("search-fast", _SEARCH_PLAYER, "the search player with 16 playouts per decision "
-                "(the tuned weights' three best candidates, 4 playouts each)", _SEARCH_FAST)
+                "(the tuned weights' three best candidates, 4 playouts each; in LOTR Risk one round "
+                "each, as search)", _SEARCH_FAST)
 register_player("search-classic", _SEARCH_PLAYER, "the search player before issue 19: the "
                 "greedy heuristic's six best candidates raced on playouts by greedy for every seat "
                 "(at most 384 playouts per decision; about six times the CPU of search)", _SEARCH_CLASSIC)
