@@ -272,20 +272,27 @@ def test_one_side_tuned_from_a_start_player_against_its_own_pool(tmp_path, monke
     assert prov["games"] == played
 
 
-def test_skill_figures_of_other_weights_are_not_cited(tmp_path, monkeypatch):
-    """Skill figures carry each player's weights fingerprint: after a re-tune, the figures
-    measured for the old tuned weights are 'not measured for these tuned weights', not cited."""
+def _tuned_skill_figures(tmp_path, monkeypatch):
+    """Skill figures of Minas Tirith's tuned players, measured for today's rules, weights and
+    search player, standing in for the shipped file: (skillfig, game, rules hash, figures, path)."""
     from lotr_sim.experiments import skillfig
     g = api.get_game("minas-tirith")
     rules = g.load().hash
     x = dict(gain=0.1, lo=0.0, hi=0.2, games=100)
-    fig = dict(game=g.name, rules_hash=rules, date="2026-12-02", strong="search", games_per_pairing=100,
+    fig = dict(game=g.name, rules_hash=rules, date="2026-12-03", strong="search", games_per_pairing=100,
                strong_settings=skillfig.strong_fingerprint(g.name, "search"),
                players={"tuned": {"good": x, "evil": x}}, weights={"tuned": skillfig.weights_of(g.name, "tuned")})
     path = tmp_path / "skill.toml"
     monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
     skillfig.write(path, fig)
     assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
+    return skillfig, g, rules, fig, path
+
+
+def test_skill_figures_of_other_weights_are_not_cited(tmp_path, monkeypatch):
+    """Skill figures carry each player's weights fingerprint: after a re-tune, the figures
+    measured for the old tuned weights are 'not measured for these tuned weights', not cited."""
+    skillfig, g, rules, fig, path = _tuned_skill_figures(tmp_path, monkeypatch)
     fig["weights"] = {"tuned": skillfig.weights_of(g.name, "greedy")}    # measured for other weights
     skillfig.write(path, fig)
     found = skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})
@@ -298,27 +305,16 @@ def test_skill_figures_of_another_search_player_are_not_cited(tmp_path, monkeypa
     measured by a search player with another budget (or, in LOTR Risk, another playout horizon)
     is 'not measured for this search player'; a setting the game does not take (a horizon in
     Minas Tirith) does not change the fingerprint. The shipped figures name today's player."""
-    from lotr_sim.experiments import skillfig
+    from lotr_sim.experiments.skillfig import shipped_path
     from lotr_sim.games import players
-    shipped_path = skillfig.shipped_path
-    g = api.get_game("minas-tirith")
-    rules = g.load().hash
-    x = dict(gain=0.1, lo=0.0, hi=0.2, games=100)
-    fig = dict(game=g.name, rules_hash=rules, date="2026-12-03", strong="search", games_per_pairing=100,
-               strong_settings=skillfig.strong_fingerprint(g.name, "search"),
-               players={"tuned": {"good": x, "evil": x}}, weights={"tuned": skillfig.weights_of(g.name, "tuned")})
-    path = tmp_path / "skill.toml"
-    monkeypatch.setattr(skillfig, "shipped_path", lambda game: path)
-    skillfig.write(path, fig)
+    skillfig, g, rules, fig, path = _tuned_skill_figures(tmp_path, monkeypatch)
     assert skillfig.read(path)["strong_settings"] == fig["strong_settings"]
-    assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
     entry = players.PLAYERS["search"]
+    lr_before = skillfig.strong_fingerprint("lotr-risk", "search")
     monkeypatch.setitem(players.PLAYERS, "search", entry._replace(settings={**entry.settings, "horizon": 3}))
     assert skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})["status"] == "measured"
-    lr = api.get_game("lotr-risk")
-    before = skillfig.strong_fingerprint(lr.name, "search")
+    assert skillfig.strong_fingerprint("lotr-risk", "search") != lr_before
     monkeypatch.setitem(players.PLAYERS, "search", entry._replace(settings={**entry.settings, "budget": 96}))
-    assert skillfig.strong_fingerprint(lr.name, "search") != before
     found = skillfig.lookup(g.name, rules, {"good": "tuned", "evil": "tuned"})
     assert found["status"] == "not measured" and "this search player" in found["why"]
     monkeypatch.setitem(players.PLAYERS, "search", entry)
