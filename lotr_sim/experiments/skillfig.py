@@ -37,7 +37,8 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
     games = min(x["games"] for e in expl for x in e["sides"])
     game = str(manifest.get("game"))
     return dict(game=manifest.get("game"), rules_hash=rules_hash, date=now_iso()[:10],
-                strong=sk.get("player"), strong_settings=strong_fingerprint(game, str(sk.get("player"))), games_per_pairing=int(games), seed=manifest.get("seed"),
+                strong=sk.get("player"), strong_settings=strong_fingerprint(game, str(sk.get("player"))),
+                games_per_pairing=int(games), seed=manifest.get("seed"),
                 players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
                                                        hi=round(float(x["hi"]), 5), games=int(x["games"]))
                                        for x in e["sides"]} for e in expl},
@@ -49,8 +50,7 @@ def strong_fingerprint(game: str, player: str) -> str | None:
     """A short hash of the settings the registered player ``player`` (the search player whose
     gains the figures are) plays ``game`` with (``player_settings``); None for a player that is
     not registered (a game's own policy) or an unknown game."""
-    import hashlib
-    import json
+    from lotr_sim.config import config_hash
     from lotr_sim.errors import ConfigError
     from lotr_sim.games import get_game
     from lotr_sim.games.players import PLAYERS, player_settings
@@ -60,8 +60,7 @@ def strong_fingerprint(game: str, player: str) -> str | None:
         g = get_game(game)
     except ConfigError:
         return None
-    text = json.dumps(player_settings(player, g), sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return config_hash(player_settings(player, g))
 
 
 def weights_of(game: str, player: str) -> str | None:
