@@ -110,15 +110,17 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # policy vectors per side (good, evil), in layout order (PL_*):
 # [type (0 random, 1 heuristic), attack threshold (exact P(take the territory)), mission weight,
 #  card weight, defend weight (Good's moves), advance weight (Evil's moves), cards (set per
-#  player, below), least gain of a Good move, threat weight in Good's want, value of passing]
+#  player, below), least gain of a Good move, threat weight in Good's want, value of passing,
+#  a catapult's place: per enemy unit in range, bonus on a fort; a leader card's place: per
+#  own unit, bonus on a wall or the city]
 _POL = {
-    "random": ((0.0,) * 10, (0.0,) * 10),
-    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0),
-               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0)),
-    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0),
-                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0)),
-    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0),
-                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0)),
+    "random": ((0.0,) * 14, (0.0,) * 14),
+    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
+               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
+    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
+                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
+    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
+                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
 }
 
 # What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
@@ -132,6 +134,13 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
     Weight("tw", L.PL_TW, 0.0, 3.0, "weight of adjacent enemies in where Good wants its units",
            sides=("good",)),
     Weight("pass", L.PL_PASS, -2.0, 6.0, "value of ending the turn's actions (the action to beat)"),
+    Weight("cat_n", L.PL_CATN, 0.0, 0.1, "catapult (MT-9.4): worth of a place per enemy unit within range",
+           sides=("good",)),
+    Weight("cat_fort", L.PL_CATF, 0.0, 4.0, "catapult (MT-9.4): bonus for a place on a fort", sides=("good",)),
+    Weight("lc_n", L.PL_LCN, 0.0, 0.1, "leader card (MT-9.6): worth of a place per own unit there",
+           sides=("good",)),
+    Weight("lc_wall", L.PL_LCW, 0.0, 4.0, "leader card (MT-9.6): bonus for a place on a wall or the city",
+           sides=("good",)),
 ), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
 
 

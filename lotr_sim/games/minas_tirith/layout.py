@@ -124,8 +124,13 @@ CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # player from lotr_sim.players), 0: the seat's built-in policy makes it inside the engine.
 # PL_GMIN: the least gain of a Good move worth making; PL_TW: the weight of the enemy next to
 # a territory in Good's want of it; PL_PASS: the value of ending the turn's actions.
+# Where a card's piece goes (MT-9.4 catapult, MT-9.6 leader card): PL_CATN the worth of a
+# catapult's place per enemy unit within its range, PL_CATF its bonus on a fort (a Rammas or
+# Causeway fort); PL_LCN the worth of a leader card's place per own unit there, PL_LCW its
+# bonus on a wall or the city.
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
-NPOL = 10
+PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
+NPOL = 14
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

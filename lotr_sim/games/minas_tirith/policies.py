@@ -3,7 +3,9 @@
 Rules: none of their own; they choose among what the rules allow. ``choose_die_nb`` picks a
 mission die (MT-4.2/4.5); ``score_action_nb`` / ``choose_action_nb`` pick a mission from
 the menu of actions.enum_actions_nb (MT-6, MT-7; inlined into ``choose_action_nb``);
-``best_unit_territory_nb`` places pool units (muster MT-9.7, bonus trade MT-5.4); the
+``best_unit_territory_nb`` places pool units (muster MT-9.7, bonus trade MT-5.4); where a
+catapult (MT-9.4) and a leader card's leader (MT-9.6) go is weighted by ``PL_CATN``/``PL_CATF``
+and ``PL_LCN``/``PL_LCW`` (greedy's: the most enemy units in range, the largest own force); the
 helpers value territories (``importance_nb``: the city, walls, banner territories MT-2.3;
 ``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
 the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
@@ -21,7 +23,7 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
-    PL_PASS, PL_THR, PL_TW, PL_TYPE, S_DICE, S_DTOP,
+    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, S_DICE, S_DTOP,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -144,7 +146,11 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
             return 3.0 + 0.1 * st[O_TOT + (side) * MAXT + b]
         return -1.0
     if kind == A_LCARD:
-        return 3.0 + 0.01 * st[O_TOT + (side) * MAXT + b]
+        # MT-9.6: the leader joins the force at b
+        v = 3.0 + pol[side, PL_LCN] * st[O_TOT + (side) * MAXT + b]
+        if cf[O_TKIND + b] >= 2:
+            v += pol[side, PL_LCW]
+        return v
     if kind == A_CATAPULT:
         n = 0
         for t in range(cf[C_T]):
@@ -152,7 +158,11 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
                 n += st[O_TOT + (E) * MAXT + t]
         if n == 0:
             return -1.0
-        return 4.0 + 0.01 * n
+        # MT-9.4: the catapult stays at b while own units hold it
+        v = 4.0 + pol[side, PL_CATN] * n
+        if cf[O_TKIND + b] == 1:
+            v += pol[side, PL_CATF]
+        return v
     if kind == A_EXCHANGE:
         # worth it only when the pool still holds the 3 infantry
         for j in range(cf[O_NTS + EVIL]):
