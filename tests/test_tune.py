@@ -254,18 +254,22 @@ def test_one_side_tuned_from_a_start_player_against_its_own_pool(tmp_path, monke
     real, seen = T._score_games, []
 
     def spy(game, be, compiled, seed, first, n, players, opponents, sides, *rest):
-        seen.append((tuple(opponents), tuple(sides)))
+        seen.append((tuple(opponents), tuple(sides), tuple(players)))
         return real(game, be, compiled, seed, first, n, players, opponents, sides, *rest)
 
     monkeypatch.setattr(T, "_score_games", spy)
     res = api.tune("minas-tirith", generations=2, games=20, popsize=2, final_games=20, out=tmp_path / "t",
                    sides=["good"], start="tuned", opponents=["greedy"])
     gen = seen[:-1]                          # the last call is the final check on every side
-    assert len(gen) == 2 and all(o == ("greedy",) and s == ("good",) for o, s in gen)
+    assert len(gen) == 2 and all(o == ("greedy",) and s == ("good",) for o, s, _ in gen)
     t = api.get_game("minas-tirith").policy_table
     got, start = t.read(res.path), t.rows("tuned")
     assert np.array_equal(got.rows["evil"], start["evil"])
-    assert not np.array_equal(got.rows["good"], start["good"])
+    # the candidates moved Good's weights only (whether 20 games a candidate find better ones
+    # in two generations is luck)
+    cands = [t.rows(p) for _, _, ps in gen for p in ps]
+    assert all(np.array_equal(r["evil"], start["evil"]) for r in cands)
+    assert any(not np.array_equal(r["good"], start["good"]) for r in cands)
     prov = got.provenance
     assert prov["tuned_sides"] == ["good"] and prov["start"] == "tuned" and prov["opponents"] == "greedy"
     played = sum(1 for _ in gen) * (2 + 2) * 20 + 2 * 20 * 2   # 4 players a generation; final: 2 x 2 sides

@@ -131,6 +131,7 @@ def test_mt_determinize_keeps_the_public_part_and_the_piles_contents(game, comp,
     and it is the same for both seats (hands are open, MT-5.1)."""
     rng = np.random.default_rng(11)
     reordered = 0
+    big = 0      # states with 4 or more unseen cards: a deal keeps their order with p <= 1/24
     for state in hidden_states[::6]:
         keep = {k: v.copy() for k, v in state.arrays.items()}
         piles = _piles(comp, state.st)
@@ -148,13 +149,15 @@ def test_mt_determinize_keeps_the_public_part_and_the_piles_contents(game, comp,
             assert np.array_equal(d.st[mask], state.st[mask])
             for lo, hi in piles:
                 assert np.array_equal(np.sort(d.st[lo:hi]), np.sort(state.st[lo:hi]))
-            reordered += any(not np.array_equal(d.st[lo:hi], state.st[lo:hi]) for lo, hi in piles)
+            if sum(hi - lo for lo, hi in piles) >= 4:
+                big += 1
+                reordered += any(not np.array_equal(d.st[lo:hi], state.st[lo:hi]) for lo, hi in piles)
             assert np.array_equal(game.determinize(comp, state, 1 - seat, key).st, d.st)
             other = state.copy()
             _permute(comp, other, rng)
             assert np.array_equal(game.determinize(comp, other, seat, key).st, d.st)
             assert np.array_equal(game.legal_actions(comp, d), game.legal_actions(comp, state))
-    assert reordered >= 3 * len(hidden_states[::6]) - 2
+    assert big >= 2 * len(hidden_states[::6]) and reordered >= big - 2, (big, reordered)
 
 
 def test_mt_determinize_checks_the_seat(game, comp, hidden_states):
