@@ -64,14 +64,13 @@ def action_values(game_name: str, games: int, side: str, player: str, against: s
     comp = g.compile(g.load())
     if side not in g.sides:
         raise SystemExit(f"action_values: {game_name} has no side {side!r} (sides: {', '.join(g.sides)})")
-    others = [s for s in g.sides if s != side]
-    pols = {side: _EXPOSE, **{s: against for s in others}}
-    seats = g.seat_policies(comp, pols)
-    models = [player if g.seat_side(comp, i) == g.sides.index(side) else p
-              for i, p in enumerate(seats.values())]   # who plays each seat in the playouts
-    rows = g.heuristic_rows(comp, models)
     side_code = g.sides.index(side)
-    mine = [i for i in range(len(models)) if g.seat_side(comp, i) == side_code]
+    pols = {side: _EXPOSE, **{s: against for s in g.sides if s != side}}
+    seats = g.seat_policies(comp, pols)
+    mine = [i for i in range(len(seats)) if g.seat_side(comp, i) == side_code]
+    # who plays each seat in the playouts
+    models = [player if i in mine else p for i, p in enumerate(seats.values())]
+    rows = g.heuristic_rows(comp, models)
     acc: dict = defaultdict(list)
     seen = {"games": 0, "decisions": 0, "valued": 0, "wins": 0.0}
     for idx in range(first, first + games):
