@@ -112,15 +112,16 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 #  card weight, defend weight (Good's moves), advance weight (Evil's moves), cards (set per
 #  player, below), least gain of a Good move, threat weight in Good's want, value of passing,
 #  a catapult's place: per enemy unit in range, bonus on a fort; a leader card's place: per
-#  own unit, bonus on a wall or the city]
+#  own unit, bonus on a wall or the city; a leader's flight: its worth, the enemy-to-own ratio
+#  that sets it off]
 _POL = {
-    "random": ((0.0,) * 14, (0.0,) * 14),
-    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
-               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
-    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
-                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
-    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0),
-                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0)),
+    "random": ((0.0,) * 16, (0.0,) * 16),
+    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0),
+               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0)),
+    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0),
+                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0)),
+    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0),
+                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0)),
 }
 
 # What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
@@ -131,7 +132,7 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
     Weight("def", L.PL_DEF, 0.0, 4.0, "worth of a defensive move", sides=("good",)),
     Weight("adv", L.PL_ADV, 0.0, 4.0, "worth of a step towards the city", sides=("evil",)),
     Weight("gmin", L.PL_GMIN, 0.0, 2.0, "least gain of a defensive move worth making", sides=("good",)),
-    Weight("tw", L.PL_TW, 0.0, 3.0, "weight of adjacent enemies in where Good wants its units",
+    Weight("tw", L.PL_TW, 0.0, 6.0, "weight of adjacent enemies in where Good wants its units",
            sides=("good",)),
     Weight("pass", L.PL_PASS, -2.0, 6.0, "value of ending the turn's actions (the action to beat)"),
     Weight("cat_n", L.PL_CATN, 0.0, 0.1, "catapult (MT-9.4): worth of a place per enemy unit within range",
@@ -141,6 +142,10 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
            sides=("good",)),
     Weight("lc_wall", L.PL_LCW, 0.0, 4.0, "leader card (MT-9.6): bonus for a place on a wall or the city",
            sides=("good",)),
+    Weight("flee", L.PL_FLEE, 0.0, 12.0, "worth of a leader's flight (MT-6.2 d) from a threatened territory",
+           sides=("good",)),
+    Weight("flee_ratio", L.PL_FLEER, 0.0, 2.0,
+           "a leader flees where adjacent enemies outnumber this times its own units", sides=("good",)),
 ), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
 
 

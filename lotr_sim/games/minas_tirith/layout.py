@@ -128,9 +128,13 @@ CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # catapult's place per enemy unit within its range, PL_CATF its bonus on a fort (a Rammas or
 # Causeway fort); PL_LCN the worth of a leader card's place per own unit there, PL_LCW its
 # bonus on a wall or the city.
+# A Good leader's flight (MT-6.2 d): PL_FLEE the value of moving a leader alone out of a
+# territory whose adjacent enemy units outnumber PL_FLEER x its own units, to one where they do
+# not outnumber its own.
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
 PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
-NPOL = 14
+PL_FLEE, PL_FLEER = 14, 15
+NPOL = 16
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

@@ -5,7 +5,8 @@ mission die (MT-4.2/4.5); ``score_action_nb`` / ``choose_action_nb`` pick a miss
 the menu of actions.enum_actions_nb (MT-6, MT-7; inlined into ``choose_action_nb``);
 ``best_unit_territory_nb`` places pool units (muster MT-9.7, bonus trade MT-5.4); where a
 catapult (MT-9.4) and a leader card's leader (MT-9.6) go is weighted by ``PL_CATN``/``PL_CATF``
-and ``PL_LCN``/``PL_LCW`` (greedy's: the most enemy units in range, the largest own force); the
+and ``PL_LCN``/``PL_LCW`` (greedy's: the most enemy units in range, the largest own force); whether
+a Good leader flees a threatened territory alone (MT-6.2 d) by ``PL_FLEE``/``PL_FLEER``; the
 helpers value territories (``importance_nb``: the city, walls, banner territories MT-2.3;
 ``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
 the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
@@ -23,7 +24,7 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
-    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, S_DICE, S_DTOP,
+    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, S_DICE, S_DTOP,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -131,9 +132,11 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
             if d > 2 and cf[O_DCITY + b] <= cf[O_DCITY + src]:
                 return 1.0 + 0.1 * d
             return -1.0
-        if threat_nb(cf, st, src, GOOD) > st[O_TOT + (GOOD) * MAXT + src] and \
+        # a leader flees a territory the adjacent enemy outnumbers (PL_FLEER x its units) for
+        # one it does not: worth PL_FLEE (greedy: 2, below every bombardment and assault)
+        if threat_nb(cf, st, src, GOOD) > pol[side, PL_FLEER] * st[O_TOT + (GOOD) * MAXT + src] and \
                 threat_nb(cf, st, b, GOOD) < st[O_TOT + (GOOD) * MAXT + b]:
-            return 2.0
+            return pol[side, PL_FLEE]
         return -1.0
     if kind == A_HOLDER:
         c = a
