@@ -99,7 +99,9 @@ def test_paired_allocation_same_on_one_and_two_threads(tmp_path):
     one = api.sweep(g, threads=1, out=tmp_path / "t1", **kw)
     two = api.sweep(g, threads=2, out=tmp_path / "t2", **kw)
     n = one.manifest["games"]
-    assert n["end_on_last_card=end_of_turn"] == 200 < n["retreat_trigger=off"] <= n["baseline"]
+    # the lever that changes few games reaches its target in a fraction of the other's games
+    # (300 against 900 with the tuned players of 2026-12-03)
+    assert 2 * n["end_on_last_card=end_of_turn"] <= n["retreat_trigger=off"] <= n["baseline"]
     assert one.manifest["games"] == two.manifest["games"]
     assert one.manifest["precision"] == two.manifest["precision"]
     pd.testing.assert_frame_equal(one.results, two.results)
