@@ -299,9 +299,17 @@ def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: boo
     return f"{lead}; {closest}{tail}"
 
 
+def _no_game_changed(r, o0: str) -> bool:
+    """A point whose paired change is exactly zero with a zero-width interval: on the same
+    games it changed no game's first outcome (won or not) against the baseline."""
+    return float(r[f"delta_{o0}_lo"]) == 0.0 == float(r[f"delta_{o0}_hi"])
+
+
 def levers(df, o0: str) -> list[dict]:
     """Every swept dimension (or, for a grid, every grid point) ranked by its largest
-    absolute paired change of the first outcome's win rate against the baseline."""
+    absolute paired change of the first outcome's win rate against the baseline.
+    ``unchanged``: at none of its points did any game's first outcome change (under these
+    players the rule never decided a game, so its zero says nothing about the rule)."""
     out = []
     if not len(df) or f"delta_{o0}" not in df:
         return out
@@ -309,7 +317,7 @@ def levers(df, o0: str) -> list[dict]:
         for _, r in df[df["varied"] == "grid"].iterrows():
             out.append(dict(param=str(r["label"]), value=str(r["label"]), label=str(r["label"]),
                             delta=float(r[f"delta_{o0}"]), lo=float(r[f"delta_{o0}_lo"]),
-                            hi=float(r[f"delta_{o0}_hi"])))
+                            hi=float(r[f"delta_{o0}_hi"]), unchanged=_no_game_changed(r, o0)))
     else:
         for d in swept_dims(df):
             rows = [(v, r) for v, r in dim_entries(df, d) if r["point"] != 0]
@@ -317,9 +325,22 @@ def levers(df, o0: str) -> list[dict]:
                 continue
             v, r = max(rows, key=lambda t: abs(float(t[1][f"delta_{o0}"])))
             out.append(dict(param=d, value=v, label=str(r["label"]), delta=float(r[f"delta_{o0}"]),
-                            lo=float(r[f"delta_{o0}_lo"]), hi=float(r[f"delta_{o0}_hi"])))
+                            lo=float(r[f"delta_{o0}_lo"]), hi=float(r[f"delta_{o0}_hi"]),
+                            unchanged=all(_no_game_changed(r2, o0) for _, r2 in rows)))
     out.sort(key=lambda x: -abs(x["delta"]))
     return out
+
+
+UNCHANGED_NOTE = "no game changed at any swept value under these players"
+
+
+def lever_text(x: Mapping, names: Sequence[str]) -> str:
+    """A lever's change as the verdict and the report print it: the paired change with its
+    interval, and a note when it changed no game (``levers``' ``unchanged``)."""
+    text = f"{fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"
+    if x.get("unchanged"):
+        text += f" ({UNCHANGED_NOTE}: whether {names[0]} won never depended on it)"
+    return text
 
 
 def on_baseline_rules(r) -> bool:
@@ -700,7 +721,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                     f"baseline (percentage points, 95% interval):")
     if lv:
         lines.append(levers_title)
-        lines += [f"- {x['label']}: {fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]" for x in lv]
+        lines += [f"- {x['label']}: {lever_text(x, [o0n, o1n])}" for x in lv]
 
     parity = []
     for d in swept_dims(df, manifest):

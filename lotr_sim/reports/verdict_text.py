@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Mapping
 
-from lotr_sim.experiments.verdict import fmt_pct, fmt_pp, fmt_value, fmt_x
+from lotr_sim.experiments.verdict import fmt_pct, fmt_pp, fmt_value, fmt_x, lever_text
 
 
 def _report_lines(v: Mapping, full: bool) -> list[str]:
@@ -60,7 +60,8 @@ def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
     percentage points with its 95% interval (the numbers behind the tornado chart)."""
     o0n = v.get("names", [v["outcome"]])[0]
     head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
-    return head, [[str(x["label"]), f"{fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"] for x in v["levers"]]
+    names = v.get("names", [v["outcome"]])
+    return head, [[str(x["label"]), lever_text(x, names)] for x in v["levers"]]
 
 
 def _crossing_cell(p: Mapping, o0n: str) -> str:

@@ -80,6 +80,31 @@ def test_levers_ranked_by_largest_paired_change(df):
     assert lv[2]["delta"] == pytest.approx(-0.03)
 
 
+def test_a_lever_that_changed_no_game_says_so():
+    """A rule the players never meet: at every swept value the same games end the same way, so
+    its paired change is 0 [0, 0]; the verdict and the levers' table say that no game
+    changed, rather than print a bare zero that reads as "no effect on the game"."""
+    def rows(n_changed):
+        d = [row(0, "baseline", "baseline", dict(x=1, idle=0), N, _wins(0.45)),
+             row(1, "x=2", "x", dict(x=2, idle=0), N, _wins(0.65), delta=(10000, 0)),
+             row(2, "idle=1", "idle", dict(x=1, idle=1), N, _wins(0.45), delta=(0, 0)),
+             row(3, "idle=2", "idle", dict(x=1, idle=2), N, _wins(0.45), delta=(n_changed, 0))]
+        return frame(d)
+
+    v = verdict(rows(0), MANIFEST)
+    lv = {x["param"]: x for x in v["levers"]}
+    assert lv["idle"]["unchanged"] and (lv["idle"]["lo"], lv["idle"]["hi"]) == (0.0, 0.0)
+    assert not any(x["unchanged"] for k, x in lv.items() if k != "idle")
+    line = next(ln for ln in v["lines"] if ln.startswith("- idle="))
+    assert "no game changed at any swept value under these players" in line
+    assert "Good won never depended on it" in line
+    assert not any("no game changed" in ln for ln in v["lines"] if ln.startswith("- x="))
+    # one changed game at one value: the dimension is no longer "unchanged"
+    v2 = verdict(rows(1), MANIFEST)
+    assert not {x["param"]: x for x in v2["levers"]}["idle"]["unchanged"]
+    assert "no game changed" in verdict_markdown(v) and "no game changed" not in verdict_markdown(v2)
+
+
 def test_numeric_parameter_crossing_interpolated_and_overshoots(df):
     par = {p["param"]: p for p in verdict(df, MANIFEST)["parity"]}
     x = par["x"]
