@@ -334,12 +334,13 @@ def levers(df, o0: str) -> list[dict]:
 UNCHANGED_NOTE = "no game changed at any swept value under these players"
 
 
-def lever_text(x: Mapping, names: Sequence[str]) -> str:
-    """A lever's change as the verdict and the report print it: the paired change with its
-    interval, and a note when it changed no game (``levers``' ``unchanged``)."""
+def lever_text(x: Mapping, o0n: str) -> str:
+    """A lever's change as the verdict and the report print it: the paired change of the first
+    outcome's (``o0n``'s) win rate with its interval, and a note when it changed no game
+    (``levers``' ``unchanged``)."""
     text = f"{fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"
     if x.get("unchanged"):
-        text += f" ({UNCHANGED_NOTE}: whether {names[0]} won never depended on it)"
+        text += f" ({UNCHANGED_NOTE}: whether {o0n} won never depended on it)"
     return text
 
 
@@ -721,7 +722,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                     f"baseline (percentage points, 95% interval):")
     if lv:
         lines.append(levers_title)
-        lines += [f"- {x['label']}: {lever_text(x, [o0n, o1n])}" for x in lv]
+        lines += [f"- {x['label']}: {lever_text(x, o0n)}" for x in lv]
 
     parity = []
     for d in swept_dims(df, manifest):

@@ -60,8 +60,7 @@ def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
     percentage points with its 95% interval (the numbers behind the tornado chart)."""
     o0n = v.get("names", [v["outcome"]])[0]
     head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
-    names = v.get("names", [v["outcome"]])
-    return head, [[str(x["label"]), lever_text(x, names)] for x in v["levers"]]
+    return head, [[str(x["label"]), lever_text(x, o0n)] for x in v["levers"]]
 
 
 def _crossing_cell(p: Mapping, o0n: str) -> str:

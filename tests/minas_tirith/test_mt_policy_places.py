@@ -33,34 +33,39 @@ def g_comp():
     return g, g.compile(g.load())
 
 
+def _good_decisions(g, comp, rows_tuned, games):
+    """Every Good action decision of games 0..games-1 of SEED (tuned Good v greedy Evil): the
+    state and its legal rows. Once the caller has looked (it may switch the state's
+    heuristic to score the rows), tuned's choice is played."""
+    for idx in range(games):
+        st = g.new_state(comp, {"good": "search", "evil": "greedy"}, SEED, idx)
+        while g.run_builtin(comp, st, [0]) >= 0:
+            if g.decision_kind(comp, st) == "action":
+                yield st, g.legal_actions(comp, st)
+            g.use_heuristic(comp, st, rows_tuned)
+            g.apply(comp, st, g.heuristic_choice(comp, st))
+
+
 def _best_places(g, comp, kind, want, n=30):
     """At Good action decisions (tuned Good v greedy Evil) offering rows of ``kind`` on
     territories of a kind in ``want`` and on others: the territory kind of the row of ``kind``
     that tuned's Good heuristic scores highest, and greedy's (and their territories, ``*_at``)."""
     rows = {p: g.heuristic_rows(comp, [p, "greedy"]) for p in ("tuned", "greedy")}
     found = []
-    for idx in range(80):
-        st = g.new_state(comp, {"good": "search", "evil": "greedy"}, SEED, idx)
-        while len(found) < n:
-            if g.run_builtin(comp, st, [0]) < 0:
+    for st, act in _good_decisions(g, comp, rows["tuned"], 80):
+        cand = [i for i in range(act.shape[0]) if act[i, 0] == kind]
+        ks = [int(comp.cf[C.O_TKIND + act[i, 2]]) for i in cand]
+        if any(k in want for k in ks) and any(k not in want for k in ks):
+            best = {}
+            for p in ("greedy", "tuned"):
+                g.use_heuristic(comp, st, rows[p])
+                sc = g.action_scores(comp, st)
+                i = max(cand, key=lambda i: (sc[i], -i))
+                best[p] = int(comp.cf[C.O_TKIND + act[i, 2]])
+                best[p + "_at"] = int(act[i, 2])
+            found.append(best)
+            if len(found) >= n:
                 break
-            if g.decision_kind(comp, st) == "action":
-                act = g.legal_actions(comp, st)
-                cand = [i for i in range(act.shape[0]) if act[i, 0] == kind]
-                ks = [int(comp.cf[C.O_TKIND + act[i, 2]]) for i in cand]
-                if any(k in want for k in ks) and any(k not in want for k in ks):
-                    best = {}
-                    for p in ("greedy", "tuned"):
-                        g.use_heuristic(comp, st, rows[p])
-                        sc = g.action_scores(comp, st)
-                        i = max(cand, key=lambda i: (sc[i], -i))
-                        best[p] = int(comp.cf[C.O_TKIND + act[i, 2]])
-                        best[p + "_at"] = int(act[i, 2])
-                    found.append(best)
-            g.use_heuristic(comp, st, rows["tuned"])
-            g.apply(comp, st, g.heuristic_choice(comp, st))
-        if len(found) >= n:
-            break
     return found
 
 
@@ -88,33 +93,26 @@ def test_tuned_good_leaders_flee_sooner_and_above_a_one_die_bombardment(g_comp):
     assert flee["tuned"] > 7.6 > flee["greedy"]
     only_tuned = both = 0
     above_bombard = {"tuned": 0, "greedy": 0}
-    for idx in range(40):
-        st = g.new_state(comp, {"good": "search", "evil": "greedy"}, SEED, idx)
-        while g.run_builtin(comp, st, [0]) >= 0:
-            if g.decision_kind(comp, st) == "action":
-                act = g.legal_actions(comp, st)
-                lm = [i for i in range(act.shape[0]) if act[i, 0] == L.A_LMOVE]
-                if lm:
-                    sc = {}
-                    for p in ("greedy", "tuned"):
-                        g.use_heuristic(comp, st, rows[p])
-                        sc[p] = g.action_scores(comp, st)
-                        assert all(sc[p][i] in (-1.0, flee[p]) for i in lm), (p, [sc[p][i] for i in lm])
-                        one_die = [sc[p][i] for i in range(act.shape[0])
-                                   if act[i, 0] == L.A_BOMBARD and act[i, 4] == 1]
-                        if one_die and any(sc[p][i] == flee[p] for i in lm) and \
-                                flee[p] > max(one_die):
-                            above_bombard[p] += 1
-                    for i in lm:
-                        if sc["tuned"][i] == flee["tuned"]:
-                            if sc["greedy"][i] == flee["greedy"]:
-                                both += 1
-                            else:
-                                only_tuned += 1
-                        else:  # ratio 0.5 flees wherever ratio 1 does
-                            assert sc["greedy"][i] == -1.0
-            g.use_heuristic(comp, st, rows["tuned"])
-            g.apply(comp, st, g.heuristic_choice(comp, st))
+    for st, act in _good_decisions(g, comp, rows["tuned"], 40):
+        lm = [i for i in range(act.shape[0]) if act[i, 0] == L.A_LMOVE]
+        if not lm:
+            continue
+        sc = {}
+        for p in ("greedy", "tuned"):
+            g.use_heuristic(comp, st, rows[p])
+            sc[p] = g.action_scores(comp, st)
+            assert all(sc[p][i] in (-1.0, flee[p]) for i in lm), (p, [sc[p][i] for i in lm])
+            one_die = [sc[p][i] for i in range(act.shape[0]) if act[i, 0] == L.A_BOMBARD and act[i, 4] == 1]
+            if one_die and any(sc[p][i] == flee[p] for i in lm) and flee[p] > max(one_die):
+                above_bombard[p] += 1
+        for i in lm:
+            if sc["tuned"][i] == flee["tuned"]:
+                if sc["greedy"][i] == flee["greedy"]:
+                    both += 1
+                else:
+                    only_tuned += 1
+            else:  # ratio 0.5 flees wherever ratio 1 does
+                assert sc["greedy"][i] == -1.0
     assert only_tuned > 0 and both > 0, (only_tuned, both)
     assert above_bombard["tuned"] > 0 and above_bombard["greedy"] == 0, above_bombard
 
@@ -132,8 +130,7 @@ def test_tuned_good_weights_win_good_games_against_greedy(g_comp, weights, games
     t = g.policy_table
     rows = t.rows("tuned")
     old = {s: r.copy() for s, r in rows.items()}
-    places = list(weights)
-    old["good"][places] = t.rows("greedy")["good"][places]
+    old["good"][list(weights)] = t.rows("greedy")["good"][list(weights)]
     assert not np.array_equal(old["good"], rows["good"])
     score = {}
     for name, r in (("new", rows), ("old", old)):
