@@ -131,10 +131,14 @@ CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # A Good leader's flight (MT-6.2 d): PL_FLEE the value of moving a leader alone out of a
 # territory whose adjacent enemy units outnumber PL_FLEER x its own units, to one where they do
 # not outnumber its own.
+# PL_GUARD: added to a territory's importance in Good's want of units (good_want_nb) while one
+# of its own leaders stands there (its units keep the leader from capture, MT-8.4, and give its
+# bonus, MT-8.2).
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
 PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
 PL_FLEE, PL_FLEER = 14, 15
-NPOL = 16
+PL_GUARD = 16
+NPOL = 17
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

@@ -6,7 +6,8 @@ the menu of actions.enum_actions_nb (MT-6, MT-7; inlined into ``choose_action_nb
 ``best_unit_territory_nb`` places pool units (muster MT-9.7, bonus trade MT-5.4); where a
 catapult (MT-9.4) and a leader card's leader (MT-9.6) go is weighted by ``PL_CATN``/``PL_CATF``
 and ``PL_LCN``/``PL_LCW`` (greedy's: the most enemy units in range, the largest own force); whether
-a Good leader flees a threatened territory alone (MT-6.2 d) by ``PL_FLEE``/``PL_FLEER``; the
+a Good leader flees a threatened territory alone (MT-6.2 d) by ``PL_FLEE``/``PL_FLEER``; how
+much more Good wants units where its own leader stands by ``PL_GUARD`` (greedy: 0); the
 helpers value territories (``importance_nb``: the city, walls, banner territories MT-2.3;
 ``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
 the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
@@ -24,7 +25,7 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
-    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, S_DICE, S_DTOP,
+    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, S_DICE, S_DTOP,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -49,11 +50,16 @@ def threat_nb(cf, st, t, side):
 
 
 @njit(cache=True, _nrt=False)
-def good_want_nb(cf, st, t, extra, tw):
-    """How much Good wants one more unit in t: its importance, raised by the enemy next to it
-    (weighted by ``tw``, PL_TW), shared among the units already there (plus ``extra``)."""
+def good_want_nb(cf, st, t, extra, tw, guard):
+    """How much Good wants one more unit in t: its importance (plus ``guard``, PL_GUARD, while
+    an own leader stands there: the units keep it from capture, MT-8.4), raised by the enemy
+    next to it (weighted by ``tw``, PL_TW), shared among the units already there (plus
+    ``extra``)."""
     own = st[O_TOT + (GOOD) * MAXT + t] + extra
-    return importance_nb(cf, t) * (1.0 + tw * threat_nb(cf, st, t, GOOD)) / (1.0 + own)
+    imp = importance_nb(cf, t)
+    if st[O_LAT + GOOD * MAXT + t] > 0:
+        imp += guard
+    return imp * (1.0 + tw * threat_nb(cf, st, t, GOOD)) / (1.0 + own)
 
 
 @njit(cache=True, _nrt=False)
@@ -115,7 +121,8 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
         if importance_nb(cf, to) < 2.0 and st[O_TOT + (GOOD) * MAXT + to] == 0:
             return -1.0
         tw = pol[side, PL_TW]
-        g = good_want_nb(cf, st, to, k, tw) - good_want_nb(cf, st, a, -k, tw)
+        gd = pol[side, PL_GUARD]
+        g = good_want_nb(cf, st, to, k, tw, gd) - good_want_nb(cf, st, a, -k, tw, gd)
         if cf[O_TKIND + a] == 2 or cf[O_TKIND + a] == 3:
             if threat_nb(cf, st, a, GOOD) > 0:
                 g -= 2.0
@@ -216,7 +223,7 @@ def best_unit_territory_nb(cf, st, s, pol, side, u):
         if st[O_TOT + (side) * MAXT + t] == 0 or not may_stand_nb(cf, u, t):
             continue
         if side == GOOD:
-            v = good_want_nb(cf, st, t, 0, pol[side, PL_TW])
+            v = good_want_nb(cf, st, t, 0, pol[side, PL_TW], pol[side, PL_GUARD])
         else:
             v = -cf[O_DCITY + t] + 0.01 * st[O_TOT + (side) * MAXT + t]
         if v > bestv:
