@@ -132,8 +132,7 @@ CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # territory whose adjacent enemy units outnumber PL_FLEER x its own units, to one where they do
 # not outnumber its own.
 # PL_GUARD: added to a territory's importance in Good's want of units (good_want_nb) while one
-# of its own leaders stands there (its units keep the leader from capture, MT-8.4, and give its
-# bonus, MT-8.2).
+# of its own leaders stands there (more of its units then fight with the leader's +1, MT-8.2).
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
 PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
 PL_FLEE, PL_FLEER = 14, 15

@@ -52,8 +52,8 @@ def threat_nb(cf, st, t, side):
 @njit(cache=True, _nrt=False)
 def good_want_nb(cf, st, t, extra, tw, guard):
     """How much Good wants one more unit in t: its importance (plus ``guard``, PL_GUARD, while
-    an own leader stands there: the units keep it from capture, MT-8.4), raised by the enemy
-    next to it (weighted by ``tw``, PL_TW), shared among the units already there (plus
+    an own leader stands there, whose +1 its units then fight with, MT-8.2), raised by the
+    enemy next to it (weighted by ``tw``, PL_TW), shared among the units already there (plus
     ``extra``)."""
     own = st[O_TOT + (GOOD) * MAXT + t] + extra
     imp = importance_nb(cf, t)
