@@ -113,15 +113,16 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 #  player, below), least gain of a Good move, threat weight in Good's want, value of passing,
 #  a catapult's place: per enemy unit in range, bonus on a fort; a leader card's place: per
 #  own unit, bonus on a wall or the city; a leader's flight: its worth, the enemy-to-own ratio
-#  that sets it off; Good's want of units where its own leader stands]
+#  that sets it off; Good's want of units where its own leader stands; Good's bonus for a
+#  cavalry's two-territory move]
 _POL = {
-    "random": ((0.0,) * 17, (0.0,) * 17),
-    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0),
-               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0)),
-    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0),
-                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0)),
-    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0),
-                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0)),
+    "random": ((0.0,) * 18, (0.0,) * 18),
+    "greedy": ((1.0, 0.75, 1.0, 0.4, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0),
+               (1.0, 0.5, 1.0, 0.7, 1.0, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0)),
+    "aggressive": ((1.0, 0.55, 1.3, 0.3, 0.6, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0),
+                   (1.0, 0.3, 1.3, 0.5, 1.0, 1.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0)),
+    "cautious": ((1.0, 0.85, 0.8, 0.6, 1.5, 1.0, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0),
+                 (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0)),
 }
 
 # What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
@@ -148,6 +149,9 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
            "a leader flees where adjacent enemies outnumber this times its own units", sides=("good",)),
     Weight("guard", L.PL_GUARD, 0.0, 20.0,
            "added to a territory's importance in Good's want of units while its own leader stands there",
+           sides=("good",)),
+    Weight("cav2", L.PL_CAV2, 0.0, 10.0,
+           "added to the worth of a Good cavalry move of two territories (MT-6.2 c) over a plain move",
            sides=("good",)),
 ), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
 

@@ -133,11 +133,14 @@ CD_TRADE, CD_MUSTER, CD_LOAD, CD_STOP = 0, 1, 2, 3
 # not outnumber its own.
 # PL_GUARD: added to a territory's importance in Good's want of units (good_want_nb) while one
 # of its own leaders stands there (more of its units then fight with the leader's +1, MT-8.2).
+# PL_CAV2: added to the worth of a Good move of cavalry two territories (MT-6.2 c) that passes
+# PL_GMIN, over a plain move's PL_DEF x gain.
 PL_TYPE, PL_THR, PL_MW, PL_CW, PL_DEF, PL_ADV, PL_CARDS, PL_GMIN, PL_TW, PL_PASS = range(10)
 PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
 PL_FLEE, PL_FLEER = 14, 15
 PL_GUARD = 16
-NPOL = 17
+PL_CAV2 = 17
+NPOL = 18
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

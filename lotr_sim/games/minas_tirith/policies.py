@@ -7,7 +7,9 @@ the menu of actions.enum_actions_nb (MT-6, MT-7; inlined into ``choose_action_nb
 catapult (MT-9.4) and a leader card's leader (MT-9.6) go is weighted by ``PL_CATN``/``PL_CATF``
 and ``PL_LCN``/``PL_LCW`` (greedy's: the most enemy units in range, the largest own force); whether
 a Good leader flees a threatened territory alone (MT-6.2 d) by ``PL_FLEE``/``PL_FLEER``; how
-much more Good wants units where its own leader stands by ``PL_GUARD`` (greedy: 0); the
+much more Good wants units where its own leader stands by ``PL_GUARD`` (greedy: 0), and how
+much more a cavalry move of two territories (MT-6.2 c) is worth than a plain move by
+``PL_CAV2`` (greedy: 0); the
 helpers value territories (``importance_nb``: the city, walls, banner territories MT-2.3;
 ``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
 the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
@@ -25,7 +27,7 @@ from lotr_sim.games.minas_tirith.config import (
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
-    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, S_DICE, S_DTOP,
+    PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, PL_CAV2, S_DICE, S_DTOP,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -128,6 +130,8 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
                 g -= 2.0
         if g <= pol[side, PL_GMIN]:
             return -1.0
+        if kind == A_CAV2:
+            return pol[side, PL_DEF] * g + pol[side, PL_CAV2]
         return pol[side, PL_DEF] * g
     if kind == A_LMOVE:
         l = a
