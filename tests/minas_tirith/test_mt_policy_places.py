@@ -131,25 +131,33 @@ def _leader_at(comp, st, t):
                for l in range(int(comp.cf[C.C_NL])))
 
 
+def _move_scores_without(g, comp, weight, kinds, games=25):
+    """At Good action decisions (tuned Good v greedy Evil, ``games`` games) offering rows of
+    ``kinds``: the rows, the indices of those rows, and their scores under the shipped tuned
+    weights and under the same weights with ``weight`` at greedy's 0 (checked to be 0, and the
+    shipped value to be positive)."""
+    rows = g.heuristic_rows(comp, ["tuned", "greedy"])
+    assert rows[0, weight] > 0.0 == g.heuristic_rows(comp, ["greedy", "greedy"])[0, weight]
+    plain = rows.copy()
+    plain[0, weight] = 0.0
+    for st, act in _good_decisions(g, comp, rows, games):
+        mv = [i for i in range(act.shape[0]) if act[i, 0] in kinds]
+        if not mv:
+            continue
+        g.use_heuristic(comp, st, rows)
+        sc = g.action_scores(comp, st)
+        g.use_heuristic(comp, st, plain)
+        yield st, act, mv, sc, g.action_scores(comp, st)
+
+
 def test_tuned_good_wants_units_where_its_leader_stands(g_comp):
     """At real Good action decisions, tuned's move scores against the same weights with greedy's
     ``guard`` 0: a move that brings units to a Good leader's territory (from one without) scores
     at least as high, one that takes them away scores at most as high, and any other move the
     same; some scores strictly change in each direction (a refused move scores -1)."""
     g, comp = g_comp
-    rows = g.heuristic_rows(comp, ["tuned", "greedy"])
-    assert rows[0, L.PL_GUARD] > 0.0 == g.heuristic_rows(comp, ["greedy", "greedy"])[0, L.PL_GUARD]
-    plain = rows.copy()
-    plain[0, L.PL_GUARD] = 0.0
     up = down = 0
-    for st, act in _good_decisions(g, comp, rows, 25):
-        mv = [i for i in range(act.shape[0]) if act[i, 0] == L.A_MOVE]
-        if not mv:
-            continue
-        g.use_heuristic(comp, st, rows)
-        sc = g.action_scores(comp, st)
-        g.use_heuristic(comp, st, plain)
-        sc0 = g.action_scores(comp, st)
+    for st, act, mv, sc, sc0 in _move_scores_without(g, comp, L.PL_GUARD, (L.A_MOVE,)):
         for i in mv:
             to_leader, from_leader = _leader_at(comp, st, act[i, 2]), _leader_at(comp, st, act[i, 1])
             if to_leader and not from_leader:
@@ -168,20 +176,9 @@ def test_tuned_good_prefers_a_cavalry_move_of_two_territories(g_comp):
     scores with greedy's ``cav2`` 0 plus the shipped ``cav2`` when that move is made at all
     (not -1), and -1 alike otherwise; plain moves score the same either way."""
     g, comp = g_comp
-    rows = g.heuristic_rows(comp, ["tuned", "greedy"])
-    cav2 = rows[0, L.PL_CAV2]
-    assert cav2 > 0.0 == g.heuristic_rows(comp, ["greedy", "greedy"])[0, L.PL_CAV2]
-    plain = rows.copy()
-    plain[0, L.PL_CAV2] = 0.0
+    cav2 = g.heuristic_rows(comp, ["tuned", "greedy"])[0, L.PL_CAV2]
     raised = 0
-    for st, act in _good_decisions(g, comp, rows, 25):
-        mv = [i for i in range(act.shape[0]) if act[i, 0] in (L.A_CAV2, L.A_MOVE)]
-        if not any(act[i, 0] == L.A_CAV2 for i in mv):
-            continue
-        g.use_heuristic(comp, st, rows)
-        sc = g.action_scores(comp, st)
-        g.use_heuristic(comp, st, plain)
-        sc0 = g.action_scores(comp, st)
+    for _, act, mv, sc, sc0 in _move_scores_without(g, comp, L.PL_CAV2, (L.A_CAV2, L.A_MOVE)):
         for i in mv:
             if act[i, 0] == L.A_CAV2 and sc0[i] != -1.0:
                 assert sc[i] == pytest.approx(sc0[i] + cav2)
