@@ -20,6 +20,11 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
   python benchmarks/compile_times.py opt -g GAME [--levels 0,1,2,3] [-n 20000]
       NUMBA_OPT per level: cold play and cold run CPU (each from an empty cache), then warm
       games/s (run -n N -j 1, minus a run of 200 games: noisy, ``speed`` is steadier).
+  python benchmarks/compile_times.py plan [-g GAME ...] [-j JOBS]
+      Records lotr_sim/kernels/compile_plan.json, what the first-run compile helper compiles
+      (lotr_sim/kernels/warmup.py): each game's run, play and first search game from an
+      empty cache, every entry point's direct callees in the order they compiled. Run it
+      after changing a kernel's callees or signatures (tests/kit/test_warmup.py says when).
   python benchmarks/compile_times.py speed -g GAME [--levels 0,1,2,3] [-n 20000] [--rounds 3]
       NUMBA_OPT per level, in one fresh process each: CPU seconds of the first simulate call
       (the cold compile of the run path) and games per CPU-second on 1 thread (best of
@@ -485,6 +490,74 @@ def _is_top(k: dict, ks: list[dict]) -> bool:
     return k.get("top", True)
 
 
+# -- plan: what the compile helper compiles (lotr_sim/kernels/warmup.py) ----------------------
+
+def plan_scenarios(game: str) -> dict[str, list[str]]:
+    """The first runs the plan is recorded on: each a CLI command, each from an empty cache."""
+    return {"run": ["run", "-g", game, "-n", "50", "-q"], "play": ["play", "-g", game],
+            "search": ["play", "-g", game, "--policy", f"{FIRST_SIDE[game]}=search"]}
+
+
+def _plan_child(game: str, scenario: str) -> dict:
+    """In a fresh process and cache: run one scenario's CLI command and record its compiles."""
+    import contextlib
+    import io
+
+    from lotr_sim.cli.main import app
+    from lotr_sim.kernels import warmup
+
+    def go():
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                app(plan_scenarios(game)[scenario])
+            except SystemExit as e:
+                if e.code:
+                    raise
+    return warmup.record(go)
+
+
+def cmd_plan(args) -> dict:
+    """Record every game's scenarios (two at a time, each in a fresh process and cache) and
+    write lotr_sim/kernels/compile_plan.json: per entry point, the most callees any scenario
+    compiled under it, for entries whose callees took MIN_CALLEE_SECONDS or more."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lotr_sim.kernels import warmup
+
+    jobs = [(g, s) for g in args.game for s in plan_scenarios(g)]
+
+    def one(job):
+        g, s = job
+        with tempfile.TemporaryDirectory(prefix="numba-plan-") as cache:
+            p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "_plan", g, s],
+                               env=_env(cache, {warmup.ENV_SWITCH: "0"}), cwd=str(ROOT),
+                               capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{g} {s}: {p.stderr[-3000:]}")
+        print(f"recorded {g} {s}", flush=True)
+        return job, json.loads(p.stdout.splitlines()[-1])
+
+    with ThreadPoolExecutor(args.jobs) as ex:
+        recs = list(ex.map(one, jobs))
+    entries: dict[str, dict] = {}
+    for (g, s), rec in recs:
+        for name, e in rec.items():
+            old = entries.get(name)
+            if old is None or e["callee_seconds"] > old["callee_seconds"]:
+                entries[name] = dict(e, scenario=f"{g} {s}")
+    keep = {k: entries[k] for k in sorted(entries) if entries[k]["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS}
+    import numba
+
+    out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's direct "
+                       "callees in the order a cold compile reaches them (lotr_sim/kernels/warmup.py).",
+               numba=numba.__version__, entries=keep)
+    warmup.PLAN_FILE.write_text(json.dumps(out, indent=1) + "\n")
+    for k, e in keep.items():
+        print(f"{k}: {e['seconds']} s, callees {e['callee_seconds']} s ({len(e['order'])} kernels, "
+              f"helper takes {len(warmup.helper_order(e))}; {e['scenario']})")
+    return out
+
+
 def cmd_kernels(args) -> dict:
     res = {}
     for g in args.game:
@@ -523,6 +596,13 @@ def main(argv=None):
     p.add_argument("--levels", default="0,1,2,3")
     p.add_argument("-n", "--games", type=int, default=20000)
     p.add_argument("--rounds", type=int, default=3)
+    p = sub.add_parser("plan")
+    p.add_argument("-g", "--game", action="append", choices=GAMES)
+    p.add_argument("--json", dest="json_out")
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p = sub.add_parser("_plan")
+    p.add_argument("game")
+    p.add_argument("scenario")
     p = sub.add_parser("_profile")
     p.add_argument("game")
     p = sub.add_parser("_throughput")
@@ -533,13 +613,16 @@ def main(argv=None):
     if a.cmd == "_throughput":
         print(json.dumps(_throughput_child(a.game, a.games, a.rounds)))
         return
+    if a.cmd == "_plan":
+        print(json.dumps(_plan_child(a.game, a.scenario)))
+        return
     if a.cmd == "_profile":
         r = _profile_child(a.game)
         r["kernels"] = [{k: v for k, v in x.items()} for x in r["kernels"]]
         print(json.dumps(r))
         return
     a.game = a.game or list(GAMES)
-    res = dict(cli=cmd_cli, kernels=cmd_kernels, opt=cmd_opt, speed=cmd_speed)[a.cmd](a)
+    res = dict(cli=cmd_cli, kernels=cmd_kernels, opt=cmd_opt, speed=cmd_speed, plan=cmd_plan)[a.cmd](a)
     res = dict(command=a.cmd, argv=sys.argv[1:], date=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                cpus=os.cpu_count(), results=res)
     if a.json_out:

@@ -1,0 +1,165 @@
+"""The first-run compile helper (lotr_sim/kernels/warmup.py, issue 21): its plan names kernels
+that exist with types that parse, matches what a cold compile really does, starts a helper only
+for a cold planned entry point, and changes nothing in the results."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from numba.core.dispatcher import Dispatcher
+
+import lotr_sim
+from lotr_sim.kernels import warmup
+
+ROOT = Path(lotr_sim.__file__).resolve().parent.parent
+PLAN = warmup.load_plan()
+GAMES = {"minas_tirith": "minas-tirith", "lotr_risk": "lotr-risk", "the_search": "the-search"}
+
+
+def _game_of(entry: str) -> str:
+    return GAMES[entry.split(".")[2]]
+
+
+def test_plan_covers_every_games_run_path_and_parses():
+    """Each game's simulate entry point is planned; every planned callee is a numba
+    dispatcher and its types come back from their repr."""
+    assert {_game_of(e) for e in PLAN if e.endswith(".simulate_nb")} == set(GAMES.values())
+    for entry, e in PLAN.items():
+        assert warmup.helper_order(e), entry
+        assert len(e["order"]) == len(e["order_seconds"])
+        for mod, name, reprs in e["order"]:
+            disp = getattr(importlib.import_module(mod), name)
+            assert isinstance(disp, Dispatcher), f"{mod}.{name}"
+            ts = warmup.parse_types(reprs)
+            assert [repr(t) for t in ts] == reprs
+
+
+def test_helper_order_goes_backwards_and_leaves_the_big_callees_to_the_main_process():
+    """Reversed finish order; a callee over 30% of the entry's time is left out (its own
+    callees, finished before it, are still taken); a kernel met twice is compiled once."""
+    a, b, big, c, d = (["m", n, ["int64"]] for n in "a b big c d".split())
+    entry = dict(seconds=10.0, order=[a, b, c, big, d, a], order_seconds=[1.0, 2.0, 1.0, 5.0, 1.5, 1.0])
+    assert warmup.helper_order(entry) == [a, d, c, b]
+    assert warmup.helper_order(entry, share=0.6) == [a, d, big, c, b]
+
+
+class _FakeDispatcher:
+    def __init__(self, qualname: str):
+        mod, _, name = qualname.rpartition(".")
+        self.py_func = type("F", (), {"__module__": mod, "__qualname__": name})
+
+
+class _FakeProc:
+    def __init__(self):
+        self.terminated = False
+
+    def poll(self):
+        return None if not self.terminated else -15
+
+    def terminate(self):
+        self.terminated = True
+
+    def wait(self, timeout=None):
+        return -15
+
+
+def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkeypatch):
+    """A planned entry's compile (only a cache miss fires the event) starts one helper; its
+    callees' nested compiles do not start another; the helper stops when the entry is done;
+    an unplanned kernel or a second compile of the same entry starts none."""
+    started = []
+    monkeypatch.setattr(warmup, "_spawn", lambda entry: started.append(entry) or _FakeProc())
+    monkeypatch.setitem(warmup._state, "plan", {"pkg.mod.entry_nb": {"seconds": 9.0, "order": [["pkg.mod", "a_nb", []]],
+                                                                  "order_seconds": [5.0]}})
+    monkeypatch.setitem(warmup._state, "started", set())
+    monkeypatch.setitem(warmup._state, "depth", 0)
+    monkeypatch.setenv(warmup.ENV_SWITCH, "1")
+    warmup._on_start(_FakeDispatcher("pkg.mod.other_nb"))
+    warmup._on_end()
+    assert started == []
+    warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
+    proc = warmup._state["helper"]
+    warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))   # nested (a callee) compile
+    warmup._on_end()
+    assert started == ["pkg.mod.entry_nb"] and not proc.terminated
+    warmup._on_end()
+    assert proc.terminated and warmup._state["helper"] is None
+    warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
+    warmup._on_end()
+    assert started == ["pkg.mod.entry_nb"]
+    monkeypatch.setenv(warmup.ENV_SWITCH, "0")
+    monkeypatch.setitem(warmup._state, "started", set())
+    warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
+    warmup._on_end()
+    assert started == ["pkg.mod.entry_nb"]
+
+
+def _child(code: str, cache: Path, helper: str = "0") -> str:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env[warmup.ENV_SWITCH] = helper
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=str(ROOT),
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(GAMES.values()))
+def test_plan_matches_a_cold_compile_of_the_run_path(game, tmp_path):
+    """Recorded from an empty cache, the game's simulate entry point compiles exactly the
+    planned callees (every depth), in the planned order, with the planned types. When this
+    fails, re-record:
+    ``python benchmarks/compile_times.py plan``."""
+    entry = next(e for e in PLAN if e.endswith(".simulate_nb") and _game_of(e) == game)
+    got = json.loads(_child(f"""
+        import json
+        from lotr_sim.kernels import warmup
+        from lotr_sim.api import get_game
+        g = get_game({game!r}); c = g.compile(g.load())
+        pols = dict(g.default_policies) if getattr(g, "default_policies", None) else {{}}
+        rec = warmup.record(lambda: g.simulate(c, pols, 1, 0, 2, threads=1))
+        print(json.dumps(rec[{entry!r}]["order"]))
+    """, tmp_path))
+    assert got == PLAN[entry]["order"]
+
+
+_RESULT = """
+    import hashlib, importlib, json
+    from lotr_sim import api
+    from lotr_sim.kernels import warmup
+    r = api.run_games("the-search", games=300, seed=5, threads=1)
+    hits = misses = 0
+    for mod, name, _ in warmup.helper_order(warmup.load_plan()[ENTRY]):
+        st = getattr(importlib.import_module(mod), name).stats
+        hits += sum(st.cache_hits.values())
+        misses += sum(st.cache_misses.values())
+    print(json.dumps(dict(games=hashlib.sha256(r.games.to_csv().encode()).hexdigest(), hits=hits, misses=misses)))
+"""
+
+
+@pytest.mark.slow
+def test_callees_compiled_by_the_helper_give_the_same_games(tmp_path):
+    """The helper's work reaches the main process through the cache (the callees the entry
+    point needs load instead of compiling; their own callees come linked inside them) and
+    the games are bit-identical to an ordinary compile's."""
+    entry = next(e for e in PLAN if e.endswith(".simulate_nb") and _game_of(e) == "the-search")
+    helper_cache = tmp_path / "helper"
+    done = json.loads(_child(f"""
+        import json
+        from lotr_sim.kernels import warmup
+        print(json.dumps(warmup.compile_callees({entry!r})))
+    """, helper_cache))
+    planned = len(warmup.helper_order(PLAN[entry]))
+    assert len(done) == planned
+    code = f"ENTRY = {entry!r}\n" + textwrap.dedent(_RESULT)
+    with_helper = json.loads(_child(code, helper_cache))
+    plain = json.loads(_child(code, tmp_path / "plain"))
+    assert with_helper["hits"] > 0 and with_helper["misses"] == 0
+    assert plain["hits"] == 0 and plain["misses"] == planned
+    assert with_helper["games"] == plain["games"]
