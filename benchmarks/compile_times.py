@@ -540,12 +540,23 @@ def cmd_plan(args) -> dict:
     with ThreadPoolExecutor(args.jobs) as ex:
         recs = list(ex.map(one, jobs))
     entries: dict[str, dict] = {}
+    then: dict[str, list] = {}
     for (g, s), rec in recs:
-        for name, e in rec.items():
+        names = list(rec)          # in the order the scenario compiled them
+        for i, (name, e) in enumerate(rec.items()):
             old = entries.get(name)
             if old is None or e["callee_seconds"] > old["callee_seconds"]:
                 entries[name] = dict(e, scenario=f"{g} {s}")
-    keep = {k: entries[k] for k in sorted(entries) if entries[k]["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS}
+            later = then.setdefault(name, [])
+            for n in names[i + 1:]:
+                spec = [n.rsplit(".", 1)[0], n.rsplit(".", 1)[1], rec[n]["args"]]
+                if rec[n]["seconds"] >= 1.0 and spec not in later:
+                    later.append(spec)
+    keep = {}
+    for k in sorted(entries):
+        if entries[k]["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS:
+            keep[k] = dict(entries[k], then=[t for t in then.get(k, []) if f"{t[0]}.{t[1]}" not in entries
+                                             or entries[f"{t[0]}.{t[1]}"]["callee_seconds"] < warmup.MIN_CALLEE_SECONDS])
     import numba
 
     out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's direct "
@@ -554,7 +565,7 @@ def cmd_plan(args) -> dict:
     warmup.PLAN_FILE.write_text(json.dumps(out, indent=1) + "\n")
     for k, e in keep.items():
         print(f"{k}: {e['seconds']} s, callees {e['callee_seconds']} s ({len(e['order'])} kernels, "
-              f"helper takes {len(warmup.helper_order(e))}; {e['scenario']})")
+              f"helper takes {len(warmup.helper_order(e))}, then {len(e['then'])} entry points; {e['scenario']})")
     return out
 
 

@@ -34,6 +34,7 @@ Measured figures are in the issue 21 note and README ("First run").
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -50,7 +51,147 @@ ENV_SWITCH = "LOTR_SIM_COMPILE_HELPER"
 MIN_CALLEE_SECONDS = 4.0
 
 
-_state: dict[str, Any] = {"installed": False, "plan": None, "depth": 0, "helper": None, "started": set()}
+_state: dict[str, Any] = {"installed": False, "plan": None, "depth": 0, "helper": None, "started": set(),
+                          "role": None, "claims": set()}
+
+
+# -- claims: neither process compiles a kernel the other is compiling ---------------------------
+# While a helper runs, each process claims a kernel (a file named after its qualified name and
+# types, holding the process id, in the cache directory) when numba misses it in the cache and
+# is about to compile it, and drops the claim once numba has saved it. A process that misses a
+# kernel the other has claimed waits for it and loads it instead of compiling it a second time.
+# The call graph has no cycles, so two processes never wait for each other; a claim whose owner
+# has died is ignored, and the waiting has a time limit.
+
+def _log(what: str, disp=None) -> None:
+    """``LOTR_SIM_COMPILE_LOG=FILE``: each process appends what it waits for, claims and skips
+    (for measuring the helper; off by default)."""
+    path = os.environ.get("LOTR_SIM_COMPILE_LOG")
+    if path:
+        name = _qualname(disp) if disp is not None else ""
+        with open(path, "a") as f:
+            f.write(f"{time.time():.3f} {os.getpid()} {_state['role']} {what} {name}\n")
+
+
+def _claims_active() -> bool:
+    if _state["role"] == "helper":
+        return True
+    p = _state["helper"]
+    return _state["role"] == "main" and p is not None and p.poll() is None
+
+
+def _claim_dir() -> Path:
+    import numba
+
+    return Path(numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or ".") / "lotr-sim-claims"
+
+
+def _claim_path(disp, sig) -> Path:
+    from numba.core import sigutils
+
+    args, _ = sigutils.normalize_signature(sig)
+    key = hashlib.sha1(f"{_qualname(disp)}|{tuple(args)!r}".encode()).hexdigest()[:24]
+    return _claim_dir() / key
+
+
+def _claimed_by_other(path: Path) -> bool:
+    try:
+        pid = int(path.read_text())
+    except (OSError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _wait_for(path: Path, timeout: float = 600.0) -> None:
+    t0 = time.monotonic()
+    while _claimed_by_other(path) and time.monotonic() - t0 < timeout:
+        if _state["role"] == "main" and not _claims_active():
+            return
+        time.sleep(0.02)
+
+
+def _claim(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(str(os.getpid()))
+        os.replace(tmp, path)
+        _state["claims"].add(path)
+    except OSError:
+        pass
+
+
+def _drop(path: Path) -> None:
+    _state["claims"].discard(path)
+    try:
+        if not _claimed_by_other(path):
+            path.unlink()
+    except OSError:
+        pass
+
+
+def drop_claims() -> None:
+    """Drop every claim this process holds (after a failed compile, and at the end)."""
+    for p in list(_state["claims"]):
+        _drop(p)
+
+
+def _wrap_cache(disp) -> None:
+    cache = getattr(disp, "_cache", None)
+    if cache is None or getattr(cache, "_lotr_claims", False) or not hasattr(cache, "save_overload"):
+        return
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_overload(sig, target_context):
+        cres = load(sig, target_context)
+        if cres is not None or not _claims_active():
+            return cres
+        path = _claim_path(disp, sig)
+        if _claimed_by_other(path):
+            _log("wait", disp)
+            _wait_for(path)
+            cres = load(sig, target_context)
+            _log("loaded" if cres is not None else "waited-in-vain", disp)
+            if cres is not None:
+                return cres
+        _claim(path)
+        _log("compile", disp)
+        return None
+
+    def save_overload(sig, cres):
+        try:
+            save(sig, cres)
+        finally:
+            if _state["claims"]:
+                _drop(_claim_path(disp, sig))
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
+    cache._lotr_claims = True
+
+
+def wrap_loaded_dispatchers(prefix: str = "lotr_sim.") -> int:
+    """Put the claim checks on the cache of every numba dispatcher of the loaded ``prefix``
+    modules; returns how many dispatchers have them."""
+    from numba.core.dispatcher import Dispatcher
+
+    n = 0
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith(prefix) or mod is None:
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, Dispatcher):
+                _wrap_cache(obj)
+                n += 1
+    return n
 
 
 def enabled() -> bool:
@@ -115,7 +256,7 @@ def _stop_helper() -> None:
 def _on_start(dispatcher) -> None:
     depth = _state["depth"]
     _state["depth"] = depth + 1
-    if depth or _state["helper"] is not None or not enabled():
+    if depth or not enabled():
         return
     name = _qualname(dispatcher)
     plan = _state["plan"]
@@ -123,13 +264,30 @@ def _on_start(dispatcher) -> None:
         plan = _state["plan"] = load_plan()
     if name in plan and name not in _state["started"]:
         _state["started"].add(name)
+        _stop_helper()                       # one still busy with an earlier entry's ``then``
+        _state["role"] = "main"
+        _state["then"] = bool(plan[name].get("then"))
+        wrap_loaded_dispatchers()
         _state["helper"] = _spawn(name)
+        if _state["then"] and not _state.get("atexit"):
+            import atexit
+
+            atexit.register(_stop_at_exit)
+            _state["atexit"] = True
 
 
 def _on_end() -> None:
     _state["depth"] = max(0, _state["depth"] - 1)
     if _state["depth"] == 0:
+        drop_claims()
+        if _state["helper"] is not None and _state.get("then"):
+            return                           # it goes on with the entry points that follow
         _stop_helper()
+
+
+def _stop_at_exit() -> None:
+    _stop_helper()
+    drop_claims()
 
 
 def install() -> None:
@@ -167,24 +325,39 @@ def helper_order(entry: dict, share: float = 0.3) -> list[list]:
 
 def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                     alive: Callable[[], bool] = lambda: True) -> list[str]:
-    """Compile ``entry``'s planned callees in ``helper_order`` (each is loaded from the
-    cache instead when another process already compiled it); returns the names compiled or
+    """Compile ``entry``'s planned callees in ``helper_order``, then the entry points planned
+    to follow it (``then``: the search player's step machine after the trace kernel); each
+    is loaded from the cache instead when another process already compiled it, and one the
+    other process is compiling is skipped. Returns the names compiled or
     loaded. A callee that no longer exists or no longer compiles with the planned types is
     skipped: the plan is stale and only the time is lost."""
     import importlib
 
     plan = load_plan() if plan is None else plan
-    done = []
+    done: list[str] = []
     if entry not in plan:
         return done
-    for mod, name, reprs in helper_order(plan[entry]):
+    todo = helper_order(plan[entry]) + list(plan[entry].get("then", []))
+    for mod, _, _ in todo:
+        try:
+            importlib.import_module(mod)
+        except Exception:  # noqa: BLE001 - a stale plan entry: skipped below
+            pass
+    wrap_loaded_dispatchers()
+    for mod, name, reprs in todo:
         if not alive():
             break
         try:
             disp = getattr(importlib.import_module(mod), name)
-            disp.compile(parse_types(reprs))
+            types = parse_types(reprs)
+            if _claims_active() and _claimed_by_other(_claim_path(disp, types)):
+                _log("skip", disp)
+                continue                     # the main process is compiling it
+            disp.compile(types)
         except Exception:  # noqa: BLE001 - a stale plan entry: skip it
             continue
+        finally:
+            drop_claims()
         done.append(f"{mod}.{name}")
     return done
 
@@ -217,7 +390,7 @@ def record(fn: Callable[[], Any], prefix: str = "lotr_sim.") -> dict[str, dict]:
                     stack[-1]["nodes"].append(([f["mod"], f["fn"], f["args"]], secs))
                     stack[-1]["direct"] += secs
             elif mine:
-                entries[f["name"]] = dict(seconds=round(secs, 2), callee_seconds=round(f["direct"], 2),
+                entries[f["name"]] = dict(args=f["args"], seconds=round(secs, 2), callee_seconds=round(f["direct"], 2),
                                           order=[spec for spec, _ in f["nodes"]],
                                           order_seconds=[round(t, 2) for _, t in f["nodes"]])
 
@@ -236,6 +409,7 @@ def _main(argv: list[str]) -> int:
     alive = (lambda: os.getppid() == parent) if parent else (lambda: True)
     import lotr_sim  # noqa: F401 - the cache directory, before numba
 
+    _state["role"] = "helper"
     compile_callees(entry, alive=alive)
     return 0
 

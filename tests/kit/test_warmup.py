@@ -33,7 +33,7 @@ def test_plan_covers_every_games_run_path_and_parses():
     for entry, e in PLAN.items():
         assert warmup.helper_order(e), entry
         assert len(e["order"]) == len(e["order_seconds"])
-        for mod, name, reprs in e["order"]:
+        for mod, name, reprs in e["order"] + e.get("then", []):
             disp = getattr(importlib.import_module(mod), name)
             assert isinstance(disp, Dispatcher), f"{mod}.{name}"
             ts = warmup.parse_types(reprs)
@@ -75,10 +75,13 @@ def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkey
     an unplanned kernel or a second compile of the same entry starts none."""
     started = []
     monkeypatch.setattr(warmup, "_spawn", lambda entry: started.append(entry) or _FakeProc())
+    monkeypatch.setitem(warmup._state, "then", False)
     monkeypatch.setitem(warmup._state, "plan", {"pkg.mod.entry_nb": {"seconds": 9.0, "order": [["pkg.mod", "a_nb", []]],
                                                                   "order_seconds": [5.0]}})
     monkeypatch.setitem(warmup._state, "started", set())
     monkeypatch.setitem(warmup._state, "depth", 0)
+    monkeypatch.setitem(warmup._state, "role", None)
+    monkeypatch.setattr(warmup, "wrap_loaded_dispatchers", lambda: 0)
     monkeypatch.setenv(warmup.ENV_SWITCH, "1")
     warmup._on_start(_FakeDispatcher("pkg.mod.other_nb"))
     warmup._on_end()
@@ -93,11 +96,80 @@ def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkey
     warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
     warmup._on_end()
     assert started == ["pkg.mod.entry_nb"]
+    # an entry with entry points to follow (``then``) keeps its helper until the next planned
+    # entry point starts its own
+    warmup._state["plan"]["pkg.mod.first_nb"] = dict(warmup._state["plan"]["pkg.mod.entry_nb"],
+                                                     then=[["pkg.mod", "later_nb", []]])
+    warmup._state["plan"]["pkg.mod.second_nb"] = warmup._state["plan"]["pkg.mod.entry_nb"]
+    warmup._on_start(_FakeDispatcher("pkg.mod.first_nb"))
+    first = warmup._state["helper"]
+    warmup._on_end()
+    assert not first.terminated and warmup._state["helper"] is first
+    warmup._on_start(_FakeDispatcher("pkg.mod.second_nb"))
+    assert first.terminated and started[-2:] == ["pkg.mod.first_nb", "pkg.mod.second_nb"]
+    warmup._on_end()
+    assert warmup._state["helper"] is None
     monkeypatch.setenv(warmup.ENV_SWITCH, "0")
     monkeypatch.setitem(warmup._state, "started", set())
     warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
     warmup._on_end()
-    assert started == ["pkg.mod.entry_nb"]
+    assert len(started) == 3
+
+
+class _FakeCache:
+    """A dispatcher's numba cache: ``store`` is the disk."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def load_overload(self, sig, target_context):
+        return self.store.get(sig)
+
+    def save_overload(self, sig, cres):
+        self.store[sig] = cres
+
+
+def test_claims_make_a_process_wait_for_the_kernel_the_other_is_compiling(monkeypatch, tmp_path):
+    """A cache miss on a kernel another live process has claimed waits until that process
+    saves it, then loads it; a miss on an unclaimed kernel claims it until it is saved; a
+    claim by a dead process, or by this one, is ignored."""
+    import threading
+
+    from numba.core import types
+
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path)
+    monkeypatch.setitem(warmup._state, "role", "helper")
+    monkeypatch.setitem(warmup._state, "claims", set())
+    store: dict = {}
+    disp = _FakeDispatcher("pkg.mod.k_nb")
+    disp._cache = _FakeCache(store)
+    warmup._wrap_cache(disp)
+    sig = (types.int64,)
+    path = warmup._claim_path(disp, sig)
+    # another live process (our parent) holds the claim and saves the kernel 0.3 s later
+    path.write_text(str(os.getppid()))
+
+    def other_saves():
+        store[sig] = "compiled elsewhere"
+        path.unlink()
+    threading.Timer(0.3, other_saves).start()
+    assert disp._cache.load_overload(sig, None) == "compiled elsewhere"
+    assert warmup._state["claims"] == set()
+    # unclaimed: this process claims it, and drops the claim once it is saved
+    sig2 = (types.float64,)
+    assert disp._cache.load_overload(sig2, None) is None
+    p2 = warmup._claim_path(disp, sig2)
+    assert p2.read_text() == str(os.getpid()) and not warmup._claimed_by_other(p2)
+    disp._cache.save_overload(sig2, "compiled here")
+    assert not p2.exists() and store[sig2] == "compiled here"
+    # a dead owner's claim does not hold anyone up
+    sig3 = (types.boolean,)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    warmup._claim_path(disp, sig3).write_text(dead.stdout.strip())
+    assert not warmup._claimed_by_other(warmup._claim_path(disp, sig3))
+    assert disp._cache.load_overload(sig3, None) is None
+    warmup.drop_claims()
+    assert not warmup._claim_path(disp, sig3).exists()
 
 
 def _child(code: str, cache: Path, helper: str = "0") -> str:
