@@ -23,7 +23,8 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
   python benchmarks/compile_times.py plan [-g GAME ...] [-j JOBS]
       Records lotr_sim/kernels/compile_plan.json, what the first-run compile helper compiles
       (lotr_sim/kernels/warmup.py): each game's run, play and first search game from an
-      empty cache, every entry point's direct callees in the order they compiled. Run it
+      empty cache; per entry point, its callees at every depth in the order their compiles
+      finished, and the entry points compiled after it (``then``). Run it
       after changing a kernel's callees or signatures (tests/kit/test_warmup.py says when).
   python benchmarks/compile_times.py speed -g GAME [--levels 0,1,2,3] [-n 20000] [--rounds 3]
       NUMBA_OPT per level, in one fresh process each: CPU seconds of the first simulate call
@@ -518,8 +519,9 @@ def _plan_child(game: str, scenario: str) -> dict:
 
 def cmd_plan(args) -> dict:
     """Record every game's scenarios (two at a time, each in a fresh process and cache) and
-    write lotr_sim/kernels/compile_plan.json: per entry point, the most callees any scenario
-    compiled under it, for entries whose callees took MIN_CALLEE_SECONDS or more."""
+    write lotr_sim/kernels/compile_plan.json: for each entry point whose direct callees took
+    MIN_CALLEE_SECONDS or more, the scenario's recording where they took longest, and the
+    unplanned entry points any scenario compiled after it (``then``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from lotr_sim.kernels import warmup
@@ -552,15 +554,14 @@ def cmd_plan(args) -> dict:
                 spec = [n.rsplit(".", 1)[0], n.rsplit(".", 1)[1], rec[n]["args"]]
                 if rec[n]["seconds"] >= 1.0 and spec not in later:
                     later.append(spec)
-    keep = {}
-    for k in sorted(entries):
-        if entries[k]["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS:
-            keep[k] = dict(entries[k], then=[t for t in then.get(k, []) if f"{t[0]}.{t[1]}" not in entries
-                                             or entries[f"{t[0]}.{t[1]}"]["callee_seconds"] < warmup.MIN_CALLEE_SECONDS])
+    planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)
+    # an entry point with a plan of its own starts its own helper: no other helper compiles it
+    keep = {k: dict(entries[k], then=[t for t in then[k] if f"{t[0]}.{t[1]}" not in planned]) for k in planned}
     import numba
 
-    out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's direct "
-                       "callees in the order a cold compile reaches them (lotr_sim/kernels/warmup.py).",
+    out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's callees "
+                       "(every depth) in the order a cold compile finishes them, and the entry points "
+                       "compiled after it (lotr_sim/kernels/warmup.py).",
                numba=numba.__version__, entries=keep)
     warmup.PLAN_FILE.write_text(json.dumps(out, indent=1) + "\n")
     for k, e in keep.items():

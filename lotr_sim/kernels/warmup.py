@@ -51,8 +51,8 @@ ENV_SWITCH = "LOTR_SIM_COMPILE_HELPER"
 MIN_CALLEE_SECONDS = 4.0
 
 
-_state: dict[str, Any] = {"installed": False, "plan": None, "depth": 0, "helper": None, "started": set(),
-                          "role": None, "claims": set()}
+_state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "depth": 0, "helper": None,
+                          "then": False, "started": set(), "role": None, "claims": set()}
 
 
 # -- claims: neither process compiles a kernel the other is compiling ---------------------------
@@ -83,7 +83,10 @@ def _claims_active() -> bool:
 def _claim_dir() -> Path:
     import numba
 
-    return Path(numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or ".") / "lotr-sim-claims"
+    import tempfile
+
+    base = numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir()
+    return Path(base) / "lotr-sim-claims"
 
 
 def _claim_path(disp, sig) -> Path:
@@ -269,7 +272,7 @@ def _on_start(dispatcher) -> None:
         _state["then"] = bool(plan[name].get("then"))
         wrap_loaded_dispatchers()
         _state["helper"] = _spawn(name)
-        if _state["then"] and not _state.get("atexit"):
+        if _state["then"] and not _state["atexit"]:
             import atexit
 
             atexit.register(_stop_at_exit)
@@ -280,7 +283,7 @@ def _on_end() -> None:
     _state["depth"] = max(0, _state["depth"] - 1)
     if _state["depth"] == 0:
         drop_claims()
-        if _state["helper"] is not None and _state.get("then"):
+        if _state["helper"] is not None and _state["then"]:
             return                           # it goes on with the entry points that follow
         _stop_helper()
 
