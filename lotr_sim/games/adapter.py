@@ -53,6 +53,15 @@ from lotr_sim.games.base import Game
 from lotr_sim.games.step import State, trace_size
 from lotr_sim.kernels.outcomes import OutcomeColumns
 
+#: The contract's kernels whose compiles always get numba's full module passes: the ones Python
+#: calls in the search player's loop or for whole games. ``kernels.warmup`` compiles any other
+#: kernel met inside another compile lean (per-function passes only; the caller's module
+#: passes optimise it where it is inlined). choose_nb, to_move_nb, record_nb and invariant_nb
+#: may be lean: Python calls them once per step or per game. Measured (issue 21): with
+#: legal/apply/scores lean too, LOTR Risk's search as Good used ~13% more CPU per game.
+FULLY_OPTIMISED = ("new_game_nb", "legal_nb", "apply_nb", "scores_nb", "run_until_nb", "simulate_nb",
+                   "playouts_nb", "determinize_nb")
+
 # The trace header's version, one for every game. 4 (issue 20): the three games' headers
 # made one - every game writes ``seat_policies``, ``seat_sides``, ``players`` (the number of
 # seats) and ``search`` (the settings of the search players seated), as LOTR Risk's version 2

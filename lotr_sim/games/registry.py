@@ -39,9 +39,11 @@ def get_game(name: str):
     if name not in _GAMES:
         raise ConfigError(f"unknown game '{name}'{closest(name, _GAMES)} (games: {', '.join(_GAMES)})")
     if name not in _cache:
+        from lotr_sim.games.adapter import FULLY_OPTIMISED
         from lotr_sim.kernels import warmup
 
-        warmup.install()  # a cold first compile gets a helper process (kernels/warmup.py)
+        # a cold first compile gets a helper process and lean callees (kernels/warmup.py)
+        warmup.install(keep=FULLY_OPTIMISED)
         mod, cls = _GAMES[name].split(":")
         _cache[name] = getattr(importlib.import_module(mod), cls)()
     return _cache[name]

@@ -29,7 +29,12 @@ How it works:
   helper skips what it cannot compile, and ``tests/kit/test_warmup.py`` fails until the
   plan is re-recorded.
 
-``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off).
+Lean callees (below): a kernel compiled inside another kernel's compile skips LLVM's module
+passes, which the entry point runs over the whole linked engine anyway (~20% less CPU on a
+cold compile; unless ``keep`` names it: the kernels Python calls in a loop).
+
+``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off);
+``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's full module passes again.
 Measured figures are in the issue 21 note and README ("First run").
 """
 from __future__ import annotations
@@ -46,13 +51,16 @@ from typing import Any
 
 PLAN_FILE = Path(__file__).with_name("compile_plan.json")
 ENV_SWITCH = "LOTR_SIM_COMPILE_HELPER"
+LEAN_SWITCH = "LOTR_SIM_LEAN_CALLEES"
+KEEP_ENV = "LOTR_SIM_KEEP_OPTIMISED"
 #: An entry point gets a helper only if its callees took at least this long to compile when
 #: the plan was recorded (starting the helper costs ~1.5 s of importing numba and the game).
 MIN_CALLEE_SECONDS = 4.0
 
 
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "depth": 0, "helper": None,
-                          "then": False, "started": set(), "role": None, "claims": set()}
+                          "then": False, "started": set(), "role": None, "claims": set(),
+                          "stack": [], "keep": set(), "lean": set()}
 
 
 # -- claims: neither process compiles a kernel the other is compiling ---------------------------
@@ -233,6 +241,7 @@ def _spawn(entry: str) -> subprocess.Popen | None:
 
     env = dict(os.environ)
     env[ENV_SWITCH] = "0"
+    env[KEEP_ENV] = ",".join(sorted(_state["keep"]))
     env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR or env.get("NUMBA_CACHE_DIR", ""))
     src = str(Path(lotr_sim.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -259,6 +268,7 @@ def _stop_helper() -> None:
 def _on_start(dispatcher) -> None:
     depth = _state["depth"]
     _state["depth"] = depth + 1
+    _state["stack"].append(dispatcher.py_func.__name__)
     if depth or not enabled():
         return
     name = _qualname(dispatcher)
@@ -281,6 +291,8 @@ def _on_start(dispatcher) -> None:
 
 def _on_end() -> None:
     _state["depth"] = max(0, _state["depth"] - 1)
+    if _state["stack"]:
+        _state["stack"].pop()
     if _state["depth"] == 0:
         drop_claims()
         if _state["helper"] is not None and _state["then"]:
@@ -293,11 +305,59 @@ def _stop_at_exit() -> None:
     drop_claims()
 
 
-def install() -> None:
+# -- lean callees: LLVM's module passes once per entry point, not once per level ---------------
+# numba links every callee's module into its caller's and runs the full module passes (the
+# inliner, the loop optimisers, the vectorizers) on the linked module at every level, and
+# again on the entry point's, which is the only one whose machine code runs when the engine
+# is called from Python. A kernel compiled *inside* another compile (or by the helper, whose
+# kernels are all callees of an entry point) therefore gets numba's per-function passes only:
+# the entry point's module passes optimise its code once, inlined where it is called. The
+# kernels Python calls in a loop (``keep``, from ``games.adapter.FULLY_OPTIMISED``: whole
+# games, the search player's steps and playouts) always get the full passes, so their
+# machine code is unchanged; a kept kernel's own callees may still be lean. Without fastmath LLVM's
+# optimisations do not change results: games stay bit-identical (the golden tests run lean).
+# ``LOTR_SIM_LEAN_CALLEES=0`` switches this off.
+
+def lean_enabled() -> bool:
+    """Whether callees compiled inside another compile skip LLVM's module passes
+    (``LOTR_SIM_LEAN_CALLEES`` != 0)."""
+    return os.environ.get(LEAN_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _lean_now() -> bool:
+    stack = _state["stack"]
+    if not stack or not lean_enabled() or stack[-1] in _state["keep"]:
+        return False
+    return len(stack) >= 2 or _state["role"] == "helper"
+
+
+def _patch_module_passes() -> None:
+    from numba.core import codegen
+
+    lib = getattr(codegen, "CPUCodeLibrary", None)
+    full = getattr(lib, "_optimize_final_module", None)
+    if full is None or getattr(full, "_lotr_lean", False):
+        return                               # another numba: every library is optimised fully
+
+    def _optimize_final_module(self):
+        if _lean_now():
+            _state["lean"].add(_state["stack"][-1])
+            return
+        full(self)
+
+    _optimize_final_module._lotr_lean = True
+    lib._optimize_final_module = _optimize_final_module
+
+
+def install(keep: tuple[str, ...] = ()) -> None:
     """Register the compile-event listener that starts a helper for a cold entry point of the
-    plan (idempotent; costs nothing once the kernels are cached, as no compile event fires)."""
+    plan, and the lean module passes for callees (idempotent; costs nothing once the kernels
+    are cached, as no compile event fires). ``keep``: function names of kernels that Python
+    calls in a loop, which always get numba's full module passes."""
+    _state["keep"].update(keep)
     if _state["installed"]:
         return
+    _patch_module_passes()
     from numba.core import event
 
     class _Listener(event.Listener):
@@ -413,6 +473,7 @@ def _main(argv: list[str]) -> int:
     import lotr_sim  # noqa: F401 - the cache directory, before numba
 
     _state["role"] = "helper"
+    install(tuple(n for n in os.environ.get(KEEP_ENV, "").split(",") if n))
     compile_callees(entry, alive=alive)
     return 0
 

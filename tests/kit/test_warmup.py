@@ -15,6 +15,7 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 import lotr_sim
+from lotr_sim.games.adapter import FULLY_OPTIMISED
 from lotr_sim.kernels import warmup
 
 ROOT = Path(lotr_sim.__file__).resolve().parent.parent
@@ -172,9 +173,55 @@ def test_claims_make_a_process_wait_for_the_kernel_the_other_is_compiling(monkey
     assert not warmup._claim_path(disp, sig3).exists()
 
 
-def _child(code: str, cache: Path, helper: str = "0") -> str:
+def test_a_kernel_compiled_inside_another_compile_is_lean_unless_kept(monkeypatch):
+    """Lean callees: a kernel first compiled while its caller compiles skips LLVM's module
+    passes (recorded in ``_state["lean"]``); the outer kernel, a kept name and everything
+    with ``LOTR_SIM_LEAN_CALLEES=0`` get the full passes, and the results are the same."""
+    from numba import njit
+
+    monkeypatch.setenv(warmup.ENV_SWITCH, "0")
+    warmup.install(keep=("kept_lean_probe_nb",))
+
+    def build():
+        @njit
+        def inner_lean_probe_nb(x):
+            return x * 3 + 1
+
+        @njit
+        def kept_lean_probe_nb(x):
+            return x - 2
+
+        @njit
+        def outer_lean_probe_nb(x):
+            return inner_lean_probe_nb(x) + kept_lean_probe_nb(x)
+
+        return outer_lean_probe_nb
+
+    names = {"inner_lean_probe_nb", "kept_lean_probe_nb", "outer_lean_probe_nb"}
+    monkeypatch.setitem(warmup._state, "lean", set())
+    monkeypatch.setenv(warmup.LEAN_SWITCH, "1")
+    assert build()(5) == 19
+    assert warmup._state["lean"] & names == {"inner_lean_probe_nb"}
+    warmup._state["lean"].clear()
+    monkeypatch.setenv(warmup.LEAN_SWITCH, "0")
+    assert build()(5) == 19
+    assert not warmup._state["lean"]
+
+
+def test_planned_entry_points_and_their_followers_get_full_module_passes():
+    """Every entry point the plan starts a helper for, and every one it compiles next
+    (``then``: called from Python by the search player), is a kept kernel: the helper never
+    compiles a kernel Python calls in a loop lean."""
+    for entry, e in PLAN.items():
+        assert entry.rsplit(".", 1)[1] in FULLY_OPTIMISED, entry
+        for _, name, _ in e.get("then", []):
+            assert name in FULLY_OPTIMISED, (entry, name)
+
+
+def _child(code: str, cache: Path, helper: str = "0", lean: str = "1") -> str:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
     env[warmup.ENV_SWITCH] = helper
+    env[warmup.LEAN_SWITCH] = lean
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=str(ROOT),
                        capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -211,7 +258,8 @@ _RESULT = """
         st = getattr(importlib.import_module(mod), name).stats
         hits += sum(st.cache_hits.values())
         misses += sum(st.cache_misses.values())
-    print(json.dumps(dict(games=hashlib.sha256(r.games.to_csv().encode()).hexdigest(), hits=hits, misses=misses)))
+    print(json.dumps(dict(games=hashlib.sha256(r.games.to_csv().encode()).hexdigest(), hits=hits, misses=misses,
+                          lean=sorted(warmup._state["lean"]))))
 """
 
 
@@ -219,7 +267,8 @@ _RESULT = """
 def test_callees_compiled_by_the_helper_give_the_same_games(tmp_path):
     """The helper's work reaches the main process through the cache (the callees the entry
     point needs load instead of compiling; their own callees come linked inside them) and
-    the games are bit-identical to an ordinary compile's."""
+    the games are bit-identical to an ordinary compile's, and to one where every kernel gets
+    numba's full module passes (``LOTR_SIM_LEAN_CALLEES=0``)."""
     entry = next(e for e in PLAN if e.endswith(".simulate_nb") and _game_of(e) == "the-search")
     helper_cache = tmp_path / "helper"
     done = json.loads(_child(f"""
@@ -235,3 +284,7 @@ def test_callees_compiled_by_the_helper_give_the_same_games(tmp_path):
     assert with_helper["hits"] > 0 and with_helper["misses"] == 0
     assert plain["hits"] == 0 and plain["misses"] == planned
     assert with_helper["games"] == plain["games"]
+    full = json.loads(_child(code, tmp_path / "full", lean="0"))
+    assert plain["lean"] and not full["lean"]
+    assert not set(plain["lean"]) & set(FULLY_OPTIMISED)
+    assert full["games"] == plain["games"]
