@@ -314,8 +314,9 @@ def _stop_at_exit() -> None:
 # the entry point's module passes optimise its code once, inlined where it is called. The
 # kernels Python calls in a loop (``keep``, from ``games.adapter.FULLY_OPTIMISED``: whole
 # games, the search player's steps and playouts) always get the full passes, so their
-# machine code is unchanged; a kept kernel's own callees may still be lean. Without fastmath LLVM's
-# optimisations do not change results: games stay bit-identical (the golden tests run lean).
+# machine code is unchanged; a kept kernel's own callees may still be lean. Without fastmath,
+# LLVM's optimisations do not change results: games stay bit-identical (the golden tests run
+# lean, and tests/kit/test_warmup.py compares with the passes on everywhere).
 # ``LOTR_SIM_LEAN_CALLEES=0`` switches this off.
 
 def lean_enabled() -> bool:
