@@ -289,12 +289,19 @@ def _on_start(dispatcher) -> None:
             _state["atexit"] = True
 
 
-def _on_end() -> None:
+def _on_end(dispatcher=None, args=None, failed: bool = True) -> None:
     _state["depth"] = max(0, _state["depth"] - 1)
     if _state["stack"]:
         _state["stack"].pop()
     if _state["depth"] == 0:
-        drop_claims()
+        # numba saves a kernel to the cache *after* its compile event ends: the top-level
+        # kernel's own claim is dropped by ``save_overload`` (dropping it here let a waiting
+        # process find the cache still empty and compile the kernel a second time); every
+        # other claim (a nested compile that failed) goes now, and all of them if this failed
+        own = None if failed or dispatcher is None else _claim_path(dispatcher, args)
+        for path in list(_state["claims"]):
+            if path != own:
+                _drop(path)
         if _state["helper"] is not None and _state["then"]:
             return                           # it goes on with the entry points that follow
         _stop_helper()
@@ -366,7 +373,8 @@ def install(keep: tuple[str, ...] = ()) -> None:
             _on_start(ev.data["dispatcher"])
 
         def on_end(self, ev):
-            _on_end()
+            d, args = ev.data["dispatcher"], tuple(ev.data["args"])
+            _on_end(d, args, failed=args not in d.overloads)   # (numba's ``is_failed`` is inverted)
 
     event.register("numba:compile", _Listener())
     _state["installed"] = True

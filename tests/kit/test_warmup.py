@@ -173,6 +173,28 @@ def test_claims_make_a_process_wait_for_the_kernel_the_other_is_compiling(monkey
     assert not warmup._claim_path(disp, sig3).exists()
 
 
+def test_a_top_level_kernels_claim_lasts_until_numba_saves_it(monkeypatch, tmp_path):
+    """numba saves a kernel after its compile event ends, so the end of a top-level compile
+    keeps that kernel's own claim (``save_overload`` drops it) and drops the others; after a
+    failed compile every claim goes. (Dropping all of them at the event's end let the other
+    process wake to an empty cache and compile The Search's run_until_nb a second time.)"""
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path)
+    monkeypatch.setitem(warmup._state, "claims", set())
+    monkeypatch.setitem(warmup._state, "stack", [])
+    monkeypatch.setitem(warmup._state, "helper", None)
+    own_disp, other_disp = _FakeDispatcher("pkg.mod.entry_nb"), _FakeDispatcher("pkg.mod.inner_nb")
+    for failed in (False, True):
+        own, other = warmup._claim_path(own_disp, ()), warmup._claim_path(other_disp, ())
+        warmup._claim(own)
+        warmup._claim(other)
+        monkeypatch.setitem(warmup._state, "depth", 1)
+        warmup._on_end(own_disp, (), failed=failed)
+        assert not other.exists() and other not in warmup._state["claims"]
+        assert own.exists() == (not failed) and (own in warmup._state["claims"]) == (not failed)
+        warmup.drop_claims()
+        assert not own.exists()
+
+
 def test_a_kernel_compiled_inside_another_compile_is_lean_unless_kept(monkeypatch):
     """Lean callees: a kernel first compiled while its caller compiles skips LLVM's module
     passes (recorded in ``_state["lean"]``); the outer kernel, a kept name and everything
