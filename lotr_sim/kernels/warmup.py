@@ -58,9 +58,11 @@ KEEP_ENV = "LOTR_SIM_KEEP_OPTIMISED"
 MIN_CALLEE_SECONDS = 4.0
 
 
-_state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "depth": 0, "helper": None,
+_state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
                           "stack": [], "keep": set(), "lean": set()}
+# ``stack``: the function names of the kernels being compiled, outermost first (its length is
+# the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
 
 # -- claims: neither process compiles a kernel the other is compiling ---------------------------
@@ -89,9 +91,9 @@ def _claims_active() -> bool:
 
 
 def _claim_dir() -> Path:
-    import numba
-
     import tempfile
+
+    import numba
 
     base = numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir()
     return Path(base) / "lotr-sim-claims"
@@ -149,10 +151,12 @@ def _drop(path: Path) -> None:
         pass
 
 
-def drop_claims() -> None:
-    """Drop every claim this process holds (after a failed compile, and at the end)."""
+def drop_claims(but: Path | None = None) -> None:
+    """Drop every claim this process holds but ``but`` (after a failed compile, and at the
+    end)."""
     for p in list(_state["claims"]):
-        _drop(p)
+        if p != but:
+            _drop(p)
 
 
 def _wrap_cache(disp) -> None:
@@ -205,9 +209,13 @@ def wrap_loaded_dispatchers(prefix: str = "lotr_sim.") -> int:
     return n
 
 
+def _switched_on(name: str) -> bool:
+    return os.environ.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def enabled() -> bool:
     """Whether this process may start compile helpers (``LOTR_SIM_COMPILE_HELPER`` != 0)."""
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+    return _switched_on(ENV_SWITCH)
 
 
 def load_plan(path: Path = PLAN_FILE) -> dict[str, dict]:
@@ -266,10 +274,8 @@ def _stop_helper() -> None:
 
 
 def _on_start(dispatcher) -> None:
-    depth = _state["depth"]
-    _state["depth"] = depth + 1
     _state["stack"].append(dispatcher.py_func.__name__)
-    if depth or not enabled():
+    if len(_state["stack"]) > 1 or not enabled():
         return
     name = _qualname(dispatcher)
     plan = _state["plan"]
@@ -290,18 +296,15 @@ def _on_start(dispatcher) -> None:
 
 
 def _on_end(dispatcher=None, args=None, failed: bool = True) -> None:
-    _state["depth"] = max(0, _state["depth"] - 1)
     if _state["stack"]:
         _state["stack"].pop()
-    if _state["depth"] == 0:
+    if not _state["stack"]:
         # numba saves a kernel to the cache *after* its compile event ends: the top-level
         # kernel's own claim is dropped by ``save_overload`` (dropping it here let a waiting
         # process find the cache still empty and compile the kernel a second time); every
         # other claim (a nested compile that failed) goes now, and all of them if this failed
-        own = None if failed or dispatcher is None else _claim_path(dispatcher, args)
-        for path in list(_state["claims"]):
-            if path != own:
-                _drop(path)
+        drop_all = failed or dispatcher is None or not _state["claims"]
+        drop_claims(but=None if drop_all else _claim_path(dispatcher, args))
         if _state["helper"] is not None and _state["then"]:
             return                           # it goes on with the entry points that follow
         _stop_helper()
@@ -329,7 +332,7 @@ def _stop_at_exit() -> None:
 def lean_enabled() -> bool:
     """Whether callees compiled inside another compile skip LLVM's module passes
     (``LOTR_SIM_LEAN_CALLEES`` != 0)."""
-    return os.environ.get(LEAN_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
+    return _switched_on(LEAN_SWITCH)
 
 
 def _lean_now() -> bool:

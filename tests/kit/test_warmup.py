@@ -80,7 +80,7 @@ def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkey
     monkeypatch.setitem(warmup._state, "plan", {"pkg.mod.entry_nb": {"seconds": 9.0, "order": [["pkg.mod", "a_nb", []]],
                                                                   "order_seconds": [5.0]}})
     monkeypatch.setitem(warmup._state, "started", set())
-    monkeypatch.setitem(warmup._state, "depth", 0)
+    monkeypatch.setitem(warmup._state, "stack", [])
     monkeypatch.setitem(warmup._state, "role", None)
     monkeypatch.setattr(warmup, "wrap_loaded_dispatchers", lambda: 0)
     monkeypatch.setenv(warmup.ENV_SWITCH, "1")
@@ -187,7 +187,7 @@ def test_a_top_level_kernels_claim_lasts_until_numba_saves_it(monkeypatch, tmp_p
         own, other = warmup._claim_path(own_disp, ()), warmup._claim_path(other_disp, ())
         warmup._claim(own)
         warmup._claim(other)
-        monkeypatch.setitem(warmup._state, "depth", 1)
+        monkeypatch.setitem(warmup._state, "stack", ["entry_nb"])
         warmup._on_end(own_disp, (), failed=failed)
         assert not other.exists() and other not in warmup._state["claims"]
         assert own.exists() == (not failed) and (own in warmup._state["claims"]) == (not failed)
