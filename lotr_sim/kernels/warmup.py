@@ -20,9 +20,13 @@ How it works:
   listener starts ``python -m lotr_sim.kernels.warmup ENTRY``, which compiles the callees
   from the *last* one backwards while the main process goes forwards (``helper_order``: a
   callee holding a large share of the work, such as LOTR Risk's turn kernel, is left to the
-  main process and the helper works inside it from the far end); each side skips what the
-  other already cached, so they meet in the middle without any coordination. When the
-  entry point's compile ends the helper is stopped (it has nothing left the entry needs).
+  main process and the helper works inside it from the far end); each side loads what the
+  other already cached. A kernel one side is compiling is *claimed* (below): the main
+  process waits for a kernel the helper has claimed, but the helper gives up a callee that
+  needs a kernel the main process has claimed (``_Busy``) and goes on with the next,
+  coming back to those it gave up after the others, so the helper never idles while there
+  is work the main process has not reached. When the entry point's compile ends the helper
+  is stopped (it has nothing left the entry needs).
 * Only compile *order* changes: every kernel is compiled from the same source with the same
   types, so results are bit-identical with or without the helper (the golden tests run
   either way). A stale plan (a callee renamed, a signature changed) only costs time: the
@@ -30,11 +34,12 @@ How it works:
   plan is re-recorded.
 
 Lean callees (below): a kernel compiled inside another kernel's compile skips LLVM's module
-passes, which the entry point runs over the whole linked engine anyway (~20% less CPU on a
-cold compile; unless ``keep`` names it: the kernels Python calls in a loop).
+passes and gets no machine code of its own until Python calls it; the entry point links it
+and optimises the whole engine anyway (~20% + ~20% less CPU on a cold compile).
 
 ``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off);
-``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's full module passes again.
+``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's module passes and machine code at
+once again.
 Measured figures are in the issue 21 note and README ("First run").
 """
 from __future__ import annotations
@@ -53,6 +58,7 @@ PLAN_FILE = Path(__file__).with_name("compile_plan.json")
 ENV_SWITCH = "LOTR_SIM_COMPILE_HELPER"
 LEAN_SWITCH = "LOTR_SIM_LEAN_CALLEES"
 KEEP_ENV = "LOTR_SIM_KEEP_OPTIMISED"
+LOG_ENV = "LOTR_SIM_COMPILE_LOG"
 #: An entry point gets a helper only if its callees took at least this long to compile when
 #: the plan was recorded (starting the helper costs ~1.5 s of importing numba and the game).
 MIN_CALLEE_SECONDS = 4.0
@@ -60,7 +66,8 @@ MIN_CALLEE_SECONDS = 4.0
 
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
-                          "stack": [], "keep": set(), "lean": set()}
+                          "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
+                          "yield": False}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
 # the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
@@ -76,7 +83,7 @@ _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "he
 def _log(what: str, disp=None) -> None:
     """``LOTR_SIM_COMPILE_LOG=FILE``: each process appends what it waits for, claims and skips
     (for measuring the helper; off by default)."""
-    path = os.environ.get("LOTR_SIM_COMPILE_LOG")
+    path = os.environ.get(LOG_ENV)
     if path:
         name = _qualname(disp) if disp is not None else ""
         with open(path, "a") as f:
@@ -159,6 +166,13 @@ def drop_claims(but: Path | None = None) -> None:
             _drop(p)
 
 
+class _Busy(Exception):
+    """Raised in the helper, while it compiles a planned callee, when that callee needs a
+    kernel the main process is compiling: the helper drops this callee (the main process will
+    compile it, finding in the cache what the helper finished of its subtree) and goes on to
+    the next instead of waiting."""
+
+
 def _wrap_cache(disp) -> None:
     cache = getattr(disp, "_cache", None)
     if cache is None or getattr(cache, "_lotr_claims", False) or not hasattr(cache, "save_overload"):
@@ -171,6 +185,9 @@ def _wrap_cache(disp) -> None:
             return cres
         path = _claim_path(disp, sig)
         if _claimed_by_other(path):
+            if _state["yield"]:
+                _log("yield", disp)
+                raise _Busy(_qualname(disp))
             _log("wait", disp)
             _wait_for(path)
             cres = load(sig, target_context)
@@ -190,6 +207,7 @@ def _wrap_cache(disp) -> None:
 
     cache.load_overload = load_overload
     cache.save_overload = save_overload
+    cache._lotr_load = load
     cache._lotr_claims = True
 
 
@@ -315,60 +333,220 @@ def _stop_at_exit() -> None:
     drop_claims()
 
 
-# -- lean callees: LLVM's module passes once per entry point, not once per level ---------------
-# numba links every callee's module into its caller's and runs the full module passes (the
-# inliner, the loop optimisers, the vectorizers) on the linked module at every level, and
-# again on the entry point's, which is the only one whose machine code runs when the engine
-# is called from Python. A kernel compiled *inside* another compile (or by the helper, whose
-# kernels are all callees of an entry point) therefore gets numba's per-function passes only:
-# the entry point's module passes optimise its code once, inlined where it is called. The
-# kernels Python calls in a loop (``keep``, from ``games.adapter.FULLY_OPTIMISED``: whole
-# games, the search player's steps and playouts) always get the full passes, so their
-# machine code is unchanged; a kept kernel's own callees may still be lean. Without fastmath,
-# LLVM's optimisations do not change results: games stay bit-identical (the golden tests run
-# lean, and tests/kit/test_warmup.py compares with the passes on everywhere).
-# ``LOTR_SIM_LEAN_CALLEES=0`` switches this off.
+# -- lean callees: a callee's module passes and machine code only when Python calls it ---------
+# numba links every callee's LLVM module into its caller's, runs the full module passes (the
+# inliner, the loop optimisers, the vectorizers) on the linked module at every level, and turns
+# every kernel it compiles into machine code at once (saved to the cache as object code). Only
+# the entry point's machine code runs when the engine is called from Python, and the entry's
+# module passes optimise the whole linked engine once more, so for a callee both are wasted
+# unless Python calls it too (issue 21 note: ~20% and ~20% of a game's cold compile CPU).
+#
+# A *lean* library (a kernel compiled inside another compile, or by the helper, whose kernels
+# are all callees of an entry point; not a kept kernel compiled by the helper) therefore skips
+# the module passes and is finalized without being handed to LLVM's JIT: its module is linked
+# into callers as before, it is cached as LLVM bitcode (numba's own "bitcode" cache format),
+# and its entry point is a ``_DeferredEntry``. The first time Python calls the kernel, that
+# entry runs the module passes if the kernel is kept (``keep``, from
+# ``games.adapter.FULLY_OPTIMISED``: whole games, the search player's steps and playouts, which
+# Python calls in a loop), generates the machine code, puts the real entry point in the
+# dispatcher's table and re-saves the kernel as object code, so a later run loads it ready.
+# Kernels Python calls once per step or game (choose, record, invariant) run without the module
+# passes. Without fastmath, LLVM's optimisations do not change results: games stay
+# bit-identical (the golden tests run lean, and tests/kit/test_warmup.py compares with lean
+# off). ``LOTR_SIM_LEAN_CALLEES=0`` switches all of this off.
 
 def lean_enabled() -> bool:
-    """Whether callees compiled inside another compile skip LLVM's module passes
-    (``LOTR_SIM_LEAN_CALLEES`` != 0)."""
+    """Whether callees compiled inside another compile skip LLVM's module passes and machine
+    code until Python calls them (``LOTR_SIM_LEAN_CALLEES`` != 0)."""
     return _switched_on(LEAN_SWITCH)
 
 
 def _lean_now() -> bool:
     stack = _state["stack"]
-    if not stack or not lean_enabled() or stack[-1] in _state["keep"]:
+    if not stack or not lean_enabled():
         return False
-    return len(stack) >= 2 or _state["role"] == "helper"
+    return len(stack) >= 2 or (_state["role"] == "helper" and stack[-1] not in _state["keep"])
 
 
-def _patch_module_passes() -> None:
-    from numba.core import codegen
+def _kept(library) -> bool:
+    return library.name.rsplit(".", 1)[-1] in _state["keep"]
 
-    lib = getattr(codegen, "CPUCodeLibrary", None)
-    full = getattr(lib, "_optimize_final_module", None)
-    if full is None or getattr(full, "_lotr_lean", False):
-        return                               # another numba: every library is optimised fully
+
+class _DeferredEntry:
+    """The entry point of a lean kernel whose machine code is not generated yet: the first
+    call generates it (``materialize``) and calls the real entry point."""
+
+    def __init__(self, context, library, fndesc, env):
+        self.context, self.library, self.fndesc, self.env = context, library, fndesc, env
+        self.dispatcher = None
+        self.real = None
+
+    def materialize(self):
+        """Generate the machine code (after the module passes if the kernel is kept), make the
+        real entry point the dispatcher's, and re-save the kernel to the cache as object code;
+        returns the real entry point."""
+        from numba.core.compiler_lock import global_compiler_lock
+
+        with global_compiler_lock:
+            if self.real is None:
+                d = self.dispatcher
+                for args, cres in list(d.overloads.items()) if d is not None else ():
+                    if cres.entry_point is self:
+                        new = _ready_in_cache(d, cres)   # (the other process made it)
+                        _log("ready-in-cache" if new is not None else "materialize", d)
+                        if new is None:
+                            new = cres._replace(entry_point=self._generate())
+                            _save(d, new)
+                            _log("materialized", d)
+                        d._insert([a._code for a in args], new.entry_point, new.objectmode)
+                        d.overloads[args] = new
+                        self.real = new.entry_point
+                if self.real is None:
+                    self.real = self._generate()
+        return self.real
+
+    def _generate(self):
+        real = _numba["get_executable"](self.context, self.library, self.fndesc, self.env)
+        # callers compiled from now on look the kernel up by its entry point
+        self.context.insert_user_function(real, self.fndesc, [self.library])
+        return real
+
+    def __call__(self, *args, **kws):
+        return self.materialize()(*args, **kws)
+
+
+def _ready_in_cache(d, cres):
+    """The kernel's compile result from the cache if it is there with its machine code (the
+    other process called it first), else None."""
+    cache = getattr(d, "_cache", None)
+    load = getattr(cache, "_lotr_load", getattr(cache, "load_overload", None))
+    try:
+        got = load(tuple(cres.signature.args), d.targetctx) if load is not None else None
+    except Exception:  # noqa: BLE001 - then it is generated here
+        return None
+    if got is None or isinstance(got.entry_point, _DeferredEntry):
+        return None
+    d.targetctx.insert_user_function(got.entry_point, got.fndesc, [got.library])
+    return got
+
+
+def _save(d, cres) -> None:
+    cache = getattr(d, "_cache", None)
+    try:
+        if cache is not None:
+            cache.save_overload(tuple(cres.signature.args), cres)   # (keyed as numba keys it)
+    except Exception:  # noqa: BLE001 - costs only a later run's time
+        pass
+
+
+_numba: dict[str, Callable] = {}    # numba's own methods, as they were before the patch
+_pending_envs: dict[str, Any] = {}  # environments of kernels whose module is not in the JIT
+
+
+def _patch_lean() -> None:
+    from llvmlite import binding as ll
+    from numba.core import codegen, cpu, dispatcher
+
+    lib, jit_lib = codegen.CPUCodeLibrary, getattr(codegen, "JITCodeLibrary", None)
+    methods = {"optimize": (lib, "_optimize_final_module"),
+               "finalize": (jit_lib, "_finalize_final_module"),
+               "pointer": (jit_lib, "get_pointer_to_function"),
+               "serialize": (lib, "serialize_using_object_code"),
+               "unserialize": (lib, "_unserialize"),
+               "set_env": (codegen.JITCPUCodegen, "set_env"),
+               "get_executable": (cpu.CPUContext, "get_executable"),
+               "add_overload": (dispatcher._DispatcherBase, "add_overload")}
+    if _numba or any(getattr(c, n, None) is None for c, n in methods.values()):
+        return                     # patched already, or another numba: nothing is lean
+    full = lib._optimize_final_module
+    _numba.update({k: getattr(c, n) for k, (c, n) in methods.items()})
+    unserialize = lib._unserialize.__func__
 
     def _optimize_final_module(self):
         if _lean_now():
             _state["lean"].add(_state["stack"][-1])
+            self._lotr_lean = True
             return
         full(self)
 
-    _optimize_final_module._lotr_lean = True
+    def _apply_pending_envs(cg) -> None:
+        for name, env in list(_pending_envs.items()):
+            if cg._engine.get_global_value_address(name):
+                del _pending_envs[name]
+                _numba["set_env"](cg, name, env)
+
+    def _finalize_final_module(self):
+        if getattr(self, "_lotr_lean", False):
+            self._lotr_pending = self._finalized = True   # linked into callers, not JIT-ed
+            return
+        _numba["finalize"](self)
+        if _pending_envs:
+            _apply_pending_envs(self._codegen)
+
+    def get_pointer_to_function(self, name):
+        if getattr(self, "_lotr_pending", False):
+            self._lotr_pending = self._lotr_lean = False
+            if _kept(self):
+                full(self)
+                _state["kept_late"].add(self.name)
+            _numba["finalize"](self)
+            _apply_pending_envs(self._codegen)
+        return _numba["pointer"](self, name)
+
+    def serialize_using_object_code(self):
+        if getattr(self, "_lotr_pending", False):
+            return (self.name, "bitcode", self._final_module.as_bitcode())
+        return _numba["serialize"](self)
+
+    def _unserialize(cls, cg, state):
+        name, kind, data = state
+        if kind != "bitcode":
+            return unserialize(cls, cg, state)
+        self = cg.create_library(name)       # a lean kernel: pending until Python calls it
+        self.enable_object_caching()
+        self._final_module = ll.parse_bitcode(data)
+        self._lotr_lean = self._lotr_pending = self._finalized = True
+        return self
+
+    def set_env(self, env_name, env):
+        if not self._engine.get_global_value_address(env_name):
+            _pending_envs[env_name] = env    # set once a module defining it is in the JIT
+            return
+        _numba["set_env"](self, env_name, env)
+
+    def get_executable(self, library, fndesc, env):
+        library._ensure_finalized()          # (a lean library stays pending)
+        if getattr(library, "_lotr_pending", False):
+            return _DeferredEntry(self, library, fndesc, env)
+        return _numba["get_executable"](self, library, fndesc, env)
+
+    def add_overload(self, cres):
+        ep = cres.entry_point
+        if isinstance(ep, _DeferredEntry):
+            ep.dispatcher = self             # not in the C table: a call from Python goes
+            self.overloads[tuple(cres.signature.args)] = cres   # through compile() to ep
+            return
+        _numba["add_overload"](self, cres)
+
     lib._optimize_final_module = _optimize_final_module
+    jit_lib._finalize_final_module = _finalize_final_module
+    jit_lib.get_pointer_to_function = get_pointer_to_function
+    lib.serialize_using_object_code = serialize_using_object_code
+    lib._unserialize = classmethod(_unserialize)
+    codegen.JITCPUCodegen.set_env = set_env
+    cpu.CPUContext.get_executable = get_executable
+    dispatcher._DispatcherBase.add_overload = add_overload
 
 
 def install(keep: tuple[str, ...] = ()) -> None:
     """Register the compile-event listener that starts a helper for a cold entry point of the
-    plan, and the lean module passes for callees (idempotent; costs nothing once the kernels
-    are cached, as no compile event fires). ``keep``: function names of kernels that Python
-    calls in a loop, which always get numba's full module passes."""
+    plan, and lean callees (idempotent; costs nothing once the kernels are cached, as no
+    compile event fires). ``keep``: function names of kernels that Python calls in a loop,
+    which always get numba's full module passes (a lean one when Python first calls it)."""
     _state["keep"].update(keep)
     if _state["installed"]:
         return
-    _patch_module_passes()
+    _patch_lean()
     from numba.core import event
 
     class _Listener(event.Listener):
@@ -412,29 +590,55 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
     done: list[str] = []
     if entry not in plan:
         return done
-    todo = helper_order(plan[entry]) + list(plan[entry].get("then", []))
+    followers = list(plan[entry].get("then", []))
+    todo = helper_order(plan[entry]) + followers
     for mod, _, _ in todo:
         try:
             importlib.import_module(mod)
         except Exception:  # noqa: BLE001 - a stale plan entry: skipped below
             pass
     wrap_loaded_dispatchers()
-    for mod, name, reprs in todo:
-        if not alive():
-            break
-        try:
-            disp = getattr(importlib.import_module(mod), name)
-            types = parse_types(reprs)
-            if _claims_active() and _claimed_by_other(_claim_path(disp, types)):
-                _log("skip", disp)
-                continue                     # the main process is compiling it
-            disp.compile(types)
-        except Exception:  # noqa: BLE001 - a stale plan entry: skip it
-            continue
-        finally:
-            drop_claims()
-        done.append(f"{mod}.{name}")
+    callees, yielded = helper_order(plan[entry]), []
+    # the callees, giving way to the main process (``_Busy``); then the ones given up, waiting
+    # for the main process where they meet it; then the followers, which Python calls
+    for what, items in (("callee", callees), ("retry", yielded), ("follower", followers)):
+        for spec in items:
+            if not alive():
+                return done
+            mod, name, reprs = spec
+            try:
+                disp = getattr(importlib.import_module(mod), name)
+                types = parse_types(reprs)
+                if _claims_active() and _claimed_by_other(_claim_path(disp, types)):
+                    _log("skip", disp)
+                    continue                 # the main process is compiling it
+                _state["yield"] = what == "callee"
+                ep = disp.compile(types)
+                if isinstance(ep, _DeferredEntry) and what == "follower":
+                    ep.materialize()         # Python calls it; the other cached it lean
+            except _Busy:
+                yielded.append(spec)
+                continue
+            except Exception as e:  # noqa: BLE001 - a stale plan entry: skip it
+                if _busy_inside(e):
+                    yielded.append(spec)
+                continue
+            finally:
+                _state["yield"] = False
+                drop_claims()
+            done.append(f"{mod}.{name}")
     return done
+
+
+def _busy_inside(e: BaseException | None) -> bool:
+    """Whether ``e`` is, or was caused by, ``_Busy`` (numba's type inference wraps the
+    exceptions of a nested compile in a TypingError)."""
+    seen = 0
+    while e is not None and seen < 50:
+        if isinstance(e, _Busy):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 
 def record(fn: Callable[[], Any], prefix: str = "lotr_sim.") -> dict[str, dict]:
