@@ -50,6 +50,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("minas-tirith", "lotr-risk", "the-search")
 FIRST_SIDE = {"minas-tirith": "good", "lotr-risk": "good", "the-search": "frodo"}
+#: A kept kernel (games.adapter.FULLY_OPTIMISED) that a scenario compiled or JIT-ed (a lean one
+#: Python called) after a planned entry point, taking at least this long, is a follower of that
+#: entry: its helper prepares it after the entry's callees.
+FOLLOWER_SECONDS = 0.3
 
 
 # -- running commands ------------------------------------------------------------------------
@@ -521,9 +525,10 @@ def cmd_plan(args) -> dict:
     """Record every game's scenarios (two at a time, each in a fresh process and cache) and
     write lotr_sim/kernels/compile_plan.json: for each entry point whose direct callees took
     MIN_CALLEE_SECONDS or more, the scenario's recording where they took longest, and the
-    unplanned entry points any scenario compiled after it (``then``)."""
+    unplanned kept kernels any scenario compiled or JIT-ed after it (``then``)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from lotr_sim.games.adapter import FULLY_OPTIMISED
     from lotr_sim.kernels import warmup
 
     jobs = [(g, s) for g in args.game for s in plan_scenarios(g)]
@@ -552,7 +557,7 @@ def cmd_plan(args) -> dict:
             later = then.setdefault(name, [])
             for n in names[i + 1:]:
                 spec = [n.rsplit(".", 1)[0], n.rsplit(".", 1)[1], rec[n]["args"]]
-                if rec[n]["seconds"] >= 1.0 and spec not in later:
+                if rec[n]["seconds"] >= FOLLOWER_SECONDS and spec[1] in FULLY_OPTIMISED and spec not in later:
                     later.append(spec)
     planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)
     # an entry point with a plan of its own starts its own helper: no other helper compiles it

@@ -67,7 +67,7 @@ MIN_CALLEE_SECONDS = 4.0
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
                           "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
-                          "yield": False}
+                          "yield": False, "interrupt": lambda: False}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
 # the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
@@ -135,6 +135,8 @@ def _wait_for(path: Path, timeout: float = 600.0) -> None:
     while _claimed_by_other(path) and time.monotonic() - t0 < timeout:
         if _state["role"] == "main" and not _claims_active():
             return
+        if _state["role"] == "helper" and _state["interrupt"]():
+            raise _Busy(str(path))           # the main process has handed over a new entry
         time.sleep(0.02)
 
 
@@ -273,10 +275,24 @@ def _spawn(entry: str) -> subprocess.Popen | None:
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         return subprocess.Popen([sys.executable, "-m", "lotr_sim.kernels.warmup", entry, str(os.getpid())],
-                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                                env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, text=True)
     except OSError:
         return None
+
+
+def _hand_over(entry: str) -> bool:
+    """Give the running helper the next entry point (it drops what it was doing: the
+    followers of an earlier entry); False when there is no helper to take it."""
+    p = _state["helper"]
+    if p is None or p.poll() is not None or getattr(p, "stdin", None) is None:
+        return False
+    try:
+        p.stdin.write(entry + "\n")
+        p.stdin.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _stop_helper() -> None:
@@ -289,6 +305,11 @@ def _stop_helper() -> None:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+    if p is not None and getattr(p, "stdin", None) is not None:
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
 
 
 def _on_start(dispatcher) -> None:
@@ -301,11 +322,12 @@ def _on_start(dispatcher) -> None:
         plan = _state["plan"] = load_plan()
     if name in plan and name not in _state["started"]:
         _state["started"].add(name)
-        _stop_helper()                       # one still busy with an earlier entry's ``then``
         _state["role"] = "main"
         _state["then"] = bool(plan[name].get("then"))
         wrap_loaded_dispatchers()
-        _state["helper"] = _spawn(name)
+        if not _hand_over(name):             # one still busy with an earlier entry's ``then``
+            _stop_helper()                   # takes it; otherwise a new helper starts
+            _state["helper"] = _spawn(name)
         if _state["then"] and not _state["atexit"]:
             import atexit
 
@@ -341,8 +363,8 @@ def _stop_at_exit() -> None:
 # module passes optimise the whole linked engine once more, so for a callee both are wasted
 # unless Python calls it too (issue 21 note: ~20% and ~20% of a game's cold compile CPU).
 #
-# A *lean* library (a kernel compiled inside another compile, or by the helper, whose kernels
-# are all callees of an entry point; not a kept kernel compiled by the helper) therefore skips
+# A *lean* library (a kernel compiled inside another compile, or by the helper, which
+# compiles the callees of an entry point and JIT-s its followers itself) therefore skips
 # the module passes and is finalized without being handed to LLVM's JIT: its module is linked
 # into callers as before, it is cached as LLVM bitcode (numba's own "bitcode" cache format),
 # and its entry point is a ``_DeferredEntry``. The first time Python calls the kernel, that
@@ -365,7 +387,7 @@ def _lean_now() -> bool:
     stack = _state["stack"]
     if not stack or not lean_enabled():
         return False
-    return len(stack) >= 2 or (_state["role"] == "helper" and stack[-1] not in _state["keep"])
+    return len(stack) >= 2 or _state["role"] == "helper"
 
 
 def _kept(library) -> bool:
@@ -395,9 +417,12 @@ class _DeferredEntry:
                         new = _ready_in_cache(d, cres)   # (the other process made it)
                         _log("ready-in-cache" if new is not None else "materialize", d)
                         if new is None:
+                            t0 = time.perf_counter()
                             new = cres._replace(entry_point=self._generate())
                             _save(d, new)
                             _log("materialized", d)
+                            for listen in _materialize_listeners:
+                                listen(d, args, time.perf_counter() - t0)
                         d._insert([a._code for a in args], new.entry_point, new.objectmode)
                         d.overloads[args] = new
                         self.real = new.entry_point
@@ -415,10 +440,18 @@ class _DeferredEntry:
         return self.materialize()(*args, **kws)
 
 
+_materialize_listeners: list[Callable[[Any, tuple, float], None]] = []   # (``record``)
+
+
 def _ready_in_cache(d, cres):
     """The kernel's compile result from the cache if it is there with its machine code (the
-    other process called it first), else None."""
+    other process made it; one it is making now is waited for), else None."""
     cache = getattr(d, "_cache", None)
+    if _state["role"] == "main" and _claims_active():
+        path = _claim_path(d, tuple(cres.signature.args))
+        if _claimed_by_other(path):
+            _log("wait", d)
+            _wait_for(path)
     load = getattr(cache, "_lotr_load", getattr(cache, "load_overload", None))
     try:
         got = load(tuple(cres.signature.args), d.targetctx) if load is not None else None
@@ -578,10 +611,12 @@ def helper_order(entry: dict, share: float = 0.3) -> list[list]:
 
 def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                     alive: Callable[[], bool] = lambda: True) -> list[str]:
-    """Compile ``entry``'s planned callees in ``helper_order``, then the entry points planned
-    to follow it (``then``: the search player's step machine after the trace kernel); each
-    is loaded from the cache instead when another process already compiled it, and one the
-    other process is compiling is skipped. Returns the names compiled or
+    """Compile ``entry``'s planned callees in ``helper_order`` (lean: the entry links them),
+    giving up for now one that needs a kernel the other process is compiling; then those given
+    up; then the kept kernels planned to follow the entry (``then``: the search player's
+    steps and playouts, which Python calls), each compiled lean and then JIT-ed with the full
+    module passes. Each is loaded from the cache instead when another process already compiled
+    it, and one the other process is compiling is skipped. Returns the names compiled or
     loaded. A callee that no longer exists or no longer compiles with the planned types is
     skipped: the plan is stale and only the time is lost."""
     import importlib
@@ -590,19 +625,19 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
     done: list[str] = []
     if entry not in plan:
         return done
-    followers = list(plan[entry].get("then", []))
-    todo = helper_order(plan[entry]) + followers
-    for mod, _, _ in todo:
+    callees, followers = helper_order(plan[entry]), list(plan[entry].get("then", []))
+    for mod, _, _ in callees + followers:
         try:
             importlib.import_module(mod)
         except Exception:  # noqa: BLE001 - a stale plan entry: skipped below
             pass
     wrap_loaded_dispatchers()
-    callees, yielded = helper_order(plan[entry]), []
-    # the callees, giving way to the main process (``_Busy``); then the ones given up, waiting
-    # for the main process where they meet it; then the followers, which Python calls
-    for what, items in (("callee", callees), ("retry", yielded), ("follower", followers)):
-        for spec in items:
+    # the callees, giving way to the main process (``_Busy``), then the ones given up, waiting
+    # for the main process where they meet it; then the followers the same way
+    for group in (callees, followers):
+        todo_now = [(sp, True) for sp in group]
+        while todo_now:
+            spec, first = todo_now.pop(0)
             if not alive():
                 return done
             mod, name, reprs = spec
@@ -612,16 +647,14 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                 if _claims_active() and _claimed_by_other(_claim_path(disp, types)):
                     _log("skip", disp)
                     continue                 # the main process is compiling it
-                _state["yield"] = what == "callee"
+                _state["yield"] = first
                 ep = disp.compile(types)
-                if isinstance(ep, _DeferredEntry) and what == "follower":
-                    ep.materialize()         # Python calls it; the other cached it lean
-            except _Busy:
-                yielded.append(spec)
-                continue
+                if isinstance(ep, _DeferredEntry) and group is followers:
+                    _claim(_claim_path(disp, types))   # Python calls it: its machine code,
+                    ep.materialize()                   # with the full module passes
             except Exception as e:  # noqa: BLE001 - a stale plan entry: skip it
-                if _busy_inside(e):
-                    yielded.append(spec)
+                if first and _busy_inside(e):
+                    todo_now.append((spec, False))     # after the others
                 continue
             finally:
                 _state["yield"] = False
@@ -646,7 +679,8 @@ def record(fn: Callable[[], Any], prefix: str = "lotr_sim.") -> dict[str, dict]:
     top-level compile of a ``prefix`` kernel, its seconds, its direct callees' seconds
     (``callee_seconds``, with theirs), and its ``prefix`` callees at every
     depth in the order their compiles finished (``order``: module, name, argument types;
-    ``order_seconds``: each one's seconds with its own callees)."""
+    ``order_seconds``: each one's seconds with its own callees); and every lean kernel that got
+    its machine code when Python called it (``materialized``, with those seconds)."""
     from numba.core import event
 
     stack: list[dict] = []
@@ -673,16 +707,30 @@ def record(fn: Callable[[], Any], prefix: str = "lotr_sim.") -> dict[str, dict]:
                                           order=[spec for spec, _ in f["nodes"]],
                                           order_seconds=[round(t, 2) for _, t in f["nodes"]])
 
+    def materialized(d, args, secs):
+        name = _qualname(d)
+        if name.startswith(prefix) and name not in entries:
+            entries[name] = dict(args=[repr(a) for a in args], seconds=round(secs, 2), callee_seconds=0.0,
+                                 order=[], order_seconds=[], materialized=True)
+
     rec = _Rec()
     event.register("numba:compile", rec)
+    _materialize_listeners.append(materialized)
     try:
         fn()
     finally:
         event.unregister("numba:compile", rec)
+        _materialize_listeners.remove(materialized)
     return entries
 
 
 def _main(argv: list[str]) -> int:
+    """The helper process: compile ``argv[0]``'s callees, then those of each entry point the
+    main process hands over on standard input (one per line), until the main process stops
+    it, closes the pipe or exits (``argv[1]``: its process id)."""
+    import queue
+    import threading
+
     entry = argv[0]
     parent = int(argv[1]) if len(argv) > 1 else None
     alive = (lambda: os.getppid() == parent) if parent else (lambda: True)
@@ -690,7 +738,24 @@ def _main(argv: list[str]) -> int:
 
     _state["role"] = "helper"
     install(tuple(n for n in os.environ.get(KEEP_ENV, "").split(",") if n))
-    compile_callees(entry, alive=alive)
+    nxt: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            if line.strip():
+                nxt.put(line.strip())
+        nxt.put(None)                        # the pipe closed
+    threading.Thread(target=read, daemon=True).start()
+    _state["interrupt"] = lambda: not nxt.empty()
+    while entry is not None and alive():
+        _log(f"entry {entry}")
+        compile_callees(entry, alive=lambda: alive() and nxt.empty())
+        entry = ""
+        while entry == "" and alive():
+            try:
+                entry = nxt.get(timeout=1.0)
+            except queue.Empty:
+                pass
     return 0
 
 

@@ -56,9 +56,24 @@ class _FakeDispatcher:
         self.py_func = type("F", (), {"__module__": mod, "__qualname__": name})
 
 
+class _FakePipe:
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
+
+
 class _FakeProc:
     def __init__(self):
         self.terminated = False
+        self.stdin = _FakePipe()
 
     def poll(self):
         return None if not self.terminated else -15
@@ -72,7 +87,8 @@ class _FakeProc:
 
 def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkeypatch):
     """A planned entry's compile (only a cache miss fires the event) starts one helper; its
-    callees' nested compiles do not start another; the helper stops when the entry is done;
+    callees' nested compiles do not start another; the helper stops when the entry is done,
+    unless entry points follow (``then``): the next planned entry is then handed over to it;
     an unplanned kernel or a second compile of the same entry starts none."""
     started = []
     monkeypatch.setattr(warmup, "_spawn", lambda entry: started.append(entry) or _FakeProc())
@@ -97,8 +113,8 @@ def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkey
     warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
     warmup._on_end()
     assert started == ["pkg.mod.entry_nb"]
-    # an entry with entry points to follow (``then``) keeps its helper until the next planned
-    # entry point starts its own
+    # an entry with entry points to follow (``then``) keeps its helper, and the next planned
+    # entry point hands it over to that helper (its standard input) instead of starting one
     warmup._state["plan"]["pkg.mod.first_nb"] = dict(warmup._state["plan"]["pkg.mod.entry_nb"],
                                                      then=[["pkg.mod", "later_nb", []]])
     warmup._state["plan"]["pkg.mod.second_nb"] = warmup._state["plan"]["pkg.mod.entry_nb"]
@@ -107,14 +123,40 @@ def test_listener_starts_one_helper_for_a_cold_planned_entry_and_stops_it(monkey
     warmup._on_end()
     assert not first.terminated and warmup._state["helper"] is first
     warmup._on_start(_FakeDispatcher("pkg.mod.second_nb"))
-    assert first.terminated and started[-2:] == ["pkg.mod.first_nb", "pkg.mod.second_nb"]
+    assert not first.terminated and warmup._state["helper"] is first
+    assert started[-1] == "pkg.mod.first_nb" and first.stdin.text == "pkg.mod.second_nb\n"
     warmup._on_end()
-    assert warmup._state["helper"] is None
+    assert first.terminated and warmup._state["helper"] is None
+    # a helper that has exited is replaced
+    warmup._state["plan"]["pkg.mod.third_nb"] = warmup._state["plan"]["pkg.mod.first_nb"]
+    warmup._state["plan"]["pkg.mod.fourth_nb"] = warmup._state["plan"]["pkg.mod.entry_nb"]
+    warmup._on_start(_FakeDispatcher("pkg.mod.third_nb"))
+    warmup._on_end()
+    warmup._state["helper"].terminated = True
+    warmup._on_start(_FakeDispatcher("pkg.mod.fourth_nb"))
+    assert started[-2:] == ["pkg.mod.third_nb", "pkg.mod.fourth_nb"]
+    warmup._on_end()
     monkeypatch.setenv(warmup.ENV_SWITCH, "0")
     monkeypatch.setitem(warmup._state, "started", set())
     warmup._on_start(_FakeDispatcher("pkg.mod.entry_nb"))
     warmup._on_end()
-    assert len(started) == 3
+    assert len(started) == 4
+
+
+def test_a_helper_takes_the_next_entry_points_from_its_pipe_until_it_closes(tmp_path):
+    """The helper process compiles its first entry's callees, then each entry point the main
+    process writes to its standard input, and exits when the pipe closes."""
+    log = tmp_path / "log"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env[warmup.LOG_ENV] = str(log)
+    p = subprocess.Popen([sys.executable, "-m", "lotr_sim.kernels.warmup", "pkg.unplanned_a_nb",
+                          str(os.getpid())], env=env, stdin=subprocess.PIPE, text=True)
+    p.stdin.write("pkg.unplanned_b_nb\n")
+    p.stdin.flush()
+    p.stdin.close()
+    assert p.wait(timeout=120) == 0
+    entries = [line.split()[-1] for line in log.read_text().splitlines() if " entry " in line]
+    assert entries == ["pkg.unplanned_a_nb", "pkg.unplanned_b_nb"]
 
 
 class _FakeCache:
