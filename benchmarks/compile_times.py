@@ -548,6 +548,7 @@ def cmd_plan(args) -> dict:
         recs = list(ex.map(one, jobs))
     entries: dict[str, dict] = {}
     then: dict[str, list] = {}
+    then_seconds: dict[str, float] = {}
     for (g, s), rec in recs:
         names = list(rec)          # in the order the scenario compiled them
         for i, (name, e) in enumerate(rec.items()):
@@ -559,9 +560,13 @@ def cmd_plan(args) -> dict:
                 spec = [n.rsplit(".", 1)[0], n.rsplit(".", 1)[1], rec[n]["args"]]
                 if rec[n]["seconds"] >= FOLLOWER_SECONDS and spec[1] in FULLY_OPTIMISED and spec not in later:
                     later.append(spec)
+                    then_seconds[json.dumps(spec)] = rec[n]["seconds"]
     planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)
     # an entry point with a plan of its own starts its own helper: no other helper compiles it
-    keep = {k: dict(entries[k], then=[t for t in then[k] if f"{t[0]}.{t[1]}" not in planned]) for k in planned}
+    # the quickest followers first: the playouts, which need the entry point itself, come last
+    keep = {k: dict(entries[k], then=sorted((t for t in then[k] if f"{t[0]}.{t[1]}" not in planned),
+                                            key=lambda t: then_seconds[json.dumps(t)]))
+            for k in planned}
     import numba
 
     out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's callees "
