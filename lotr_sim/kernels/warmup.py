@@ -67,8 +67,7 @@ MIN_CALLEE_SECONDS = 4.0
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
                           "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
-                          "yield": False, "interrupt": lambda: False, "follower_of": None,
-                          "unsaved": set()}
+                          "yield": False, "interrupt": lambda: False}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
 # the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
@@ -188,13 +187,6 @@ def _wrap_cache(disp) -> None:
             return cres
         path = _claim_path(disp, sig)
         if _claimed_by_other(path):
-            if _state["follower_of"] == _qualname(disp):
-                # a follower (the playouts) needs the entry point the main process is
-                # compiling: compile it here too, lean, so the follower is ready when the main
-                # process is; the main process's own copy is the one the cache keeps
-                _log("duplicate", disp)
-                _state["unsaved"].add(path)
-                return None
             if _state["yield"]:
                 _log("yield", disp)
                 raise _Busy(_qualname(disp))
@@ -210,11 +202,6 @@ def _wrap_cache(disp) -> None:
 
     def save_overload(sig, cres):
         try:
-            if _state["unsaved"]:
-                path = _claim_path(disp, sig)
-                if path in _state["unsaved"]:
-                    _state["unsaved"].discard(path)
-                    return
             save(sig, cres)
         finally:
             if _state["claims"]:
@@ -661,7 +648,6 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                     _log("skip", disp)
                     continue                 # the main process is compiling it
                 _state["yield"] = first
-                _state["follower_of"] = entry if group is followers else None
                 ep = disp.compile(types)
                 if isinstance(ep, _DeferredEntry) and group is followers:
                     _claim(_claim_path(disp, types))   # Python calls it: its machine code,
@@ -671,7 +657,7 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                     todo_now.append((spec, False))     # after the others
                 continue
             finally:
-                _state["yield"], _state["follower_of"] = False, None
+                _state["yield"] = False
                 drop_claims()
             done.append(f"{mod}.{name}")
     return done
