@@ -60,8 +60,9 @@ LEAN_SWITCH = "LOTR_SIM_LEAN_CALLEES"
 KEEP_ENV = "LOTR_SIM_KEEP_OPTIMISED"
 LOG_ENV = "LOTR_SIM_COMPILE_LOG"
 #: An entry point gets a helper only if its callees took at least this long to compile when
-#: the plan was recorded (starting the helper costs ~1.5 s of importing numba and the game).
-MIN_CALLEE_SECONDS = 4.0
+#: the plan was recorded (starting the helper costs ~1.5 s of importing numba and the game, on
+#: the other core; the helper then also takes the entry points that follow, over its pipe).
+MIN_CALLEE_SECONDS = 2.0
 
 
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
