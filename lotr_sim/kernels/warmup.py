@@ -107,11 +107,13 @@ def _claim_dir() -> Path:
     return Path(base) / "lotr-sim-claims"
 
 
-def _claim_path(disp, sig) -> Path:
+def _claim_path(disp, sig, what: str = "") -> Path:
+    """The claim file of a kernel's compile, or of its JIT (``what="jit"``: a lean kernel's
+    machine code, which the other process may wait for without holding up its compile)."""
     from numba.core import sigutils
 
     args, _ = sigutils.normalize_signature(sig)
-    key = hashlib.sha1(f"{_qualname(disp)}|{tuple(args)!r}".encode()).hexdigest()[:24]
+    key = hashlib.sha1(f"{what}{_qualname(disp)}|{tuple(args)!r}".encode()).hexdigest()[:24]
     return _claim_dir() / key
 
 
@@ -449,7 +451,7 @@ def _ready_in_cache(d, cres):
     other process made it; one it is making now is waited for), else None."""
     cache = getattr(d, "_cache", None)
     if _state["role"] == "main" and _claims_active():
-        path = _claim_path(d, tuple(cres.signature.args))
+        path = _claim_path(d, tuple(cres.signature.args), "jit")
         if _claimed_by_other(path):
             _log("wait", d)
             _wait_for(path)
@@ -651,7 +653,7 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                 _state["yield"] = first
                 ep = disp.compile(types)
                 if isinstance(ep, _DeferredEntry) and group is followers:
-                    _claim(_claim_path(disp, types))   # Python calls it: its machine code,
+                    _claim(_claim_path(disp, types, "jit"))   # Python calls it: its code,
                     ep.materialize()                   # with the full module passes
             except Exception as e:  # noqa: BLE001 - a stale plan entry: skip it
                 if first and _busy_inside(e):

@@ -262,6 +262,42 @@ def test_the_helper_gives_way_to_the_main_process_then_comes_back(monkeypatch, t
     assert not warmup._state["yield"]
 
 
+def test_the_main_process_waits_for_the_helpers_jit_not_for_its_compile(monkeypatch, tmp_path):
+    """A kernel Python calls, which the helper is JIT-ing, is taken from the cache once the
+    helper has saved it (the main process waits on the JIT's own claim); a compile claim on
+    the same kernel does not hold the main process up, which already has the kernel lean."""
+    import threading
+    from types import SimpleNamespace
+
+    from numba.core import types
+
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
+    monkeypatch.setitem(warmup._state, "role", "main")
+    monkeypatch.setitem(warmup._state, "helper", _FakeProc())
+    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    (tmp_path / "claims").mkdir()
+    sig = (types.int64,)
+    store: dict = {}
+    disp = _FakeDispatcher("pkg.mod.k_nb")
+    disp._cache = SimpleNamespace(_lotr_load=lambda s, ctx: store.get(s))
+    disp.targetctx = SimpleNamespace(insert_user_function=lambda *a: None)
+    cres = SimpleNamespace(signature=SimpleNamespace(args=sig))
+    ready = SimpleNamespace(entry_point="machine code", fndesc=None, library=None)
+    compile_claim, jit_claim = warmup._claim_path(disp, sig), warmup._claim_path(disp, sig, "jit")
+    assert compile_claim != jit_claim
+    compile_claim.write_text(str(os.getppid()))
+    assert warmup._ready_in_cache(disp, cres) is None          # not JIT-ed anywhere yet
+    jit_claim.write_text(str(os.getppid()))
+
+    def helper_saves():
+        store[sig] = ready
+        jit_claim.unlink()
+    threading.Timer(0.3, helper_saves).start()
+    assert warmup._ready_in_cache(disp, cres) is ready
+    log = [line.split()[3] for line in (tmp_path / "log").read_text().splitlines()]
+    assert log == ["wait"]
+
+
 def test_a_top_level_kernels_claim_lasts_until_numba_saves_it(monkeypatch, tmp_path):
     """numba saves a kernel after its compile event ends, so the end of a top-level compile
     keeps that kernel's own claim (``save_overload`` drops it) and drops the others; after a
