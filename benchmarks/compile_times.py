@@ -50,9 +50,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("minas-tirith", "lotr-risk", "the-search")
 FIRST_SIDE = {"minas-tirith": "good", "lotr-risk": "good", "the-search": "frodo"}
-#: A kept kernel (games.adapter.FULLY_OPTIMISED) that a scenario compiled or JIT-ed (a lean one
-#: Python called) after a planned entry point, taking at least this long, is a follower of that
-#: entry: its helper prepares it after the entry's callees.
+#: A contract kernel Python calls (games.adapter.FULLY_OPTIMISED, MAY_BE_LEAN) that a scenario
+#: compiled or JIT-ed (a lean one Python called) after a planned entry point, taking at least
+#: this long, is a follower of that entry: its helper prepares it after the entry's callees.
 FOLLOWER_SECONDS = 0.3
 
 
@@ -528,7 +528,7 @@ def cmd_plan(args) -> dict:
     unplanned kept kernels any scenario compiled or JIT-ed after it (``then``)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from lotr_sim.games.adapter import FULLY_OPTIMISED
+    from lotr_sim.games.adapter import FULLY_OPTIMISED, MAY_BE_LEAN
     from lotr_sim.kernels import warmup
 
     jobs = [(g, s) for g in args.game for s in plan_scenarios(g)]
@@ -558,7 +558,8 @@ def cmd_plan(args) -> dict:
             later = then.setdefault(name, [])
             for n in names[i + 1:]:
                 spec = [n.rsplit(".", 1)[0], n.rsplit(".", 1)[1], rec[n]["args"]]
-                if rec[n]["seconds"] >= FOLLOWER_SECONDS and spec[1] in FULLY_OPTIMISED and spec not in later:
+                if (rec[n]["seconds"] >= FOLLOWER_SECONDS and spec[1] in FULLY_OPTIMISED + MAY_BE_LEAN
+                        and spec not in later):
                     later.append(spec)
                     then_seconds[json.dumps(spec)] = rec[n]["seconds"]
     planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)

@@ -61,6 +61,8 @@ from lotr_sim.kernels.outcomes import OutcomeColumns
 #: legal/apply/scores lean too, LOTR Risk's search as Good used ~13% more CPU per game.
 FULLY_OPTIMISED = ("new_game_nb", "legal_nb", "apply_nb", "scores_nb", "run_until_nb", "simulate_nb",
                    "playouts_nb", "determinize_nb")
+#: The contract's kernels Python calls once per step or game, which may run lean.
+MAY_BE_LEAN = ("choose_nb", "to_move_nb", "record_nb", "invariant_nb")
 
 # The trace header's version, one for every game. 4 (issue 20): the three games' headers
 # made one - every game writes ``seat_policies``, ``seat_sides``, ``players`` (the number of
