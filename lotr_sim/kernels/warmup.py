@@ -448,7 +448,10 @@ _materialize_listeners: list[Callable[[Any, tuple, float], None]] = []   # (``re
 
 def _ready_in_cache(d, cres):
     """The kernel's compile result from the cache if it is there with its machine code (the
-    other process made it; one it is making now is waited for), else None."""
+    other process made it; one it is making now is waited for), else None. Not in the helper,
+    which JIT-s only followers it has just loaded from the cache."""
+    if _state["role"] == "helper":
+        return None
     cache = getattr(d, "_cache", None)
     if _state["role"] == "main" and _claims_active():
         path = _claim_path(d, tuple(cres.signature.args), "jit")
