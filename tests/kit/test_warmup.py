@@ -407,16 +407,7 @@ def test_a_lean_kernel_is_cached_as_bitcode_and_gets_machine_code_when_called(tm
             out = [m.leaf_nb(4)] if sys.argv[1] == "b" else [m.leaf_nb(5), m.second_nb(2), m.first_nb(3)]
             print(loaded, out, [type(c.entry_point).__name__ for c in m.leaf_nb.overloads.values()])
     """
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
-    env[warmup.ENV_SWITCH] = "0"
-    env[warmup.LEAN_SWITCH] = "1"
-    got = []
-    for arg in "abc":
-        p = subprocess.run([sys.executable, "-c", textwrap.dedent(step), arg], env=env, cwd=str(tmp_path),
-                           capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, p.stderr[-3000:]
-        got.append(p.stdout.strip().splitlines()[-1])
+    got = [_child(step, tmp_path / "cache", path=(tmp_path,), argv=(arg,), timeout=300) for arg in "abc"]
     assert got[0] == "[7] ['bitcode']"                   # compiled inside first_nb: lean
     assert got[1] == "_DeferredEntry [8] ['builtin_function_or_method']"  # loaded lean, called
     assert got[2] == "builtin_function_or_method [10, 3, 7] ['builtin_function_or_method']"
@@ -432,12 +423,15 @@ def test_planned_entry_points_and_their_followers_are_kernels_python_calls():
             assert name in FULLY_OPTIMISED + MAY_BE_LEAN, (entry, name)
 
 
-def _child(code: str, cache: Path, helper: str = "0", lean: str = "1") -> str:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+def _child(code: str, cache: Path, helper: str = "0", lean: str = "1", path: tuple[Path, ...] = (),
+           argv: tuple[str, ...] = (), timeout: float = 900) -> str:
+    """The last line ``code`` prints in a fresh process on ``cache`` (``path``: more import
+    folders; ``argv``: its arguments)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join(map(str, (ROOT, *path))))
     env[warmup.ENV_SWITCH] = helper
     env[warmup.LEAN_SWITCH] = lean
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=str(ROOT),
-                       capture_output=True, text=True, timeout=900)
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *argv], env=env, cwd=str(ROOT),
+                       capture_output=True, text=True, timeout=timeout)
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stdout.strip().splitlines()[-1]
 
