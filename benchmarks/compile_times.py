@@ -565,7 +565,9 @@ def cmd_plan(args) -> dict:
     planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)
     # an entry point with a plan of its own starts its own helper: no other helper compiles it
     # the quickest followers first: the playouts, which need the entry point itself, come last
-    keep = {k: dict(entries[k], then=sorted((t for t in then[k] if f"{t[0]}.{t[1]}" not in planned),
+    # but one compiled inside it (lean) and then called by Python is JIT-ed by its helper
+    keep = {k: dict(entries[k], then=sorted((t for t in then[k] if f"{t[0]}.{t[1]}" not in planned
+                                             or t in entries[k]["order"]),
                                             key=lambda t: then_seconds[json.dumps(t)]))
             for k in planned}
     import numba

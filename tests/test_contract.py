@@ -98,6 +98,23 @@ def test_copy_is_a_separate_game(gc):
     assert _rows_equal(g.result(comp, c), g.result(comp, d), 0, 0)
 
 
+def test_preparing_the_playouts_changes_nothing(gc):
+    """``prepare_playouts`` (called before a search game's first step, to compile the playouts
+    first) leaves the game as it was, at the start and mid-game, and the playouts after it
+    give what they give without it."""
+    g, comp = gc
+    st = g.new_state(comp, _pols(g, "random"), 4, 1)
+    for _ in range(2):
+        before = st.copy()
+        g.prepare_playouts(comp, st)
+        assert all(np.array_equal(before.arrays[k], st.arrays[k]) for k in st.arrays)
+        cands = np.arange(min(2, g.legal_actions(comp, st).shape[0]), dtype=np.int64)
+        assert np.array_equal(g.playouts(comp, st, cands, 3, 7), g.playouts(comp, before, cands, 3, 7))
+        for _ in range(5):
+            if not g.is_over(st):
+                g.apply(comp, st, g.builtin_choice(comp, st))
+
+
 def test_trace_is_evidence(gc):
     g, comp = gc
     for i in range(3):

@@ -106,3 +106,35 @@ def test_same_seed_same_choices_and_rounds_use_fresh_streams():
     p = SearchPlayer(g, 5)
     keys = {p._key(_State(0), 0, r) for r in range(5)}
     assert len(keys) == 5
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("game_name", ["minas-tirith", "the-search"])
+def test_a_search_game_compiles_its_playouts_before_the_first_step(monkeypatch, game_name):
+    """``play_state`` lets a seated search player prepare (``Game.prepare_playouts``) before the
+    built-in seats' first ``run_builtin``: on a cold cache the playouts, which call
+    ``run_until_nb``, are compiled first (issue 21); a game without such a player does not."""
+    from lotr_sim.api import get_game
+    from lotr_sim.games.players import play_state
+
+    g = get_game(game_name)
+    comp = g.compile(g.load())
+    calls: list[str] = []
+    monkeypatch.setattr(g, "prepare_playouts", lambda c, s: calls.append("prepare"))
+
+    def run_builtin(c, s, stop):
+        calls.append("run")
+        raise _Stop
+    monkeypatch.setattr(g, "run_builtin", run_builtin)
+    side = g.sides[0]
+    with pytest.raises(_Stop):
+        play_state(g, comp, {side: "search"}, 1, 0)
+    assert calls == ["prepare", "run"]
+    calls.clear()
+    with pytest.raises(_Stop):
+        play_state(g, comp, {side: "greedy"}, 1, 0)
+    assert calls == ["run"]
+

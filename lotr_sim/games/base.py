@@ -239,6 +239,12 @@ class Game(abc.ABC):
         docstring says how."""
         raise NotImplementedError
 
+    def prepare_playouts(self, compiled: Any, state) -> None:
+        """Called before the first step of a game in which a search player is seated: make
+        ready whatever ``playouts`` needs, leaving ``state`` as it was. Nothing here (a numba
+        game compiles its playouts kernel first: ``NumbaGame.prepare_playouts``)."""
+        return None
+
     # Can a playout stop after some rounds and be scored as if the game ended there
     # (``playouts``' ``horizon``)? Only where the rules name a winner at any moment (LOTR Risk:
     # the most points, LR-11.2).

@@ -117,6 +117,10 @@ def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: in
     players = {seat: generic_player(p, game, seed) for seat, p in enumerate(seats.values()) if is_generic(p)}
     state = game.new_state(compiled, policies, seed, index, trace=trace, debug=debug)
     stop = sorted(players)
+    for p in players.values():               # a player may get ready before the first step
+        prepare = getattr(p, "prepare", None)
+        if prepare is not None:
+            prepare(compiled, state)
     t0 = time.perf_counter()
     while True:
         seat = game.run_builtin(compiled, state, stop)

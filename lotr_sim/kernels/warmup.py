@@ -622,9 +622,10 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
     up; then the kept kernels planned to follow the entry (``then``: the search player's
     steps and playouts, which Python calls), each compiled lean and then JIT-ed with the full
     module passes. Each is loaded from the cache instead when another process already compiled
-    it, and one the other process is compiling is skipped. Returns the names compiled or
-    loaded. A callee that no longer exists or no longer compiles with the planned types is
-    skipped: the plan is stale and only the time is lost."""
+    it; a callee the other process is compiling is skipped, a follower taken after the other
+    followers (waiting for it then: the main process compiles it lean and leaves the JIT).
+    Returns the names compiled or loaded. A callee that no longer exists or no longer compiles
+    with the planned types is skipped: the plan is stale and only the time is lost."""
     import importlib
 
     plan = load_plan() if plan is None else plan
@@ -651,8 +652,12 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                 disp = getattr(importlib.import_module(mod), name)
                 types = parse_types(reprs)
                 if _claims_active() and _claimed_by_other(_claim_path(disp, types)):
-                    _log("skip", disp)
-                    continue                 # the main process is compiling it
+                    if group is callees:
+                        _log("skip", disp)
+                        continue             # the main process is compiling it
+                    if first:                # a follower the main process is compiling (lean,
+                        todo_now.append((spec, False))   # inside the entry): after the others,
+                        continue                         # then waiting for it, to JIT it
                 _state["yield"] = first
                 ep = disp.compile(types)
                 if isinstance(ep, _DeferredEntry) and group is followers:

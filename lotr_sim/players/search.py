@@ -135,6 +135,11 @@ class SearchPlayer:
         # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
         return winner_scores(self.game, winners, side)
 
+    def prepare(self, compiled, state: State) -> None:
+        """Before the game's first step: the game makes its playouts ready
+        (``Game.prepare_playouts``; on a cold cache, their compile comes first)."""
+        self.game.prepare_playouts(compiled, state)
+
     def choose(self, compiled, state: State) -> int:
         """The index of the legal action this player takes at ``state``."""
         seat = self.game.to_move(state)

@@ -262,6 +262,51 @@ def test_the_helper_gives_way_to_the_main_process_then_comes_back(monkeypatch, t
     assert not warmup._state["yield"]
 
 
+_FOLLOW_MODULE = """
+from numba import njit
+
+@njit
+def first_follow_probe_nb(x):
+    return x + 3
+
+@njit
+def later_follow_probe_nb(x):
+    return x * 5
+"""
+
+
+def test_a_follower_the_main_process_is_compiling_is_taken_after_the_others(monkeypatch, tmp_path):
+    """A follower (``then``) the main process has claimed - as when it compiles Minas Tirith's
+    or The Search's ``run_until_nb`` lean inside the playouts, and Python calls it next - is not
+    skipped: the helper takes the other followers first, then waits for it and JIT-s it."""
+    import threading
+
+    from numba.core import types
+
+    (tmp_path / "follow_probe_mod.py").write_text(_FOLLOW_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import follow_probe_mod as m
+
+    for d in (m.first_follow_probe_nb, m.later_follow_probe_nb):
+        warmup._wrap_cache(d)
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
+    monkeypatch.setitem(warmup._state, "role", "helper")
+    monkeypatch.setitem(warmup._state, "claims", set())
+    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    claim = warmup._claim_path(m.first_follow_probe_nb, (types.int64,))
+    claim.parent.mkdir()
+    claim.write_text(str(os.getppid()))           # the "main process" compiles first_...
+    threading.Timer(1.0, claim.unlink).start()    # ... and is done with it 1 s later
+    then = [["follow_probe_mod", n, ["int64"]] for n in ("first_follow_probe_nb", "later_follow_probe_nb")]
+    plan = {"e": dict(seconds=1.0, order=[], order_seconds=[], then=then)}
+    assert warmup.compile_callees("e", plan=plan) == ["follow_probe_mod.later_follow_probe_nb",
+                                                      "follow_probe_mod.first_follow_probe_nb"]
+    log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
+    assert ["wait", "follow_probe_mod.first_follow_probe_nb"] in log
+    assert not [e for e in log if e[0] == "skip"]
+    assert m.first_follow_probe_nb(2) == 5 and m.later_follow_probe_nb(2) == 10
+
+
 def test_the_main_process_waits_for_the_helpers_jit_not_for_its_compile(monkeypatch, tmp_path):
     """A kernel Python calls, which the helper is JIT-ing, is taken from the cache once the
     helper has saved it (the main process waits on the JIT's own claim); a compile claim on
