@@ -660,9 +660,11 @@ def compile_callees(entry: str, plan: dict[str, dict] | None = None,
                         continue                         # then waiting for it, to JIT it
                 _state["yield"] = first
                 ep = disp.compile(types)
-                if isinstance(ep, _DeferredEntry) and group is followers:
+                if isinstance(ep, _DeferredEntry) and group is followers and alive():
                     _claim(_claim_path(disp, types, "jit"))   # Python calls it: its code,
-                    ep.materialize()                   # with the full module passes
+                    ep.materialize()                   # with the full module passes (not
+                                                       # when a new entry point has come:
+                                                       # its callees come first)
             except Exception as e:  # noqa: BLE001 - a stale plan entry: skip it
                 if first and _busy_inside(e):
                     todo_now.append((spec, False))     # after the others
