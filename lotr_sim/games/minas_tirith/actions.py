@@ -355,7 +355,7 @@ def _leader_path_ok_nb(cf, st, side, a, b):
     return False
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def do_action_nb(cf, st, tr, s, pol, side, act, i):
     kind = act[i, 0]
     a = act[i, 1]

@@ -483,7 +483,7 @@ def card_score_nb(cf, st, side, act, r):
     return 1.0 if k != 3 and nk + nj < 2 else 0.25   # CD_LOAD
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def card_step_nb(cf, st, tr, s, pol, side, act, i, scr):
     """Apply card row ``act[i]`` (MT-5.2-5.5, MT-9.7); True while the card step goes on (a seat
     with PL_CARDS and a card play left), else the step ends with the hand limit (MT-5.6). A seat

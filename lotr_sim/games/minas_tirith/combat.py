@@ -746,7 +746,7 @@ def lose_one_nb(cf, st, tr, t, u):
     return 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def next_loss_nb(cf, st, tr, s, pol):
     """After one loss: the next loss decision (returns True), or the next side's losses, or
     the rest of the bombardment or assault: returns True if that stops at a retreat decision

@@ -152,7 +152,7 @@ def determinize_nb(cf, st, s, seat, tmp):
 # seat's heuristic (see the module docstring of game.py).
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
     """MT-4.5 and MT-5: the chosen die draws its cards, the turn event, the card step (left
     at PH_CARD when it is the seat's decision and it has a card play)."""
@@ -193,7 +193,7 @@ def begin_turn_nb(cf, st, tr, s, pol, side, die, scr, act):
     _debug_check_nb(cf, st)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def finish_turn_nb(cf, st, tr):
     """MT-8.3 end of turn, MT-10.3 deck end, then the next turn's seat (or a new round)."""
     side = st[S_SIDE]
@@ -261,7 +261,7 @@ def to_move_nb(st):
     return st[S_SIDE]
 
 
-@njit(cache=True, _nrt=False, inline="always", nogil=True)
+@njit(cache=True, _nrt=False, nogil=True)
 def legal_nb(cf, st, act):
     """Every action of the decision the state rests at, as rows of ``act``; returns n >= 1
     (0 once the game is over)."""
@@ -288,7 +288,7 @@ def legal_nb(cf, st, act):
     return enum_actions_nb(cf, st, st[S_SIDE], act)
 
 
-@njit(cache=True, _nrt=False, inline="always", nogil=True)
+@njit(cache=True, _nrt=False, nogil=True)
 def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
     """Apply legal action ``act[i]`` of the current decision and resolve everything up to the
     next decision (``act`` must hold this state's legal_nb; ``wp`` unused: the common signature)."""
@@ -348,7 +348,7 @@ def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
     advance_nb(cf, st, s)
 
 
-@njit(cache=True, _nrt=False, inline="always", nogil=True)
+@njit(cache=True, _nrt=False, nogil=True)
 def choose_nb(cf, wp, pol, st, act, scr, s, n):
     """The built-in policy of the seat to move (random or a heuristic, ``pol`` row) picks one
     of the ``n`` legal actions in ``act``; returns its index (``scr`` unused: the common signature)."""
@@ -438,9 +438,8 @@ def simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out):
     scr = np.zeros(8, dtype=np.int64)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     for i in range(lo, hi):
-        # play_game_nb's loop written out here (legal_nb, choose_nb and
-        # apply_nb are inlined): every jitted level re-optimises the whole engine below it
-        # when it is compiled, ~5 s of first run each (see game.py, first-run compile)
+        # play_game_nb's loop written out here: one jitted level less to compile (see
+        # game.py, first-run compile)
         new_game_nb(cf, st, tr, act, s, seed, first + i, debug)
         while st[S_OVER] == 0:
             n = legal_nb(cf, st, act)
