@@ -22,7 +22,8 @@ How it works:
   callee holding a large share of the work, such as LOTR Risk's turn kernel, is left to the
   main process and the helper works inside it from the far end); each side loads what the
   other already cached. A kernel one side is compiling is *claimed* (below): the main
-  process waits for a kernel the helper has claimed, but the helper gives up a callee that
+  process waits for a kernel the helper has claimed (compiling meanwhile the planned callees
+  that come after it in its own order, ``_work_while_waiting``), but the helper gives up a callee that
   needs a kernel the main process has claimed (``_Busy``) and goes on with the next,
   coming back to those it gave up after the others, so the helper never idles while there
   is work the main process has not reached. When the entry point's compile ends the helper
@@ -68,7 +69,8 @@ MIN_CALLEE_SECONDS = 2.0
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
                           "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
-                          "yield": False, "interrupt": lambda: False}
+                          "yield": False, "interrupt": lambda: False, "entry": None,
+                          "stealing": False}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
 # the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
@@ -194,6 +196,8 @@ def _wrap_cache(disp) -> None:
                 _log("yield", disp)
                 raise _Busy(_qualname(disp))
             _log("wait", disp)
+            if _state["role"] == "main":
+                _work_while_waiting(disp, path)
             _wait_for(path)
             cres = load(sig, target_context)
             _log("loaded" if cres is not None else "waited-in-vain", disp)
@@ -214,6 +218,50 @@ def _wrap_cache(disp) -> None:
     cache.save_overload = save_overload
     cache._lotr_load = load
     cache._lotr_claims = True
+
+
+def _work_while_waiting(waited, path: Path) -> None:
+    """In the main process, while the helper compiles a kernel it needs (``waited``, claimed
+    at ``path``): compile the current entry point's planned callees that come after it in
+    the main process's own order (not its subtree: the helper would give that kernel up)
+    and that neither process has started, until it is ready. Each is lean (compiled inside
+    a compile) and gives way at once (``_Busy``) if it needs a kernel the helper is
+    compiling, so the two processes never wait for each other."""
+    import importlib
+
+    plan = _state["plan"] or {}
+    e = plan.get(_state["entry"] or "")
+    if e is None or _state["stealing"]:
+        return
+    key = [waited.py_func.__module__, waited.py_func.__qualname__]
+    at = next((i for i, spec in enumerate(e["order"]) if spec[:2] == key), None)
+    if at is None:
+        return
+    _state["stealing"] = True
+    try:
+        for mod, name, reprs in e["order"][at + 1:]:
+            if not _claimed_by_other(path) or not _claims_active():
+                return
+            try:
+                disp = getattr(importlib.import_module(mod), name)
+                types = parse_types(reprs)
+            except Exception:  # noqa: BLE001 - a stale plan entry
+                continue
+            if (getattr(disp, "_compiling_counter", 0) or tuple(types) in disp.overloads
+                    or _claimed_by_other(_claim_path(disp, types))):
+                continue                     # on this process's stack, done, or the helper's
+            before = set(_state["claims"])
+            _state["yield"] = True
+            try:
+                disp.compile(types)
+                _log("meanwhile", disp)
+            except Exception:  # noqa: BLE001 - it gave way (_Busy): left for later
+                for p in _state["claims"] - before:
+                    _drop(p)
+            finally:
+                _state["yield"] = False
+    finally:
+        _state["stealing"] = False
 
 
 def wrap_loaded_dispatchers(prefix: str = "lotr_sim.") -> int:
@@ -325,6 +373,7 @@ def _on_start(dispatcher) -> None:
         plan = _state["plan"] = load_plan()
     if name in plan and name not in _state["started"]:
         _state["started"].add(name)
+        _state["entry"] = name
         _state["role"] = "main"
         _state["then"] = bool(plan[name].get("then"))
         wrap_loaded_dispatchers()

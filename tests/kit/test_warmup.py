@@ -307,6 +307,79 @@ def test_a_follower_the_main_process_is_compiling_is_taken_after_the_others(monk
     assert m.first_follow_probe_nb(2) == 5 and m.later_follow_probe_nb(2) == 10
 
 
+_MEANWHILE_MODULE = """
+from numba import njit
+
+@njit
+def before_mw_nb(x):
+    return x - 1
+
+@njit
+def waited_mw_nb(x):
+    return x + 1
+
+@njit
+def later_mw_nb(x):
+    return x * 3
+
+@njit
+def inner_mw_nb(x):
+    return x * 7
+
+@njit
+def blocked_mw_nb(x):
+    return inner_mw_nb(x) + 1
+"""
+
+
+def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch, tmp_path):
+    """While the main process waits for a kernel the helper is compiling, it compiles the
+    entry's planned callees that come after that kernel in its own order (not those before:
+    the waited kernel's subtree, which the helper would then give up), and one of them that
+    needs a kernel the helper has claimed gives way at once instead of waiting (no two
+    processes ever wait for each other), leaving no claim behind."""
+    import threading
+
+    from numba.core import types
+
+    (tmp_path / "meanwhile_mod.py").write_text(_MEANWHILE_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import meanwhile_mod as m
+
+    names = ("before_mw_nb", "waited_mw_nb", "later_mw_nb", "inner_mw_nb", "blocked_mw_nb")
+    for n in names:
+        warmup._wrap_cache(getattr(m, n))
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
+    monkeypatch.setitem(warmup._state, "role", "main")
+    monkeypatch.setitem(warmup._state, "helper", _FakeProc())
+    monkeypatch.setitem(warmup._state, "claims", set())
+    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    spec = {n: ["meanwhile_mod", n, ["int64"]] for n in names}
+    order = [spec["before_mw_nb"], spec["waited_mw_nb"], spec["blocked_mw_nb"], spec["later_mw_nb"]]
+    monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 4)})
+    monkeypatch.setitem(warmup._state, "entry", "e")
+    sig = (types.int64,)
+    waited, inner = warmup._claim_path(m.waited_mw_nb, sig), warmup._claim_path(m.inner_mw_nb, sig)
+    waited.parent.mkdir()
+    for c in (waited, inner):
+        c.write_text(str(os.getppid()))              # the "helper" compiles these two
+    threading.Timer(1.5, waited.unlink).start()
+    try:
+        m.waited_mw_nb.compile(sig)
+    finally:
+        inner.unlink()
+    log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
+    assert log[0] == ["wait", "meanwhile_mod.waited_mw_nb"]
+    assert ["yield", "meanwhile_mod.inner_mw_nb"] in log
+    assert ["meanwhile", "meanwhile_mod.later_mw_nb"] in log
+    assert [e for e in log if e[0] == "meanwhile"] == [["meanwhile", "meanwhile_mod.later_mw_nb"]]
+    assert sig in m.later_mw_nb.overloads and sig in m.waited_mw_nb.overloads
+    assert sig not in m.before_mw_nb.overloads and sig not in m.blocked_mw_nb.overloads
+    assert not warmup._state["stealing"] and not warmup._state["yield"]
+    assert not list((tmp_path / "claims").iterdir())
+    assert m.later_mw_nb(2) == 6 and m.blocked_mw_nb(1) == 8
+
+
 def test_the_main_process_waits_for_the_helpers_jit_not_for_its_compile(monkeypatch, tmp_path):
     """A kernel Python calls, which the helper is JIT-ing, is taken from the cache once the
     helper has saved it (the main process waits on the JIT's own claim); a compile claim on
