@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -296,11 +297,24 @@ def test_a_follower_the_main_process_is_compiling_is_taken_after_the_others(monk
     claim = warmup._claim_path(m.first_follow_probe_nb, (types.int64,))
     claim.parent.mkdir()
     claim.write_text(str(os.getppid()))           # the "main process" compiles first_...
-    threading.Timer(1.0, claim.unlink).start()    # ... and is done with it 1 s later
+    log_file = tmp_path / "log"
+
+    def main_saves_once_waited_for():             # (or after 2 minutes: the test then fails)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120:
+            if log_file.exists() and "wait follow_probe_mod.first_follow_probe_nb" in log_file.read_text():
+                break
+            time.sleep(0.02)
+        claim.unlink()
+    main = threading.Thread(target=main_saves_once_waited_for, daemon=True)
+    main.start()
     then = [["follow_probe_mod", n, ["int64"]] for n in ("first_follow_probe_nb", "later_follow_probe_nb")]
     plan = {"e": dict(seconds=1.0, order=[], order_seconds=[], then=then)}
-    assert warmup.compile_callees("e", plan=plan) == ["follow_probe_mod.later_follow_probe_nb",
-                                                      "follow_probe_mod.first_follow_probe_nb"]
+    try:
+        assert warmup.compile_callees("e", plan=plan) == ["follow_probe_mod.later_follow_probe_nb",
+                                                          "follow_probe_mod.first_follow_probe_nb"]
+    finally:
+        main.join()
     log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
     assert ["wait", "follow_probe_mod.first_follow_probe_nb"] in log
     assert not [e for e in log if e[0] == "skip"]
@@ -363,10 +377,21 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     waited.parent.mkdir()
     for c in (waited, inner):
         c.write_text(str(os.getppid()))              # the "helper" compiles these two
-    threading.Timer(1.5, waited.unlink).start()
+    log_file = tmp_path / "log"
+
+    def helper_saves_once_main_has_worked_ahead():   # (or after 2 minutes: the test then fails)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120:
+            if log_file.exists() and "meanwhile meanwhile_mod.later_mw_nb" in log_file.read_text():
+                break
+            time.sleep(0.02)
+        waited.unlink()
+    helper = threading.Thread(target=helper_saves_once_main_has_worked_ahead, daemon=True)
+    helper.start()
     try:
         m.waited_mw_nb.compile(sig)
     finally:
+        helper.join()
         inner.unlink()
     log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
     assert log[0] == ["wait", "meanwhile_mod.waited_mw_nb"]
