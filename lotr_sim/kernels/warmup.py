@@ -231,8 +231,8 @@ def _work_while_waiting(waited, path: Path) -> None:
 
     plan = _state["plan"] or {}
     e = plan.get(_state["entry"] or "")
-    if e is None or _state["stealing"]:
-        return
+    if e is None or _state["stealing"] or not _state["stack"]:
+        return                               # (a kernel Python calls is just waited for)
     key = [waited.py_func.__module__, waited.py_func.__qualname__]
     at = next((i for i, spec in enumerate(e["order"]) if spec[:2] == key), None)
     if at is None:

@@ -343,15 +343,20 @@ def inner_mw_nb(x):
 @njit
 def blocked_mw_nb(x):
     return inner_mw_nb(x) + 1
+
+@njit
+def outer_mw_nb(x):
+    return waited_mw_nb(x) + 100
 """
 
 
 def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch, tmp_path):
-    """While the main process waits for a kernel the helper is compiling, it compiles the
-    entry's planned callees that come after that kernel in its own order (not those before:
-    the waited kernel's subtree, which the helper would then give up), and one of them that
-    needs a kernel the helper has claimed gives way at once instead of waiting (no two
-    processes ever wait for each other), leaving no claim behind."""
+    """While the main process, compiling a kernel, waits for a callee the helper is compiling,
+    it compiles the entry's planned callees that come after that callee in its own order (not
+    those before: the waited kernel's subtree, which the helper would then give up), and one
+    of them that needs a kernel the helper has claimed gives way at once instead of waiting
+    (no two processes ever wait for each other), leaving no claim behind. A kernel Python
+    calls is only waited for (work done then would count as compiles Python started)."""
     import threading
 
     from numba.core import types
@@ -360,7 +365,8 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     monkeypatch.syspath_prepend(str(tmp_path))
     import meanwhile_mod as m
 
-    names = ("before_mw_nb", "waited_mw_nb", "later_mw_nb", "inner_mw_nb", "blocked_mw_nb")
+    warmup.install()                                  # (as in every run: the compile stack)
+    names = ("before_mw_nb", "waited_mw_nb", "later_mw_nb", "inner_mw_nb", "blocked_mw_nb", "outer_mw_nb")
     for n in names:
         warmup._wrap_cache(getattr(m, n))
     monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
@@ -369,8 +375,8 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     monkeypatch.setitem(warmup._state, "claims", set())
     monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
     spec = {n: ["meanwhile_mod", n, ["int64"]] for n in names}
-    order = [spec["before_mw_nb"], spec["waited_mw_nb"], spec["blocked_mw_nb"], spec["later_mw_nb"]]
-    monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 4)})
+    order = [spec[n] for n in ("before_mw_nb", "waited_mw_nb", "blocked_mw_nb", "later_mw_nb", "outer_mw_nb")]
+    monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 5)})
     monkeypatch.setitem(warmup._state, "entry", "e")
     sig = (types.int64,)
     waited, inner = warmup._claim_path(m.waited_mw_nb, sig), warmup._claim_path(m.inner_mw_nb, sig)
@@ -389,20 +395,20 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     helper = threading.Thread(target=helper_saves_once_main_has_worked_ahead, daemon=True)
     helper.start()
     try:
-        m.waited_mw_nb.compile(sig)
+        m.outer_mw_nb.compile(sig)
     finally:
         helper.join()
         inner.unlink()
     log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
-    assert log[0] == ["wait", "meanwhile_mod.waited_mw_nb"]
+    assert log[:2] == [["compile", "meanwhile_mod.outer_mw_nb"], ["wait", "meanwhile_mod.waited_mw_nb"]]
     assert ["yield", "meanwhile_mod.inner_mw_nb"] in log
     assert ["meanwhile", "meanwhile_mod.later_mw_nb"] in log
     assert [e for e in log if e[0] == "meanwhile"] == [["meanwhile", "meanwhile_mod.later_mw_nb"]]
-    assert sig in m.later_mw_nb.overloads and sig in m.waited_mw_nb.overloads
+    assert sig in m.later_mw_nb.overloads and sig in m.waited_mw_nb.overloads and sig in m.outer_mw_nb.overloads
     assert sig not in m.before_mw_nb.overloads and sig not in m.blocked_mw_nb.overloads
     assert not warmup._state["stealing"] and not warmup._state["yield"]
     assert not list((tmp_path / "claims").iterdir())
-    assert m.later_mw_nb(2) == 6 and m.blocked_mw_nb(1) == 8
+    assert m.later_mw_nb(2) == 6 and m.blocked_mw_nb(1) == 8 and m.outer_mw_nb(1) == 102
 
 
 def test_the_main_process_waits_for_the_helpers_jit_not_for_its_compile(monkeypatch, tmp_path):
