@@ -411,6 +411,53 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     assert m.later_mw_nb(2) == 6 and m.blocked_mw_nb(1) == 8 and m.outer_mw_nb(1) == 102
 
 
+def test_a_kernel_python_calls_is_only_waited_for(monkeypatch, tmp_path):
+    """A kernel the helper is compiling that Python itself calls (no compile under way in the
+    main process) is waited for without working ahead: a kernel compiled then would count as
+    a top-level compile, whose end drops every claim and stops the helper."""
+    import threading
+
+    from numba.core import types
+
+    (tmp_path / "meanwhile0_mod.py").write_text(_MEANWHILE_MODULE.replace("_mw_nb", "_mw0_nb"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import meanwhile0_mod as m
+
+    warmup.install()
+    for n in ("waited_mw0_nb", "later_mw0_nb"):
+        warmup._wrap_cache(getattr(m, n))
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
+    monkeypatch.setitem(warmup._state, "role", "main")
+    monkeypatch.setitem(warmup._state, "helper", _FakeProc())
+    monkeypatch.setitem(warmup._state, "claims", set())
+    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    order = [["meanwhile0_mod", n, ["int64"]] for n in ("waited_mw0_nb", "later_mw0_nb")]
+    monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 2)})
+    monkeypatch.setitem(warmup._state, "entry", "e")
+    sig = (types.int64,)
+    waited = warmup._claim_path(m.waited_mw0_nb, sig)
+    waited.parent.mkdir()
+    waited.write_text(str(os.getppid()))
+    log_file = tmp_path / "log"
+
+    def helper_saves_once_waited_for():
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120:
+            if log_file.exists() and "wait meanwhile0_mod.waited_mw0_nb" in log_file.read_text():
+                break
+            time.sleep(0.02)
+        waited.unlink()
+    t = threading.Thread(target=helper_saves_once_waited_for, daemon=True)
+    t.start()
+    try:
+        m.waited_mw0_nb.compile(sig)
+    finally:
+        t.join()
+    log = [line.split()[3] for line in log_file.read_text().splitlines()]
+    assert log[0] == "wait" and "meanwhile" not in log
+    assert sig not in m.later_mw0_nb.overloads
+
+
 def test_the_main_process_waits_for_the_helpers_jit_not_for_its_compile(monkeypatch, tmp_path):
     """A kernel Python calls, which the helper is JIT-ing, is taken from the cache once the
     helper has saved it (the main process waits on the JIT's own claim); a compile claim on
