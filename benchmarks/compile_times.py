@@ -563,9 +563,9 @@ def cmd_plan(args) -> dict:
                     later.append(spec)
                     then_seconds[json.dumps(spec)] = rec[n]["seconds"]
     planned = sorted(k for k, e in entries.items() if e["callee_seconds"] >= warmup.MIN_CALLEE_SECONDS)
-    # an entry point with a plan of its own starts its own helper: no other helper compiles it
-    # the quickest followers first: the playouts, which need the entry point itself, come last
-    # but one compiled inside it (lean) and then called by Python is JIT-ed by its helper
+    # an entry point with a plan of its own starts its own helper: no other helper compiles it,
+    # unless it was compiled inside this entry (lean) and then called by Python: this entry's
+    # helper JIT-s it (run_until_nb inside the playouts). The quickest followers first.
     keep = {k: dict(entries[k], then=sorted((t for t in then[k] if f"{t[0]}.{t[1]}" not in planned
                                              or t in entries[k]["order"]),
                                             key=lambda t: then_seconds[json.dumps(t)]))

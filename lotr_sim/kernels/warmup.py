@@ -69,8 +69,7 @@ MIN_CALLEE_SECONDS = 2.0
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
                           "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
-                          "yield": False, "interrupt": lambda: False, "entry": None,
-                          "stealing": False}
+                          "yield": False, "interrupt": lambda: False, "entry": None}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
 # the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
 
@@ -226,42 +225,39 @@ def _work_while_waiting(waited, path: Path) -> None:
     the main process's own order (not its subtree: the helper would give that kernel up)
     and that neither process has started, until it is ready. Each is lean (compiled inside
     a compile) and gives way at once (``_Busy``) if it needs a kernel the helper is
-    compiling, so the two processes never wait for each other."""
+    compiling, so the two processes never wait for each other (and no wait is met here again:
+    with ``yield`` set, a kernel the helper has claimed raises before any wait)."""
     import importlib
 
     plan = _state["plan"] or {}
     e = plan.get(_state["entry"] or "")
-    if e is None or _state["stealing"] or not _state["stack"]:
+    if e is None or not _state["stack"]:
         return                               # (a kernel Python calls is just waited for)
     key = [waited.py_func.__module__, waited.py_func.__qualname__]
     at = next((i for i, spec in enumerate(e["order"]) if spec[:2] == key), None)
     if at is None:
         return
-    _state["stealing"] = True
-    try:
-        for mod, name, reprs in e["order"][at + 1:]:
-            if not _claimed_by_other(path) or not _claims_active():
-                return
-            try:
-                disp = getattr(importlib.import_module(mod), name)
-                types = parse_types(reprs)
-            except Exception:  # noqa: BLE001 - a stale plan entry
-                continue
-            if (getattr(disp, "_compiling_counter", 0) or tuple(types) in disp.overloads
-                    or _claimed_by_other(_claim_path(disp, types))):
-                continue                     # on this process's stack, done, or the helper's
-            before = set(_state["claims"])
-            _state["yield"] = True
-            try:
-                disp.compile(types)
-                _log("meanwhile", disp)
-            except Exception:  # noqa: BLE001 - it gave way (_Busy): left for later
-                for p in _state["claims"] - before:
-                    _drop(p)
-            finally:
-                _state["yield"] = False
-    finally:
-        _state["stealing"] = False
+    for mod, name, reprs in e["order"][at + 1:]:
+        if not _claimed_by_other(path) or not _claims_active():
+            return
+        try:
+            disp = getattr(importlib.import_module(mod), name)
+            types = parse_types(reprs)
+        except Exception:  # noqa: BLE001 - a stale plan entry
+            continue
+        if (getattr(disp, "_compiling_counter", 0) or tuple(types) in disp.overloads
+                or _claimed_by_other(_claim_path(disp, types))):
+            continue                     # on this process's stack, done, or the helper's
+        before = set(_state["claims"])
+        _state["yield"] = True
+        try:
+            disp.compile(types)
+            _log("meanwhile", disp)
+        except Exception:  # noqa: BLE001 - it gave way (_Busy): left for later
+            for p in _state["claims"] - before:
+                _drop(p)
+        finally:
+            _state["yield"] = False
 
 
 def wrap_loaded_dispatchers(prefix: str = "lotr_sim.") -> int:

@@ -216,6 +216,52 @@ def test_claims_make_a_process_wait_for_the_kernel_the_other_is_compiling(monkey
     assert not warmup._claim_path(disp, sig3).exists()
 
 
+def _probe_module(monkeypatch, tmp_path: Path, name: str, source: str):
+    """Import ``source`` as module ``name`` (from ``tmp_path``), every kernel of it with the
+    claim checks on its cache."""
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = importlib.import_module(name)
+    for obj in vars(m).values():
+        if isinstance(obj, Dispatcher):
+            warmup._wrap_cache(obj)
+    return m
+
+
+def _as_role(monkeypatch, tmp_path: Path, role: str, helper: bool = False) -> Path:
+    """This process as the helper or the main process (with a live fake helper), its claims
+    under ``tmp_path / "claims"``; returns the compile log's path."""
+    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
+    monkeypatch.setitem(warmup._state, "role", role)
+    monkeypatch.setitem(warmup._state, "claims", set())
+    if helper:
+        monkeypatch.setitem(warmup._state, "helper", _FakeProc())
+    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    return tmp_path / "log"
+
+
+def _logged(log_file: Path) -> list[list[str]]:
+    """The compile log's events: [what, kernel] each."""
+    return [line.split()[3:] for line in log_file.read_text().splitlines()]
+
+
+def _drop_once_logged(claim: Path, log_file: Path, event: str):
+    """The other process, as a started thread: it drops ``claim`` once ``event`` ("what
+    kernel") is in the log, or after 2 minutes (the test then fails). Join it."""
+    import threading
+
+    def other():
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 120:
+            if log_file.exists() and event in log_file.read_text():
+                break
+            time.sleep(0.02)
+        claim.unlink()
+    t = threading.Thread(target=other, daemon=True)
+    t.start()
+    return t
+
+
 _YIELD_MODULE = """
 from numba import njit
 
@@ -233,29 +279,22 @@ def test_the_helper_gives_way_to_the_main_process_then_comes_back(monkeypatch, t
     """In the helper, a planned callee that needs a kernel the main process has claimed is
     given up at once (``_Busy``, found through numba's wrapping of it) instead of waiting, and
     compiled after the other callees, waiting then for the main process's kernel."""
-    import threading
-
     from numba.core import types
 
-    (tmp_path / "yield_probe_mod.py").write_text(_YIELD_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import yield_probe_mod as m
-
-    warmup._wrap_cache(m.inner_yield_probe_nb)
-    warmup._wrap_cache(m.outer_yield_probe_nb)
-    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
-    monkeypatch.setitem(warmup._state, "role", "helper")
-    monkeypatch.setitem(warmup._state, "claims", set())
-    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    m = _probe_module(monkeypatch, tmp_path, "yield_probe_mod", _YIELD_MODULE)
+    log_file = _as_role(monkeypatch, tmp_path, "helper")
     sig = (types.int64,)
     claim = warmup._claim_path(m.inner_yield_probe_nb, sig)
     claim.parent.mkdir()
     claim.write_text(str(os.getppid()))           # the "main process" compiles inner_...
     spec = ["yield_probe_mod", "outer_yield_probe_nb", ["int64"]]
     plan = {"e": dict(seconds=1.0, order=[spec], order_seconds=[0.1])}
-    threading.Timer(1.0, claim.unlink).start()    # ... and is done with it 1 s later
-    assert warmup.compile_callees("e", plan=plan) == ["yield_probe_mod.outer_yield_probe_nb"]
-    log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
+    main = _drop_once_logged(claim, log_file, "wait yield_probe_mod.inner_yield_probe_nb")   # ... until then
+    try:
+        assert warmup.compile_callees("e", plan=plan) == ["yield_probe_mod.outer_yield_probe_nb"]
+    finally:
+        main.join()
+    log = _logged(log_file)
     assert log[:2] == [["compile", "yield_probe_mod.outer_yield_probe_nb"],
                        ["yield", "yield_probe_mod.inner_yield_probe_nb"]]
     assert ["wait", "yield_probe_mod.inner_yield_probe_nb"] in log[2:]
@@ -280,34 +319,14 @@ def test_a_follower_the_main_process_is_compiling_is_taken_after_the_others(monk
     """A follower (``then``) the main process has claimed - as when it compiles Minas Tirith's
     or The Search's ``run_until_nb`` lean inside the playouts, and Python calls it next - is not
     skipped: the helper takes the other followers first, then waits for it and JIT-s it."""
-    import threading
-
     from numba.core import types
 
-    (tmp_path / "follow_probe_mod.py").write_text(_FOLLOW_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import follow_probe_mod as m
-
-    for d in (m.first_follow_probe_nb, m.later_follow_probe_nb):
-        warmup._wrap_cache(d)
-    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
-    monkeypatch.setitem(warmup._state, "role", "helper")
-    monkeypatch.setitem(warmup._state, "claims", set())
-    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    m = _probe_module(monkeypatch, tmp_path, "follow_probe_mod", _FOLLOW_MODULE)
+    log_file = _as_role(monkeypatch, tmp_path, "helper")
     claim = warmup._claim_path(m.first_follow_probe_nb, (types.int64,))
     claim.parent.mkdir()
     claim.write_text(str(os.getppid()))           # the "main process" compiles first_...
-    log_file = tmp_path / "log"
-
-    def main_saves_once_waited_for():             # (or after 2 minutes: the test then fails)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 120:
-            if log_file.exists() and "wait follow_probe_mod.first_follow_probe_nb" in log_file.read_text():
-                break
-            time.sleep(0.02)
-        claim.unlink()
-    main = threading.Thread(target=main_saves_once_waited_for, daemon=True)
-    main.start()
+    main = _drop_once_logged(claim, log_file, "wait follow_probe_mod.first_follow_probe_nb")
     then = [["follow_probe_mod", n, ["int64"]] for n in ("first_follow_probe_nb", "later_follow_probe_nb")]
     plan = {"e": dict(seconds=1.0, order=[], order_seconds=[], then=then)}
     try:
@@ -315,7 +334,7 @@ def test_a_follower_the_main_process_is_compiling_is_taken_after_the_others(monk
                                                           "follow_probe_mod.first_follow_probe_nb"]
     finally:
         main.join()
-    log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
+    log = _logged(log_file)
     assert ["wait", "follow_probe_mod.first_follow_probe_nb"] in log
     assert not [e for e in log if e[0] == "skip"]
     assert m.first_follow_probe_nb(2) == 5 and m.later_follow_probe_nb(2) == 10
@@ -357,25 +376,13 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     of them that needs a kernel the helper has claimed gives way at once instead of waiting
     (no two processes ever wait for each other), leaving no claim behind. A kernel Python
     calls is only waited for (work done then would count as compiles Python started)."""
-    import threading
-
     from numba.core import types
 
-    (tmp_path / "meanwhile_mod.py").write_text(_MEANWHILE_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import meanwhile_mod as m
-
     warmup.install()                                  # (as in every run: the compile stack)
-    names = ("before_mw_nb", "waited_mw_nb", "later_mw_nb", "inner_mw_nb", "blocked_mw_nb", "outer_mw_nb")
-    for n in names:
-        warmup._wrap_cache(getattr(m, n))
-    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
-    monkeypatch.setitem(warmup._state, "role", "main")
-    monkeypatch.setitem(warmup._state, "helper", _FakeProc())
-    monkeypatch.setitem(warmup._state, "claims", set())
-    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
-    spec = {n: ["meanwhile_mod", n, ["int64"]] for n in names}
-    order = [spec[n] for n in ("before_mw_nb", "waited_mw_nb", "blocked_mw_nb", "later_mw_nb", "outer_mw_nb")]
+    m = _probe_module(monkeypatch, tmp_path, "meanwhile_mod", _MEANWHILE_MODULE)
+    log_file = _as_role(monkeypatch, tmp_path, "main", helper=True)
+    order = [["meanwhile_mod", n, ["int64"]]
+             for n in ("before_mw_nb", "waited_mw_nb", "blocked_mw_nb", "later_mw_nb", "outer_mw_nb")]
     monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 5)})
     monkeypatch.setitem(warmup._state, "entry", "e")
     sig = (types.int64,)
@@ -383,30 +390,20 @@ def test_the_main_process_works_ahead_while_it_waits_for_the_helper(monkeypatch,
     waited.parent.mkdir()
     for c in (waited, inner):
         c.write_text(str(os.getppid()))              # the "helper" compiles these two
-    log_file = tmp_path / "log"
-
-    def helper_saves_once_main_has_worked_ahead():   # (or after 2 minutes: the test then fails)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 120:
-            if log_file.exists() and "meanwhile meanwhile_mod.later_mw_nb" in log_file.read_text():
-                break
-            time.sleep(0.02)
-        waited.unlink()
-    helper = threading.Thread(target=helper_saves_once_main_has_worked_ahead, daemon=True)
-    helper.start()
+    helper = _drop_once_logged(waited, log_file, "meanwhile meanwhile_mod.later_mw_nb")
     try:
         m.outer_mw_nb.compile(sig)
     finally:
         helper.join()
         inner.unlink()
-    log = [line.split()[3:] for line in (tmp_path / "log").read_text().splitlines()]
+    log = _logged(log_file)
     assert log[:2] == [["compile", "meanwhile_mod.outer_mw_nb"], ["wait", "meanwhile_mod.waited_mw_nb"]]
     assert ["yield", "meanwhile_mod.inner_mw_nb"] in log
     assert ["meanwhile", "meanwhile_mod.later_mw_nb"] in log
     assert [e for e in log if e[0] == "meanwhile"] == [["meanwhile", "meanwhile_mod.later_mw_nb"]]
     assert sig in m.later_mw_nb.overloads and sig in m.waited_mw_nb.overloads and sig in m.outer_mw_nb.overloads
     assert sig not in m.before_mw_nb.overloads and sig not in m.blocked_mw_nb.overloads
-    assert not warmup._state["stealing"] and not warmup._state["yield"]
+    assert not warmup._state["yield"]
     assert not list((tmp_path / "claims").iterdir())
     assert m.later_mw_nb(2) == 6 and m.blocked_mw_nb(1) == 8 and m.outer_mw_nb(1) == 102
 
@@ -415,22 +412,11 @@ def test_a_kernel_python_calls_is_only_waited_for(monkeypatch, tmp_path):
     """A kernel the helper is compiling that Python itself calls (no compile under way in the
     main process) is waited for without working ahead: a kernel compiled then would count as
     a top-level compile, whose end drops every claim and stops the helper."""
-    import threading
-
     from numba.core import types
 
-    (tmp_path / "meanwhile0_mod.py").write_text(_MEANWHILE_MODULE.replace("_mw_nb", "_mw0_nb"))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import meanwhile0_mod as m
-
     warmup.install()
-    for n in ("waited_mw0_nb", "later_mw0_nb"):
-        warmup._wrap_cache(getattr(m, n))
-    monkeypatch.setattr(warmup, "_claim_dir", lambda: tmp_path / "claims")
-    monkeypatch.setitem(warmup._state, "role", "main")
-    monkeypatch.setitem(warmup._state, "helper", _FakeProc())
-    monkeypatch.setitem(warmup._state, "claims", set())
-    monkeypatch.setenv(warmup.LOG_ENV, str(tmp_path / "log"))
+    m = _probe_module(monkeypatch, tmp_path, "meanwhile0_mod", _MEANWHILE_MODULE.replace("_mw_nb", "_mw0_nb"))
+    log_file = _as_role(monkeypatch, tmp_path, "main", helper=True)
     order = [["meanwhile0_mod", n, ["int64"]] for n in ("waited_mw0_nb", "later_mw0_nb")]
     monkeypatch.setitem(warmup._state, "plan", {"e": dict(seconds=1.0, order=order, order_seconds=[0.1] * 2)})
     monkeypatch.setitem(warmup._state, "entry", "e")
@@ -438,22 +424,12 @@ def test_a_kernel_python_calls_is_only_waited_for(monkeypatch, tmp_path):
     waited = warmup._claim_path(m.waited_mw0_nb, sig)
     waited.parent.mkdir()
     waited.write_text(str(os.getppid()))
-    log_file = tmp_path / "log"
-
-    def helper_saves_once_waited_for():
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 120:
-            if log_file.exists() and "wait meanwhile0_mod.waited_mw0_nb" in log_file.read_text():
-                break
-            time.sleep(0.02)
-        waited.unlink()
-    t = threading.Thread(target=helper_saves_once_waited_for, daemon=True)
-    t.start()
+    helper = _drop_once_logged(waited, log_file, "wait meanwhile0_mod.waited_mw0_nb")
     try:
         m.waited_mw0_nb.compile(sig)
     finally:
-        t.join()
-    log = [line.split()[3] for line in log_file.read_text().splitlines()]
+        helper.join()
+    log = [what for what, *_ in _logged(log_file)]
     assert log[0] == "wait" and "meanwhile" not in log
     assert sig not in m.later_mw0_nb.overloads
 
