@@ -24,8 +24,8 @@ from ``rng.randint_nb``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+
+from lotr_sim.kernels.jit import njit
 
 
 class CSR(NamedTuple):

@@ -22,8 +22,8 @@ kernels); each takes its random stream ``s`` from outside.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import make_stream, randint_nb
 
 

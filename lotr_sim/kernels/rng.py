@@ -17,7 +17,9 @@ Scheme (documented in the README):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from lotr_sim.kernels.jit import njit
+
 
 STATE_SIZE = 6
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -34,7 +34,8 @@ from __future__ import annotations
 from typing import Iterator
 
 import numpy as np
-from numba import njit
+
+from lotr_sim.kernels.jit import njit
 
 TR_POS, TR_OVF, TR_COUNT = 0, 1, 2
 TR_HEADER = 3

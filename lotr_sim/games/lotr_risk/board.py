@@ -8,9 +8,9 @@ Every kernel is ``@njit(cache=True)``, never allocates, and reads the compiled c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import d6_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb

@@ -1,5 +1,6 @@
 """LOTR Risk built-in players inside numba: ``random`` (uniform over the legal actions, drawing
 from the game's stream) and the heuristic behind ``greedy`` / ``aggressive`` / ``cautious``
+
 (one scoring rule, a policy vector per seat, row ``st[S_CUR]`` of ``pol``: attack threshold on the exact odds, how much it
 concentrates reinforcements, the weight of missions, of fortifying and of playing powers).
 
@@ -38,10 +39,10 @@ changed, so the built-in players' games are bit for bit as before.)
 """
 from __future__ import annotations
 
-from numba import njit
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
 from lotr_sim.kernels.fellowship import fellowship_moves_nb
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.lotr_risk.board import (
     adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, region_held_nb, ring_territory_nb,

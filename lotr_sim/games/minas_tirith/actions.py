@@ -15,7 +15,6 @@ cheapest. The random player is uniform over this menu (PASS included).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_NL, C_NU, C_T, MAXDEG, MAXT, MAXU, O_BANNER, O_CENTRY, O_CKIND, O_DIST, O_EK, O_LORD, O_LSIDE,
@@ -38,6 +37,7 @@ from lotr_sim.games.minas_tirith.combat import (
     assault_bonus_nb, assault_nb, bombard_action_nb, bonus_fast_nb, catapults_check_nb, shooters_nb,
 )
 from lotr_sim.kernels.combat import bombard_per_die_nb
+from lotr_sim.kernels.jit import njit
 
 
 @njit(cache=True, _nrt=False)

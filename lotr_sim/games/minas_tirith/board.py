@@ -14,7 +14,6 @@ computation in debug games. ``mumak_type_nb`` names the creature type MT-6.2 h e
 """
 from __future__ import annotations
 
-from numba import njit
 
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_NC, C_NL, C_NU, C_T, MAXDEG, MAXT, MAXU, O_CKIND, O_CTOWER, O_EK, O_LORD, O_LREV, O_LSIDE,
@@ -27,6 +26,7 @@ from lotr_sim.games.minas_tirith.layout import (
     S_PG, S_REASON, S_TURN, S_WINNER, W_DRAW, W_EVIL, W_GOOD,
 )
 from lotr_sim.games.minas_tirith.events import event_nb
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 
 

@@ -27,8 +27,8 @@ Documented simplifications:
 """
 from __future__ import annotations
 
-from numba import njit
 
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_ND, C_NU, C_T, MAXU, O_CACC, O_CKIND, O_CMUSTER, O_CSIDES, O_DSHIELD, O_DTYPE, O_UARCH, O_UCLS,

@@ -35,9 +35,9 @@ Documented simplifications:
 """
 from __future__ import annotations
 
-from numba import njit
 
 from lotr_sim.kernels.combat import assault_roll_nb, bombard_dice_nb, bombard_nb, dice_each_nb
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import d6_nb, randint_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_NL, C_NU, MAXDEG, MAXT, MAXU, O_BANNER, O_CRANGE, O_DEVIL, O_DGOOD, O_DIST, O_EK, O_LORD,

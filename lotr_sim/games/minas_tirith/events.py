@@ -14,9 +14,9 @@ without changing the draws (see the comment above ``STREAM_SIZE``).
 """
 from __future__ import annotations
 
-from numba import njit
 
 from lotr_sim.kernels.combat import _dice5_nb, dice_each_nb
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import STATE_SIZE
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb, ev_reserve_nb
 from lotr_sim.games.minas_tirith.config import C_NC, C_ND, C_NL, C_NU, C_T, MAXU

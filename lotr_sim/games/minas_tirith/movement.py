@@ -19,7 +19,6 @@ Documented simplifications:
 """
 from __future__ import annotations
 
-from numba import njit
 
 from lotr_sim.games.minas_tirith.config import (
     C_NL, C_NU, MAXT, MAXU, O_CKIND, O_CLEAD, O_EK, O_LORD, O_LSIDE, O_NTS, O_UARCH, O_UCLS,
@@ -29,6 +28,7 @@ from lotr_sim.games.minas_tirith.layout import (
     O_POOL, O_SCB, O_UNITS, S_GATE,
 )
 from lotr_sim.games.minas_tirith.events import event_nb
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import cross_ok_nb, side_units_nb
 

@@ -40,8 +40,8 @@ out) as a "deck" ending.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.minas_tirith.config import (

@@ -17,8 +17,8 @@ the menu (PASS included) and over the dice.
 """
 from __future__ import annotations
 
-from numba import njit
 
+from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_ND, C_NU, C_T, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NTS, O_TKIND,

@@ -1,0 +1,152 @@
+"""``njit`` for lotr-sim's kernels: numba's, with an on-disk cache that other processes cannot corrupt.
+
+numba's cache (``numba.core.caching``) keeps, per function, an index file mapping each compiled
+signature to a numbered data file. Saving a signature reads the index, takes the first number
+it does not list, writes the index and then the data, with no lock. Two processes saving
+different signatures of one function at the same moment can both take the same number: the
+index then names a data file holding the *other* signature's machine code, which every later
+process loads and calls with the wrong argument types (a segmentation fault on a warm run;
+numba issues #4807 and #10128 report the same family of races). A process killed between the
+index and the data write leaves an index naming a file that holds an older entry.
+
+Every kernel of the package is defined with this module's ``njit``, which is numba's ``njit``
+plus ``guard`` on the dispatcher it returns. ``guard`` keeps numba's own file format and code
+paths and changes only that dispatcher's cache object (instance attributes; numba's classes and
+every other dispatcher in the process are untouched):
+
+* a save holds an exclusive lock on a file beside the index (``fcntl.flock``; where there is no
+  ``fcntl``, as on Windows, saves are not locked) while it reads the index, writes the data and
+  then the index that names it, so two writers never share a data file and an interrupted save
+  leaves at most a data file no index names;
+* a loaded entry is checked before it is used: it must unpickle and describe this function
+  (module and qualified name) with the requested argument types. Anything else (a file from a
+  race of an older version, a torn or foreign file) counts as a miss: numba compiles the kernel
+  again and the save replaces the entry. ``LOTR_SIM_CACHE_LOG=FILE`` appends one line per
+  rejected entry.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numba
+from numba.core import sigutils
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: saves are not locked
+    fcntl = None  # type: ignore[assignment]
+
+LOG_ENV = "LOTR_SIM_CACHE_LOG"
+
+
+def njit(*args: Any, **kws: Any):
+    """numba's ``njit`` (same arguments), with ``guard`` on the dispatcher when it caches."""
+    if args and callable(args[0]) and len(args) == 1 and not kws:
+        return guard(numba.njit(args[0]))
+    decorate = numba.njit(*args, **kws)
+
+    def wrap(fn: Callable) -> Any:
+        return guard(decorate(fn))
+    return wrap
+
+
+def _log(what: str, disp: Any) -> None:
+    path = os.environ.get(LOG_ENV)
+    if path:
+        fn = disp.py_func
+        with contextlib.suppress(OSError), open(path, "a") as f:
+            f.write(f"{time.time():.3f} {os.getpid()} {what} {fn.__module__}.{fn.__qualname__}\n")
+
+
+@contextlib.contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created if missing) for the duration; no lock when the
+    platform has no ``fcntl`` or the file cannot be opened (a read-only cache saves nothing)."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)                          # (closing releases the lock)
+
+
+def _describes(payload: Any, disp: Any, sig: Any) -> bool:
+    """Whether a cache payload (``CompileResult._reduce``'s tuple: library, fndesc, environment,
+    signature, ...) is this dispatcher's function compiled for ``sig``'s argument types."""
+    try:
+        fndesc, signature = payload[1], payload[3]
+        args, _ = sigutils.normalize_signature(sig)
+        fn = disp.py_func
+        return (fndesc.qualname == fn.__qualname__ and fndesc.modname == fn.__module__
+                and tuple(signature.args) == tuple(args))
+    except Exception:  # noqa: BLE001 - a payload of another shape is not ours to trust
+        return False
+
+
+def guard(disp: Any) -> Any:
+    """Lock ``disp``'s cache saves and check its loads (see the module docstring); returns
+    ``disp``. A no-op for a dispatcher without an on-disk cache, and idempotent."""
+    cache = getattr(disp, "_cache", None)
+    cf = getattr(cache, "_cache_file", None)
+    if cf is None or getattr(cache, "_lotr_guarded", False):
+        return disp
+    if not all(hasattr(cf, a) for a in ("_load_index", "_save_index", "_save_data", "_data_name",
+                                        "_index_path", "load")) or not hasattr(cache, "_index_key"):
+        return disp                           # a numba whose cache this does not know: as it is
+
+    def load_index() -> dict:
+        try:
+            return cf._load_index()
+        except Exception:  # noqa: BLE001 - a torn or foreign index: rewritten by the save
+            return {}
+
+    def save(key: Any, data: Any) -> None:
+        with _locked(cf._index_path + ".lock"):
+            overloads = load_index()
+            name = overloads.get(key)
+            if name is None:
+                used = set(overloads.values())
+                name = next(n for n in map(cf._data_name, itertools.count(1)) if n not in used)
+            cf._save_data(name, data)         # the data first: no index names a file not written
+            if overloads.get(key) != name:
+                overloads[key] = name
+                cf._save_index(overloads)
+
+    def load_overload(sig: Any, target_context: Any) -> Any:
+        if not cache._enabled:
+            return None
+        key = cache._index_key(sig, target_context.codegen())
+        try:
+            payload = cf.load(key)
+        except Exception:  # noqa: BLE001 - unreadable: compiled again
+            _log("unreadable", disp)
+            return None
+        if payload is None:
+            return None
+        if not _describes(payload, disp, sig):
+            _log("foreign", disp)
+            return None
+        return cache._impl.rebuild(target_context, payload)
+
+    cf.save = save
+    cache._load_overload = load_overload
+    cache._lotr_guarded = True
+    return disp
+
+
+def guarded(disp: Any) -> bool:
+    """Whether ``disp``'s cache is guarded (or it has none to guard)."""
+    cache = getattr(disp, "_cache", None)
+    return getattr(cache, "_cache_file", None) is None or bool(getattr(cache, "_lotr_guarded", False))

@@ -1,0 +1,162 @@
+"""The kernels' on-disk cache (``lotr_sim.kernels.jit``): an entry another process left wrong is
+never run, and concurrent saves of different signatures of one kernel keep both."""
+from __future__ import annotations
+
+import importlib
+import pickle
+import sys
+import threading
+from pathlib import Path
+
+import numba
+import pytest
+from numba.core import types
+from numba.core.caching import FunctionCache
+
+from lotr_sim.kernels import jit
+
+SOURCE = '''
+from numba import njit as plain_njit
+from lotr_sim.kernels.jit import njit
+
+@plain_njit(cache=True)
+def plain(x):
+    return x + 1
+
+@njit(cache=True)
+def safe(x):
+    return x + 1
+'''
+
+
+@pytest.fixture
+def kmod(tmp_path, monkeypatch):
+    """A fresh module (its own cache files) with one plain and one guarded cached kernel."""
+    name = f"kmod_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module(name)
+    yield mod
+    sys.modules.pop(name, None)
+
+
+def _swap_index(disp) -> None:
+    """Make the index name each signature's data file for the other one (what the race leaves)."""
+    cf = disp._cache._cache_file
+    with open(cf._index_path, "rb") as f:
+        version = pickle.load(f)
+        stamp, overloads = pickle.loads(f.read())
+    assert len(overloads) == 2
+    (k1, n1), (k2, n2) = overloads.items()
+    cf._save_index({k1: n2, k2: n1})
+    assert version == numba.__version__ and stamp == cf._source_stamp
+
+
+def _fresh(disp):
+    """A new dispatcher of the same function: it knows only what the disk cache holds."""
+    fresh = numba.njit(cache=True)(disp.py_func)
+    return jit.guard(fresh) if jit.guarded(disp) else fresh
+
+
+def test_an_entry_holding_another_signature_is_compiled_again(kmod):
+    for f in (kmod.plain, kmod.safe):
+        assert f(1) == 2 and f(1.5) == 2.5          # two signatures, two data files
+        _swap_index(f)
+    plain = _fresh(kmod.plain)
+    got = plain(1)
+    if not isinstance(got, float):
+        pytest.skip("this numba does not load the swapped entry: nothing to guard against")
+    safe = _fresh(kmod.safe)
+    assert safe(1) == 2 and isinstance(safe(1), int)
+    assert safe(1.5) == 2.5
+    assert [tuple(a) for a in safe.overloads] == [(types.int64,), (types.float64,)]
+    # the entries were compiled again and saved over the wrong ones: a third process is right
+    third = _fresh(kmod.safe)
+    assert third(1) == 2 and isinstance(third(1), int)
+    assert third.stats.cache_hits and not third.stats.cache_misses
+
+
+def test_an_unreadable_entry_is_compiled_again(kmod):
+    assert kmod.safe(3) == 4
+    cf = kmod.safe._cache._cache_file
+    for p in Path(cf._cache_path).glob(Path(cf._index_path).stem + ".*.nbc"):
+        p.write_bytes(p.read_bytes()[:40])          # a torn data file
+    again = _fresh(kmod.safe)
+    assert again(3) == 4
+    assert again.stats.cache_misses
+
+
+def _save_concurrently(disp, guarded: bool) -> None:
+    """Two writers (two cache objects, as two processes have) save int64 and float64 at the
+    same moment: each reads the index before the other has written it, unless a lock
+    serialises them."""
+    compiled = numba.njit(disp.py_func)
+    cres = {}
+    for t in (types.int64, types.float64):
+        compiled.compile((t,))
+        cres[t] = compiled.overloads[(t,)]
+    barrier = threading.Barrier(2, timeout=1.0)
+    errors = []
+
+    def writer(t):
+        cache = FunctionCache(disp.py_func)
+        if guarded:
+            holder = numba.njit(disp.py_func)
+            holder._cache = cache
+            jit.guard(holder)
+        cf = cache._cache_file
+        load_index = cf._load_index
+
+        def synced_load_index():
+            got = load_index()
+            try:
+                barrier.wait()            # both have read the index (or one waits on the lock)
+            except threading.BrokenBarrierError:
+                pass
+            return got
+        cf._load_index = synced_load_index
+        try:
+            cache.save_overload((t,), cres[t])
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in cres]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+
+
+def _entries_ok(disp) -> bool:
+    cache = FunctionCache(disp.py_func)
+    ok = True
+    for t in (types.int64, types.float64):
+        payload = cache._cache_file.load(cache._index_key((t,), disp.targetctx.codegen()))
+        ok &= payload is not None and tuple(payload[3].args) == (t,)
+    return ok
+
+
+def test_concurrent_saves_of_two_signatures_keep_both(kmod):
+    _save_concurrently(kmod.plain, guarded=False)
+    if _entries_ok(kmod.plain):
+        pytest.skip("this numba's saves did not race: nothing to guard against")
+    _save_concurrently(kmod.safe, guarded=True)
+    assert _entries_ok(kmod.safe)
+
+
+def test_every_kernel_of_the_package_is_guarded():
+    from numba.core.dispatcher import Dispatcher
+
+    from lotr_sim._numba_cache import kernel_modules
+
+    root = Path(jit.__file__).resolve().parents[1]
+    seen = 0
+    for path in kernel_modules(root):
+        name = "lotr_sim." + ".".join(path.relative_to(root).with_suffix("").parts)
+        mod = importlib.import_module(name.removesuffix(".__init__"))
+        for obj in vars(mod).values():
+            if isinstance(obj, Dispatcher) and obj.py_func.__module__ == mod.__name__:
+                seen += 1
+                assert jit.guarded(obj), f"{mod.__name__}.{obj.py_func.__name__} is not guarded"
+    assert seen > 100
