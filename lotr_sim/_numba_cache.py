@@ -141,6 +141,21 @@ def opt_suffix() -> str:
     return "" if opt in ("", "3") else f"-opt{re.sub(r'[^0-9a-z]', '', opt)}"
 
 
+_KEY: list[str] = []
+
+
+def package_key() -> str:
+    """``source_hash`` of this installed package, once per process (remembered on disk against
+    the files' fingerprint where a user cache folder is writable). ``lotr_sim.kernels.jit`` puts
+    it into every kernel's cache stamp, so an edit of any module the kernels read invalidates
+    them whatever folder numba caches in, a ``NUMBA_CACHE_DIR`` the user chose included."""
+    if not _KEY:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        memo = Path(base) / "lotr-sim" / "numba"
+        _KEY.append(_memo_source_hash(memo) if _writable(memo) else source_hash())
+    return _KEY[0]
+
+
 def configure_numba_cache() -> str | None:
     """Set NUMBA_CACHE_DIR (when unset) to a writable, source-keyed directory (one per
     ``NUMBA_OPT`` level: ``opt_suffix``)."""
@@ -152,6 +167,8 @@ def configure_numba_cache() -> str | None:
     key = None
     for c in candidates:
         key = key or _memo_source_hash(c)
+        if not _KEY:
+            _KEY.append(key)
         d = c / (key + opt_suffix())
         if _writable(d):
             os.environ["NUMBA_CACHE_DIR"] = str(d)

@@ -18,6 +18,11 @@ every other dispatcher in the process are untouched):
   ``fcntl``, as on Windows, saves are not locked) while it reads the index, writes the data and
   then the index that names it, so two writers never share a data file and an interrupted save
   leaves at most a data file no index names;
+* the index's stamp (numba's: the kernel's own file's modification time and size) also holds
+  the hash of every package module the kernels read (``lotr_sim._numba_cache.package_key``):
+  numba does not notice an edit of a callee's or a constants module, and served a stale kernel
+  from any cache folder the package does not key itself, such as a ``NUMBA_CACHE_DIR`` the user
+  set (The Search's ``simulate_nb`` after a layout edit: wrong offsets, an endless loop);
 * a loaded entry is checked before it is used: it must unpickle and describe this function
   (module and qualified name) with the requested argument types. Anything else (a file from a
   race of an older version, a torn or foreign file) counts as a miss: numba compiles the kernel
@@ -140,10 +145,17 @@ def guard(disp: Any) -> Any:
             return None
         return cache._impl.rebuild(target_context, payload)
 
+    cf._source_stamp = (cf._source_stamp, _package_key())
     cf.save = save
     cache._load_overload = load_overload
     cache._lotr_guarded = True
     return disp
+
+
+def _package_key() -> str:
+    from lotr_sim._numba_cache import package_key
+
+    return package_key()
 
 
 def guarded(disp: Any) -> bool:

@@ -99,11 +99,7 @@ def _save_concurrently(disp, guarded: bool) -> None:
     errors = []
 
     def writer(t):
-        cache = FunctionCache(disp.py_func)
-        if guarded:
-            holder = numba.njit(disp.py_func)
-            holder._cache = cache
-            jit.guard(holder)
+        cache = _cache_object(disp, guarded)
         cf = cache._cache_file
         load_index = cf._load_index
 
@@ -128,8 +124,18 @@ def _save_concurrently(disp, guarded: bool) -> None:
     assert not errors
 
 
-def _entries_ok(disp) -> bool:
+def _cache_object(disp, guarded: bool) -> FunctionCache:
+    """A new cache object of ``disp``'s function, as another process has it."""
     cache = FunctionCache(disp.py_func)
+    if guarded:
+        holder = numba.njit(disp.py_func)
+        holder._cache = cache
+        jit.guard(holder)
+    return cache
+
+
+def _entries_ok(disp, guarded: bool) -> bool:
+    cache = _cache_object(disp, guarded)
     ok = True
     for t in (types.int64, types.float64):
         payload = cache._cache_file.load(cache._index_key((t,), disp.targetctx.codegen()))
@@ -139,10 +145,10 @@ def _entries_ok(disp) -> bool:
 
 def test_concurrent_saves_of_two_signatures_keep_both(kmod):
     _save_concurrently(kmod.plain, guarded=False)
-    if _entries_ok(kmod.plain):
+    if _entries_ok(kmod.plain, guarded=False):
         pytest.skip("this numba's saves did not race: nothing to guard against")
     _save_concurrently(kmod.safe, guarded=True)
-    assert _entries_ok(kmod.safe)
+    assert _entries_ok(kmod.safe, guarded=True)
 
 
 def test_every_kernel_of_the_package_is_guarded():
@@ -160,3 +166,54 @@ def test_every_kernel_of_the_package_is_guarded():
                 seen += 1
                 assert jit.guarded(obj), f"{mod.__name__}.{obj.py_func.__name__} is not guarded"
     assert seen > 100
+
+
+def test_an_edit_of_the_package_misses_every_kernel_entry(kmod, monkeypatch):
+    """The stamp holds the package's kernel source hash: entries written by another version of
+    the package are never loaded, whatever folder numba caches in."""
+    from lotr_sim import _numba_cache
+
+    assert kmod.safe(2) == 3                      # saved under this package's key
+    same = _fresh(kmod.safe)
+    assert same(2) == 3 and same.stats.cache_hits and not same.stats.cache_misses
+    monkeypatch.setattr(_numba_cache, "_KEY", ["another-version"])
+    other = _fresh(kmod.safe)
+    assert other(2) == 3 and other.stats.cache_misses and not other.stats.cache_hits
+
+
+def _bombard(src: Path, cache: Path) -> str:
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": str(cache),
+           "LOTR_SIM_COMPILE_HELPER": "0"}
+    p = subprocess.run([sys.executable, "-m", "lotr_sim.cli.main", "bombard", "--shooters", "3",
+                        "--games", "2000", "--seed", "1", "--json"],
+                       env=env, capture_output=True, text=True, timeout=600, cwd=src)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.mark.slow
+def test_an_edited_callee_module_is_not_served_stale_from_a_chosen_cache_dir(tmp_path):
+    """With NUMBA_CACHE_DIR set by the user, numba alone keys a cached kernel on its own file:
+    after an edit of ``kernels/rng.py`` the bombardment kernel (``kernels/combat.py``) would be
+    served as compiled against the old random streams."""
+    import shutil
+
+    import lotr_sim
+
+    src = tmp_path / "src"
+    shutil.copytree(Path(lotr_sim.__file__).resolve().parent, src / "lotr_sim",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    before = _bombard(src, cache)
+    rng = src / "lotr_sim" / "kernels" / "rng.py"
+    text = rng.read_text()
+    assert "GOLDEN = np.uint64(0x9E3779B97F4A7C15)" in text
+    rng.write_text(text.replace("GOLDEN = np.uint64(0x9E3779B97F4A7C15)",
+                                "GOLDEN = np.uint64(0x9E3779B97F4A7C17)"))
+    after = _bombard(src, cache)
+    clean = _bombard(src, tmp_path / "clean-cache")
+    assert after == clean
+    assert after != before
