@@ -11,7 +11,8 @@
 * ``place_nb`` lays a tile (or a neutral one, TS-3.4: its sections take the terrain of the
   section across their side, now or when that cell is filled, and two side-sharing sections
   of the neutral tile that took the same terrain link like any others - never mountains,
-  which keep TS-1.3's regions of exactly 2), updates
+  which keep TS-1.3's regions of exactly 2; a neutral section facing a neutral section
+  takes no terrain, so it no longer keeps its side-sharing sections' regions open), updates
   the regions incrementally (regions.py), closes the sides a full-height or full-width map
   shuts (TS-4.2: the map edge closes) and puts a token on every region of exactly two
   sections that this placement closes (TS-4.3, the placer draws it; an empty stack leaves
@@ -305,8 +306,9 @@ def _pend_nb(cf, st, cell, d):
 @njit(cache=True, _nrt=False)
 def _unpend_nb(st, cell, e, nr):
     """Neutral section ``e`` of the tile at ``cell`` takes a terrain now, or can no longer
-    take one (its cell beyond became map edge): the open sides ``_pend_nb`` counted for it
-    in its tile's side-sharing regions are closed. Returns the new count of touched roots."""
+    take one (its cell beyond became map edge, or a neutral tile whose section there is
+    neutral too): the open sides ``_pend_nb`` counted for it in its tile's side-sharing
+    regions are closed. Returns the new count of touched roots."""
     for k in (1, 3):
         u = 4 * cell + (e + k) % 4
         t = st[O_STER + u]
@@ -409,7 +411,8 @@ def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
         nsec = 4 * nc + (d + 2) % 4
         a = st[O_STER + sec]
         b = st[O_STER + nsec]
-        if a == NEUTRAL and b == NEUTRAL:
+        if a == NEUTRAL and b == NEUTRAL:   # neither can ever take a terrain (TS-3.4)
+            nr = _unpend_nb(st, nc, (d + 2) % 4, nr)
             continue
         if a == NEUTRAL:
             st[O_STER + sec] = b
