@@ -4,7 +4,8 @@ through the step machine, against an independent reading of which regions are cl
 from __future__ import annotations
 
 from lotr_sim.games.the_search import layout as L
-from lotr_sim.games.the_search.placement import place_nb
+from lotr_sim.games.the_search.placement import neutral_fits_nb, place_nb
+from lotr_sim.games.the_search.play import advance_nb
 from lotr_sim.games.the_search.regions import SHIRE_CELL
 from lotr_sim.games.the_search.trace import decode
 
@@ -116,3 +117,92 @@ def test_ts_4_2_every_closed_region_is_closed_by_the_engine(game, comp):
                 assert unrecorded_closures(comp.cf, st.st) == [], (i, int(st.st[L.S_TURN]))
                 steps += 1
     assert steps > 500
+
+
+def test_ts_3_5_neutral_tile_linking_the_hobbits_through_a_chain_does_not_fit(game, comp):
+    """TS-3.5 / TS-3.4: a neutral tile whose N, E and S sections would take forest from three
+    forest regions links them in a chain (N-E, E-S) - the first holds Frodo, the last Sam - so
+    it would join the hobbits' regions through its middle section: that cell does not fit,
+    although no two of its side-sharing sections join the two regions directly."""
+    st = game.new_state(comp, G, 1, 0)
+    s, cf = st.st, comp.cf
+    forest = comp.names["tiles"].index("FFFF")
+    cell = SHIRE_CELL + 3
+    north, east, south = cell - L.GC, cell + 1, cell + L.GC
+    for c in (north, east, south):
+        place_nb(cf, s, st.tr, 0, c, forest, 0, False)
+    r0, x, r1 = (_root(s, 4 * c) for c in (north, east, south))
+    assert len({r0, x, r1}) == 3
+    s[L.S_HOB], s[L.S_HOB + 1] = 4 * north + 2, 4 * south
+    assert not neutral_fits_nb(cf, s, cell)
+    assert neutral_fits_nb(cf, s, cell - 1)          # west of it: only the Shire row's tiles
+    s[L.S_HOB + 1] = 4 * east + 3                     # Sam beside Frodo's link: still joined
+    assert not neutral_fits_nb(cf, s, cell)
+    s[L.S_HOB + 1] = L.AT_SHIRE
+    assert neutral_fits_nb(cf, s, cell)
+
+
+def _every_cell_joins_the_hobbits(game, comp, seed=9):
+    """A greedy game at its last placement, the one empty cell facing on two side-sharing
+    sides the same non-mountain terrain of two regions; the hobbits are put into those two
+    regions. Any tile that fits there links those two sides (TS-1.3), so none may be laid
+    (TS-3.5) and a neutral tile there joins them too. Returns (state, cell, sides, sections)."""
+    cf = comp.cf
+    for idx in range(80):
+        st = game.new_state(comp, G, seed, idx)
+        while not (st.st[L.S_NPLACED] == L.NTILE and st.st[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL)):
+            game.apply(comp, st, game.builtin_choice(comp, st))
+        s = st.st
+        cell = next(c for c in range(L.NCELL) if s[L.O_CTILE + c] < 0
+                    and s[L.S_RMIN] <= c // L.GC <= s[L.S_RMAX] and s[L.S_CMIN] <= c % L.GC <= s[L.S_CMAX])
+        for d in range(4):
+            e = (d + 1) % 4
+            na, nb = int(cf[L.O_NBR + 4 * cell + d]), int(cf[L.O_NBR + 4 * cell + e])
+            if (min(na, nb) < 0 or min(s[L.O_CTILE + na], s[L.O_CTILE + nb]) < 0
+                    or s[L.O_CNEU + na] == 1 or s[L.O_CNEU + nb] == 1):
+                continue
+            a, b = 4 * na + (d + 2) % 4, 4 * nb + (e + 2) % 4
+            t = s[L.O_STER + a]
+            if t == s[L.O_STER + b] and 0 <= t != L.MOUNTAIN and _root(s, a) != _root(s, b):
+                s[L.S_HOB], s[L.S_HOB + 1] = a, b
+                s[L.S_HCELL], s[L.S_HCELL + 1] = na, nb
+                s[L.S_STAGE] = 0                      # back to the start of the turn (place)
+                return st, cell, (d, e), (a, b)
+    raise AssertionError("no game ends with such a last cell")
+
+
+def test_ts_3_5_neutral_join_skip_link_lays_the_tile_without_the_link(game, comp):
+    """TS-3.5 / TS-3.4 [R] ``neutral_join = skip_link`` (default): when every legal cell would
+    join the hobbits' regions the neutral tile still goes on one, and the link that would join
+    them is not made - both sections take the terrain, the hobbits stay in two regions."""
+    st, cell, (d, e), (a, b) = _every_cell_joins_the_hobbits(game, comp)
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    advance_nb(comp.cf, s, st.tr, st.act)
+    st.n_legal = -1
+    acts = game.legal_actions(comp, st)
+    assert s[L.S_DK] == L.DK_NEUTRAL and int(s[L.S_SEAT]) == seat
+    assert len(acts) > 0 and {int(x[2]) for x in acts} == {cell}
+    game.apply(comp, st, 0)
+    assert s[L.O_CNEU + cell] == 1 and s[L.S_NPLACED] == L.NTILE + 1
+    assert s[L.O_STER + 4 * cell + d] == s[L.O_STER + 4 * cell + e] == s[L.O_STER + a]
+    assert _root(s, 4 * cell + d) != _root(s, 4 * cell + e)
+    assert _root(s, a) != _root(s, b)
+
+
+def test_ts_3_5_neutral_join_no_tile_lays_nothing(game):
+    """TS-3.5 / TS-3.4 [R] ``neutral_join = no_tile``: TS-3.5 bars the neutral tile too, so
+    where every legal cell would join the hobbits' regions the player lays no tile this turn
+    (as TS-3.6) and goes on to its move; hand and map stay as they were."""
+    comp = game.compile(game.load(overrides={"neutral_join": "no_tile"}))
+    assert comp.cf[L.C_NEUTRAL_JOIN] == 1
+    st, cell, _, (a, b) = _every_cell_joins_the_hobbits(game, comp)
+    s = st.st
+    seat = int(s[L.S_SEAT])
+    hand = int(s[L.S_HANDN + seat])
+    advance_nb(comp.cf, s, st.tr, st.act)
+    st.n_legal = -1
+    assert not (int(s[L.S_SEAT]) == seat and s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL))
+    assert s[L.O_CTILE + cell] < 0 and s[L.S_NPLACED] == L.NTILE
+    assert int(s[L.S_HANDN + seat]) == hand and s[L.S_UNPL + seat] > 0
+    assert _root(s, a) != _root(s, b)

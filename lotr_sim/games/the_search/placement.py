@@ -6,8 +6,13 @@
 * a tile fits a cell in a rotation when every side it shares with a placed tile shows the
   same terrain (TS-3.2) or touches a neutral tile (TS-3.4), and no group of its linked
   sections would join the regions of both hobbits (TS-3.5), also through the links a
-  neutral section it faces would make; a neutral tile goes only on a cell where its linked
-  sections would not join them either;
+  neutral section it faces would make; a neutral tile goes only on a cell where no group of
+  its linked sections (also a chain round the tile) would join them either. Where every
+  legal cell would, the rulebook is silent ("Все соединяющиеся одинаковые типы местности
+  составляют регион" makes the link; TS-3.5 bars it): the reading is the parameter
+  ``neutral_join`` (TS-3.5 [R]): ``skip_link`` (default) lays it on any legal cell and does
+  not make the link that would join the regions (``_link_neutral_nb``), ``no_tile`` lays no
+  tile that turn (play.py);
 * ``place_nb`` lays a tile (or a neutral one, TS-3.4: its sections take the terrain of the
   section across their side, now or when that cell is filled, and two side-sharing sections
   of the neutral tile that took the same terrain link like any others - never mountains,
@@ -164,19 +169,34 @@ def fits_nb(cf, st, cell, tile, rot):
 
 @njit(cache=True, _nrt=False)
 def neutral_fits_nb(cf, st, cell):
-    """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no two side-sharing sections that
-    would take the same (non-mountain) terrain link the regions of both hobbits."""
+    """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no group of its sections linked by
+    taking the same (non-mountain) terrain - side-sharing sections, in a chain round the
+    tile - touches the regions of both hobbits."""
     r0, r1 = _hobbit_roots_nb(st)
     if r0 < 0:
         return True
     for d in range(4):
-        e = (d + 1) % 4
-        a = _took_nb(cf, st, cell, d)
-        if a < 0 or a == MOUNTAIN or a != _took_nb(cf, st, cell, e):
+        st[GRP + d] = d
+    for _ in range(3):
+        for d in range(4):
+            e = (d + 1) % 4
+            a = _took_nb(cf, st, cell, d)
+            if a >= 0 and a != MOUNTAIN and a == _took_nb(cf, st, cell, e):
+                m = min(st[GRP + d], st[GRP + e])
+                st[GRP + d] = m
+                st[GRP + e] = m
+    for g in range(4):
+        if st[GRP + g] != g:
             continue
-        ra = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
-        rb = find_nb(st, 4 * cf[O_NBR + 4 * cell + e] + (e + 2) % 4)
-        if _joins_nb(ra, rb, r0, r1):
+        has0 = False
+        has1 = False
+        for d in range(4):
+            if st[GRP + d] != g or _took_nb(cf, st, cell, d) < 0:
+                continue
+            r = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
+            has0 = has0 or r == r0
+            has1 = has1 or r == r1
+        if has0 and has1:
             return False
     return True
 
