@@ -746,3 +746,70 @@ def test_param_points_and_mission_base_in_engine(comp_with):
     p.st[L.S_GATE] = 1
     p.st[L.O_CAPT + p.u("good", "archer")] = 1
     assert p.points() == (0, 9 + 7 + 4)
+
+
+def _fired_archers_lost_in_an_assault(pos):
+    """Good's turn on a hand-made position: 3 archers at Pelennor North bombard North Fields,
+    then the 3 assault it (the built-in players take the losses) and 2 of them are lost; the
+    first seed where that happens with North Fields still Evil's. Returns the position."""
+    for seed in range(200):
+        p = pos(seed=seed)
+        p.set_units("Pelennor North", "good", "archer", 3)
+        p.set_units("Gate Field", "good", "archer", 2)
+        p.set_units("North Fields", "evil", "infantry", 6)
+        p.set_units("East Fields", "evil", "infantry", 6)
+        X, Y = p.t("Pelennor North"), p.t("North Fields")
+        b = first_event(p.do("good", L.A_BOMBARD, X, Y, 3), "bombard")
+        assert [(e["archers"], e["archers_fired_before"]) for e in b] == [(3, 0)]
+        p.do("good", L.A_ASSAULT, X, Y, 3)
+        if p.units("Pelennor North", "good", "archer") == 1 and p.units("North Fields", "evil") > 0:
+            return p
+    raise AssertionError("no seed in 200 where the assault cost exactly 2 archers")
+
+
+def test_mt_6_1_archers_lost_after_firing_leave_a_true_fired_count(pos):
+    """MT-6.1 / MT-7.2 ("En bågskytteenhet eller kastmaskin får utföra ett bombardemang per
+    runda"): 3 archers fire, 2 of them are lost in an assault, so the one left has fired and
+    the count of archers that fired there is 1 (not 3). Two archers that have not fired this
+    turn then arrive: they are owed their shot, and the bombardment logs the true count."""
+    p = _fired_archers_lost_in_an_assault(pos)
+    X, Y = p.t("Pelennor North"), p.t("East Fields")
+    assert int(p.st[L.O_FIRED + X]) == 1, "the archer left has fired; the lost ones are gone"
+    assert not any(a[0] == L.A_BOMBARD and a[1] == X for a in kinds(p.actions("good")))
+    p.do("good", L.A_MOVE, p.t("Gate Field"), X, 2)
+    assert p.units("Pelennor North", "good", "archer") == 3
+    offers = [a for a in kinds(p.actions("good")) if a[0] == L.A_BOMBARD and a[1] == X and a[2] == Y]
+    assert offers and max(a[3] for a in offers) == 2, "the 2 archers that arrived may fire"
+    b = first_event(p.do("good", L.A_BOMBARD, X, Y, 2), "bombard")
+    assert [(e["archers"], e["archers_fired_before"], e["archers_at"]) for e in b] == [(2, 1, {"archer": 3})]
+    assert int(p.st[L.O_FIRED + X]) == 3
+    assert not any(a[0] == L.A_BOMBARD and a[1] == X for a in kinds(p.actions("good")))
+
+
+def test_mt_6_1_fired_count_follows_losses_and_retreats(pos):
+    """MT-6.1: the count of archers that fired at a territory never exceeds the archers there:
+    a loss takes an archer that fired first (the owner keeps the ones that may still shoot),
+    and archers that fired take their count along when they move or retreat."""
+    p = pos()
+    p.set_units("Pelennor North", "good", "archer", 4)
+    p.set_units("North Fields", "evil", "infantry", 6)
+    X, Y = p.t("Pelennor North"), p.t("North Fields")
+    p.do("good", L.A_BOMBARD, X, Y, 2)                 # 2 of the 4 fired
+    arch = p.u("good", "archer")
+    CB.lose_one_nb(p.cf, p.st, p.tr, X, arch)
+    assert int(p.st[L.O_FIRED + X]) == 1               # 3 archers, 2 may still fire
+    CB.lose_one_nb(p.cf, p.st, p.tr, X, arch)
+    CB.lose_one_nb(p.cf, p.st, p.tr, X, arch)
+    assert int(p.st[L.O_FIRED + X]) == 0 and p.units("Pelennor North", "good", "archer") == 1
+    p.do("good", L.A_BOMBARD, X, Y, 1)
+    assert int(p.st[L.O_FIRED + X]) == 1
+    p.st[L.S_RT_CUR] = X                               # the force retreats one step (MT-7.5)
+    p.st[L.S_RT_VEC] = L.O_SCB
+    p.st[L.O_SCB:L.O_SCB + C.MAXU] = 0
+    p.st[L.O_SCB + arch] = 1
+    p.st[L.S_RT_LMASK] = 0
+    p.st[L.S_RT_NP] = 0
+    Z = p.t("Mindolluin Slopes")
+    CB.retreat_step_nb(p.cf, p.st, Z)
+    assert p.units("Mindolluin Slopes", "good", "archer") == 1
+    assert (int(p.st[L.O_FIRED + X]), int(p.st[L.O_FIRED + Z])) == (0, 1)

@@ -47,6 +47,7 @@ def test_ts_1_3_generator_settings():
     ({"phase1_cross": "half"}, "phase1_cross"),
     ({"unplacable_hand": "neutral"}, "did you mean 'unplaceable_hand'"),
     ({"map_orientation": "free"}, "map_orientation"),
+    ({"neutral_join": "link"}, "neutral_join"),
 ])
 def test_bad_parameters(game, over, text):
     with pytest.raises(ConfigError, match=text):
@@ -101,3 +102,13 @@ def test_cli_tiles_report(tmp_path):
     assert (out / "doom_heat.png").stat().st_size > 0
     r = CliRunner().invoke(app, ["tiles", "--games", "10", "--out", str(out)])
     assert r.exit_code != 0
+
+
+def test_ts_3_5_neutral_join_is_a_reconstruction_with_todays_default(game):
+    """TS-3.5 [R]: ``neutral_join`` (a neutral tile barred from every legal cell) is declared
+    a reconstruction citing TS-3.5, defaults to ``skip_link``, and is in the default config."""
+    p = next(p for p in game.params() if p.name == "neutral_join")
+    assert "TS-3.5" in p.rule and "[R]" in p.rule
+    assert p.default == "skip_link" and tuple(p.choices) == ("skip_link", "no_tile")
+    assert game.load().params["neutral_join"] == "skip_link"
+    assert game.load(overrides={"neutral_join": "no_tile"}).params["neutral_join"] == "no_tile"

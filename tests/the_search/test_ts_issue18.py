@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lotr_sim.games.the_search import layout as L
-from lotr_sim.games.the_search.movement import score_nb
+from lotr_sim.games.the_search.movement import move_options_nb, score_nb
 from lotr_sim.games.the_search.play import advance_nb
 from lotr_sim.games.the_search.regions import SHIRE_CELL
 
@@ -385,22 +385,40 @@ def test_ts_8_2_gollum(game, comp, ring, reached, want):
 
 # -- TS-5.4: who starts phase 3 -------------------------------------------------------------------
 def test_ts_5_4_phase_3_starts_with_the_last_placer(game, comp, steps):
-    """TS-5.4: phase 3 starts with the player who placed the last tile, then the players
-    alternate: on phase-3 turn k the placer moves when k is odd."""
+    """TS-5.4 ("Начиная с игрока, который выложил последнюю плитку"): phase 3 starts with the
+    player who placed the last tile, in that same turn (TS-5.3: phase 2 ends at once, so the
+    placer's move of that turn is its first phase-3 move), then the players alternate: on
+    phase-3 turn k the placer moves when k is odd. The placer is skipped only when it has no
+    move at all (a fight takes it, or no region to step to)."""
     checked = [0]
-    for i in range(3):
-        last = {"seat": -1}
+    first = [0]
+    for i in range(4):
+        last = {"seat": -1, "turn": -1, "fight": 0, "first": True}
 
         def check(state, acts, j, last=last):
             s = state.st
             if s[L.S_PHASE] == L.PH2 and s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL):
                 last["seat"] = int(s[L.S_SEAT])
+                last["turn"] = int(s[L.S_TURN])
+                last["fight"] = int(s[L.S_FLEFT + s[L.S_SEAT]])
             if s[L.S_PHASE] == L.PH3:
                 k = int(s[L.S_P3TURNS])
                 assert int(s[L.S_SEAT]) == (last["seat"] if k % 2 == 1 else 1 - last["seat"])
                 checked[0] += 1
+                if last["first"]:                  # the first phase-3 decision
+                    last["first"] = False
+                    if int(s[L.S_SEAT]) == last["seat"]:
+                        assert (int(s[L.S_TURN]), k) == (last["turn"], 1)
+                        first[0] += 1
+                    else:                          # only if the placer had no move
+                        c = s.copy()
+                        c[L.S_SEAT] = last["seat"]
+                        c[L.S_NORMAL] = 0
+                        act = np.zeros((L.MAXA, 4), dtype=np.int64)
+                        n = move_options_nb(comp.cf, c, last["seat"], act)
+                        assert last["fight"] > 0 or all(act[:n, 0] == L.A_STOP), "the placer lost its move"
         steps(game, comp, G, 17, i, check, debug=False)
-    assert checked[0] > 10
+    assert checked[0] > 10 and first[0] >= 2, (checked, first)
 
 
 # -- rule IDs named by no test before --------------------------------------------------------------

@@ -31,7 +31,10 @@ Documented simplifications:
   but a Good defending 6 (or the Witch-king's 6 against a Good attack) ends the attacker's
   turn even when the whole attacking force died.
 * Bombardment (MT-6.1, MT-7.2): a territory's count of archers that fired this turn moves
-  with its archers (those that fired move first), so no archer fires twice in a turn.
+  with its archers (those that fired move or retreat first), so no archer fires twice in a
+  turn; an archer lost in combat is one that fired while there is one (the owner keeps the
+  archers that may still shoot), so the count never exceeds the archers there and archers
+  that arrive later in the turn keep their shot.
 """
 from __future__ import annotations
 
@@ -63,8 +66,11 @@ from lotr_sim.games.minas_tirith.movement import break_gate_nb, move_units_nb
 
 @njit(cache=True, _nrt=False)
 def capture_unit_nb(cf, st, tr, t, u):
-    """A unit lost in combat goes to the opponent (MT-1.4)."""
+    """A unit lost in combat goes to the opponent (MT-1.4). A lost archer is one that fired
+    this turn while there is one (MT-6.1: the owner keeps those that may still shoot)."""
     st[O_UNITS + t * MAXU + u] -= 1
+    if cf[O_UARCH + u] == 1 and st[O_FIRED + t] > 0:
+        st[O_FIRED + t] -= 1
     st[O_CAPT + u] += 1
     h = event_nb(st, tr, EV_CAPTURE)
     ev_put_reserved_nb(tr, h, 1 - cf[O_USIDE + u])
@@ -249,13 +255,22 @@ def retreat_choice_nb(cf, st, pol, s, act, n):
 
 @njit(cache=True, _nrt=False)
 def retreat_step_nb(cf, st, c):
-    """Move the retreating force (units in st[S_RT_VEC:], leaders in S_RT_LMASK) one step to c."""
+    """Move the retreating force (units in st[S_RT_VEC:], leaders in S_RT_LMASK) one step to c;
+    archers that fired carry that with them (MT-6.1, as ``move_units_nb``)."""
     cur = st[S_RT_CUR]
     vec = st[S_RT_VEC]
     lmask = st[S_RT_LMASK]
+    narch = 0
     for u in range(cf[C_NU]):
         st[O_UNITS + cur * MAXU + u] -= st[vec + u]
         st[O_UNITS + c * MAXU + u] += st[vec + u]
+        if cf[O_UARCH + u] == 1:
+            narch += st[vec + u]
+    fired = st[O_FIRED + cur]
+    if narch < fired:
+        fired = narch
+    st[O_FIRED + cur] -= fired
+    st[O_FIRED + c] += fired
     for l in range(cf[C_NL]):
         if (lmask >> l) & 1:
             st[O_LLOC + l] = c

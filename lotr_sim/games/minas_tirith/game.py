@@ -62,7 +62,7 @@ heuristic's choice there):
   for the whole force (it does not split), the losses of blocked retreat steps are taken
   cheapest first, only the bonus giver among attacking leaders retreats with an attack, and the
   retreat/wipe-out cases follow lotr_sim.kernels.combat; archers that fired carry the count
-  with them (MT-7.2).
+  with them when they move or retreat, and are the archers lost first (MT-6.1, MT-7.2).
 * cards.py: one bonus per trade (MT-5.4); the Muster of Gondor is played in the card step.
   Within the card step (a decision for a Python player's seat) the bonus trade's option (MT-5.4
   a/b/c, its unit type and territory), which cards make up a set (own shield first, jokers

@@ -22,7 +22,7 @@ from lotr_sim.config import checked as _checked
 from lotr_sim.errors import ConfigError
 
 from .layout import (
-    C_BROWND, C_BROWNV, C_CAP, C_GWAIHIR, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL, C_REDRAW, CF_SIZE, COLOURS, GC, GR, MAXTOK, NCELL,
+    C_BROWND, C_BROWNV, C_CAP, C_GWAIHIR, C_NEUTRAL_FIRST, C_NEUTRAL_JOIN, C_NTOK, C_P1FULL, C_REDRAW, CF_SIZE, COLOURS, GC, GR, MAXTOK, NCELL,
     NTILE, O_NBR, O_PAT, O_TCOL, O_TDOTS, O_TFIGHT, O_TPOW, O_TVAL, POWERS, SHIRE_TILE, TERRAIN_LETTERS,
 )
 
@@ -39,6 +39,10 @@ PARAMS: list[Param] = [
     Param("neutral_tile", "chosen", "choice", "TS-3.4 [R]",
           "which hand tile goes face down: the player's choice or always the first drawn",
           choices=("chosen", "first")),
+    Param("neutral_join", "skip_link", "choice", "TS-3.5 / TS-3.4 [R]",
+          "a neutral tile that must be laid where every legal cell would link the regions of both "
+          "hobbits: on any of them, the joining link not made (skip_link), or not at all - the "
+          "player lays no tile that turn (no_tile)", choices=("skip_link", "no_tile")),
     Param("map_orientation", "fixed", "choice", "TS-3.1 [R]",
           "the 6 x 8 bounds: 6 rows and 8 columns, not rotated (the only reading implemented)",
           choices=("fixed",)),
@@ -215,6 +219,7 @@ def compile_config(cfg: GameConfig) -> Compiled:
     cf[C_P1FULL] = int(p["phase1_cross"] == "full")
     cf[C_REDRAW] = int(p["unplaceable_hand"] == "redraw")
     cf[C_NEUTRAL_FIRST] = int(p["neutral_tile"] == "first")
+    cf[C_NEUTRAL_JOIN] = int(p["neutral_join"] == "no_tile")
     cf[C_GWAIHIR] = int(p["gwaihir_flight"] == "line")
     cf[C_CAP] = int(p["phase3_cap"])
     for c in range(NCELL):

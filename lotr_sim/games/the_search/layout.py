@@ -62,6 +62,7 @@ C_REDRAW = CF.scalar("redraw")          # TS-9.2
 C_CAP = CF.scalar("cap")                # TS-5.4 safety cap on phase-3 turns
 C_GWAIHIR = CF.scalar("gwaihir")        # TS-7.1 flight along a line (1) or off (0)
 C_NEUTRAL_FIRST = CF.scalar("neutral_first")  # TS-3.4: 1 = the first hand tile goes neutral
+C_NEUTRAL_JOIN = CF.scalar("neutral_join")    # TS-3.5 [R]: 1 = no_tile (0 = skip_link)
 C_BROWNV = CF.scalar("brownv")          # mean brown token value x1000 (heuristics)
 C_BROWND = CF.scalar("brownd")          # mean brown dots x1000 (heuristics)
 O_PAT = CF.array("pat", (NTILE + 1) * 4)   # terrain of section d of tile t (t = 47: the Shire)

@@ -6,12 +6,18 @@
 * a tile fits a cell in a rotation when every side it shares with a placed tile shows the
   same terrain (TS-3.2) or touches a neutral tile (TS-3.4), and no group of its linked
   sections would join the regions of both hobbits (TS-3.5), also through the links a
-  neutral section it faces would make; a neutral tile goes only on a cell where its linked
-  sections would not join them either;
+  neutral section it faces would make; a neutral tile goes only on a cell where no group of
+  its linked sections (also a chain round the tile) would join them either. Where every
+  legal cell would, the rulebook is silent ("Все соединяющиеся одинаковые типы местности
+  составляют регион" makes the link; TS-3.5 bars it): the reading is the parameter
+  ``neutral_join`` (TS-3.5 [R]): ``skip_link`` (default) lays it on any legal cell and does
+  not make the link that would join the regions (``_link_neutral_nb``), ``no_tile`` lays no
+  tile that turn (play.py);
 * ``place_nb`` lays a tile (or a neutral one, TS-3.4: its sections take the terrain of the
   section across their side, now or when that cell is filled, and two side-sharing sections
   of the neutral tile that took the same terrain link like any others - never mountains,
-  which keep TS-1.3's regions of exactly 2), updates
+  which keep TS-1.3's regions of exactly 2; a neutral section facing a neutral section
+  takes no terrain, so it no longer keeps its side-sharing sections' regions open), updates
   the regions incrementally (regions.py), closes the sides a full-height or full-width map
   shuts (TS-4.2: the map edge closes) and puts a token on every region of exactly two
   sections that this placement closes (TS-4.3, the placer draws it; an empty stack leaves
@@ -163,19 +169,34 @@ def fits_nb(cf, st, cell, tile, rot):
 
 @njit(cache=True, _nrt=False)
 def neutral_fits_nb(cf, st, cell):
-    """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no two side-sharing sections that
-    would take the same (non-mountain) terrain link the regions of both hobbits."""
+    """TS-3.5 for a neutral tile at ``cell`` (TS-3.4): no group of its sections linked by
+    taking the same (non-mountain) terrain - side-sharing sections, in a chain round the
+    tile - touches the regions of both hobbits."""
     r0, r1 = _hobbit_roots_nb(st)
     if r0 < 0:
         return True
     for d in range(4):
-        e = (d + 1) % 4
-        a = _took_nb(cf, st, cell, d)
-        if a < 0 or a == MOUNTAIN or a != _took_nb(cf, st, cell, e):
+        st[GRP + d] = d
+    for _ in range(3):
+        for d in range(4):
+            e = (d + 1) % 4
+            a = _took_nb(cf, st, cell, d)
+            if a >= 0 and a != MOUNTAIN and a == _took_nb(cf, st, cell, e):
+                m = min(st[GRP + d], st[GRP + e])
+                st[GRP + d] = m
+                st[GRP + e] = m
+    for g in range(4):
+        if st[GRP + g] != g:
             continue
-        ra = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
-        rb = find_nb(st, 4 * cf[O_NBR + 4 * cell + e] + (e + 2) % 4)
-        if _joins_nb(ra, rb, r0, r1):
+        has0 = False
+        has1 = False
+        for d in range(4):
+            if st[GRP + d] != g or _took_nb(cf, st, cell, d) < 0:
+                continue
+            r = find_nb(st, 4 * cf[O_NBR + 4 * cell + d] + (d + 2) % 4)
+            has0 = has0 or r == r0
+            has1 = has1 or r == r1
+        if has0 and has1:
             return False
     return True
 
@@ -305,8 +326,9 @@ def _pend_nb(cf, st, cell, d):
 @njit(cache=True, _nrt=False)
 def _unpend_nb(st, cell, e, nr):
     """Neutral section ``e`` of the tile at ``cell`` takes a terrain now, or can no longer
-    take one (its cell beyond became map edge): the open sides ``_pend_nb`` counted for it
-    in its tile's side-sharing regions are closed. Returns the new count of touched roots."""
+    take one (its cell beyond became map edge, or a neutral tile whose section there is
+    neutral too): the open sides ``_pend_nb`` counted for it in its tile's side-sharing
+    regions are closed. Returns the new count of touched roots."""
     for k in (1, 3):
         u = 4 * cell + (e + k) % 4
         t = st[O_STER + u]
@@ -409,7 +431,8 @@ def place_nb(cf, st, tr, seat, cell, tile, rot, neutral):
         nsec = 4 * nc + (d + 2) % 4
         a = st[O_STER + sec]
         b = st[O_STER + nsec]
-        if a == NEUTRAL and b == NEUTRAL:
+        if a == NEUTRAL and b == NEUTRAL:   # neither can ever take a terrain (TS-3.4)
+            nr = _unpend_nb(st, nc, (d + 2) % 4, nr)
             continue
         if a == NEUTRAL:
             st[O_STER + sec] = b

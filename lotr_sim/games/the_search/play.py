@@ -9,6 +9,10 @@ the turn from its current stage to the next decision; a move decision whose only
 "stop" is skipped. The number of legal actions of the current decision is kept in
 ``S_NLEGAL``; ``legal_nb`` writes them again (the same rows) for a Python caller.
 
+A neutral tile that TS-3.5 bars from every legal cell (its links would join the hobbits'
+regions) is the reconstruction ``neutral_join`` (TS-3.5 [R], ``neutral_options_nb``): laid
+without the joining link (``skip_link``, default) or not laid that turn (``no_tile``).
+
 Turn stages: place (phase 1 and 2), move (phase 2 and 3; a fighting player loses it,
 TS-6.5), draw (TS-5.1/5.2), Ent (phase 2), next turn. Phase 1 ends when the cross is laid
 (TS-5.1, TS-9.1); phase 2 ends at once when the last tile is placed (TS-5.3), and phase 3
@@ -35,7 +39,7 @@ from lotr_sim.kernels.rng import STATE_SIZE, stream_init_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
 from .layout import (
-    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NTOK, C_P1FULL,
+    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, C_CAP, C_NEUTRAL_FIRST, C_NEUTRAL_JOIN, C_NTOK, C_P1FULL,
     C_REDRAW, DK_ENT, DK_FIGHT, DK_MOVE, DK_NEUTRAL, DK_PLACE, EV_END, EV_PHASE, EV_REDRAW, EV_SETUP,
     EV_SNAP, EV_TURN, EV_UNPLACEABLE, EV_DECISION, EV_DRAW, A_STOP, S_ENTTURN, GC, HAND, MAP_C, MAP_R, MAXTOK, MOUNTAIN, NSEC, NTILE, O_CNEU,
     O_CROT, O_CTILE, O_DECK, O_HAND, O_NBR, O_PAR, O_RTOK, O_STER, O_STOCK, O_TCOL, O_TOWNER, O_TSTK,
@@ -97,8 +101,10 @@ def place_options_nb(cf, st, seat, act):
 @njit(cache=True, _nrt=False)
 def neutral_options_nb(cf, st, seat, act):
     """TS-3.4: which hand tile goes face down (``neutral_tile = first``: the first) and on
-    which legal cell - one where its links would not join both hobbits' regions (TS-3.5);
-    if every legal cell would, any (narrowed: the link that would join them is not made)."""
+    which legal cell - one where its links would not join both hobbits' regions (TS-3.5).
+    If every legal cell would (TS-3.5 [R] ``neutral_join``): any of them, the link that would
+    join the regions not made (``skip_link``), or none - no actions, the player lays no
+    tile this turn (``no_tile``)."""
     nc = legal_cells_nb(cf, st)
     n = 0
     k = 1 if cf[C_NEUTRAL_FIRST] == 1 else st[S_HANDN + seat]
@@ -106,6 +112,8 @@ def neutral_options_nb(cf, st, seat, act):
     for j in range(nc):
         if neutral_fits_nb(cf, st, st[CAND + j]):
             ok += 1
+    if ok == 0 and cf[C_NEUTRAL_JOIN] == 1:
+        return 0
     for slot in range(k):
         tile = st[O_HAND + HAND * seat + slot]
         for j in range(nc):
@@ -280,6 +288,9 @@ def advance_nb(cf, st, tr, act):
                     n = redraw_nb(cf, st, tr, seat, act)
                 if n == 0:
                     n = neutral_options_nb(cf, st, seat, act)
+                    if n == 0:                   # TS-3.5 [R] neutral_join = no_tile
+                        st[S_STAGE] = STG_MOVE
+                        continue
                     st[S_DK] = DK_NEUTRAL
                     st[S_NLEGAL] = n
                     return n
