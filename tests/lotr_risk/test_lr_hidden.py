@@ -20,7 +20,7 @@ from lotr_sim.games.registry import get_game
 
 G = get_game("lotr-risk")
 EVENTS = set(int(k) for k in C.EVENT_KINDS)
-RARE = ("trade", "power", "defend", "discard")
+RARE = ("trade", "power", "defend", "discard", "courage", "smeagol", "balrog")
 
 
 @pytest.fixture(scope="module")

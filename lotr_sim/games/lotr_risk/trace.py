@@ -1,8 +1,10 @@
 """Decode the LOTR Risk engine's flat trace into JSON events, replay them on a snapshot
 (``replay_check``), and tell the game turn by turn (``account``). The events are those of
 issue 18 (decision events, hands in snapshots, the set-up roll and deal, the trade's bonus
-territory, power targets, the attack's defender, turns from 1); the header is every game's
-(``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 since issue 20).
+territory, power targets, the attack's defender, turns from 1) and, since ``trace_version``
+5, the defender's and the card holders' decisions (kinds ``courage``, ``dice``, ``smeagol``,
+``balrog``); the header is every game's
+(``lotr_sim.games.adapter.trace_header``).
 
 Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up
 before the first turn) and ``event``. Turns and rounds count from 1 (the set-up is turn 0,
@@ -16,7 +18,10 @@ round 0), as the account prints them.
   ``adventure_hands {p1..: [adventure cards]}``;
 * ``decision {seat, kind, choice, n_legal, row}``: each decision of the step machine, the seat
   that took it (p1..p4), its kind (``layout.PHASE_KIND``), the chosen index into the legal
-  list, the number of legal rows and the chosen row's values (kind, a, b, c; play.py);
+  list, the number of legal rows and the chosen row's values (kind, a, b, c; play.py). The
+  seat is the one that holds the choice: the defender for ``defend`` (Strategic Withdrawal),
+  ``courage`` (row 0 keeps the card, row 1 plays it) and ``dice`` (row (12, dice, 0, 0), LR-5.2),
+  the card's holder for ``smeagol`` and ``balrog`` (row 0 keeps, row 1 plays; LR-10.4);
 * ``place {player, territory, battalions, why}`` (why: claim, setup, reinforce,
   card_territory, mission, event, power, neutral, dealt; a negative number takes battalions
   off, e.g. Raiders); ``leader {player, slot, from, to}`` (from null: placed; to null:
