@@ -110,10 +110,18 @@ A_DDICE = 12   # (A_DDICE, dice, 0, 0): the defender rolls this many black dice 
 
 # trace events
 (EV_SNAP, EV_PLACE, EV_LEADER, EV_TRADE, EV_ROLL, EV_CONQ, EV_FORT, EV_TDRAW, EV_ADV,
- EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW, EV_DECISION, EV_SETUP, EV_BALROG) = range(18)
+ EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW, EV_DECISION, EV_SETUP, EV_BALROG,
+ EV_TDECK, EV_TURNUP, EV_ASIDE) = range(21)
 # EV_DECISION (seat, phase, choice, n_legal, kind, a, b, c): a decision of the step machine
 # EV_SETUP (die, first seat): the set-up die (LR-2.2/2.3); EV_BALROG (player, die, held) LR-10.4
 # EV_BLOCK (player, bridge, closed 1 / reopened 0); EV_WITHDRAW (player, from, to, battalions)
+# EV_TDECK (why, n, the n territory cards of the deck, top first): the deck's order after the set-up's
+#   shuffle (why 0, LR-2.5) or a reshuffle of the discards (why 1, LR-4.3)
+# EV_TURNUP (player, adventure card, territory card, to): a territory card an event turns up or draws
+#   (Winter Storms, Raiders, Mustering of Middle-earth, Local Uprising; LR-9.2); to 0 the discard pile,
+#   1 set aside (Local Uprising)
+# EV_ASIDE (player, territory card, used): the card Local Uprising set aside goes to the discard pile,
+#   used (1: its holder holds the territory at a turn's start, +4) or not (0: the holder is out)
 # EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed,
 #               5 dealt at the set-up (LR-2.6)
 # EV_PLACE "why": 0 claim, 1 set-up, 2 reinforcement, 3 card territory, 4 mission, 5 event, 6 power,

@@ -92,7 +92,9 @@ stronghold; one Smeagol and one A Balrog is Come per move of the Ring (once a ho
 one, nobody else is asked); the neutral army rolls the most defence dice; a Local Uprising
 territory is checked at the start of its holder's turns; an
 eliminated player's cards are discarded; Raiders / Winter Storms / Mustering turn up
-territory cards that go to the discard pile; a Leader moves into a conquered territory with the battalions that move in. Attacks may target
+territory cards that go to the discard pile (each traced as it is turned up, as is the deck's
+order after the set-up's shuffle and after every reshuffle, so a trace follows every
+territory card); a Leader moves into a conquered territory with the battalions that move in. Attacks may target
 any other player (LR-5.1 "another player"; with 4 players, allies too).
 """
 from __future__ import annotations
@@ -110,7 +112,7 @@ from lotr_sim.games.lotr_risk.board import (
     add_troops_nb, adiscard_nb, adj_nb, adraw_nb, arefill_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
     hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
     points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
-    take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
+    take_troops_nb, tdeck_event_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
@@ -121,7 +123,7 @@ from lotr_sim.games.lotr_risk.config import (
 )
 from lotr_sim.games.lotr_risk.layout import (
     A_ADISC, A_FORTL, EV_BALROG, EV_DECISION, EV_SETUP, PH_ADISC, S_NLEGAL,
-    A_DDICE, PH_BALROG, PH_COURAGE, PH_DDICE, PH_SMEAGOL, S_FASK, S_FDIE, S_FMOD,
+    A_DDICE, EV_ASIDE, EV_TURNUP, PH_BALROG, PH_COURAGE, PH_DDICE, PH_SMEAGOL, S_FASK, S_FDIE, S_FMOD,
     S_FSTEP, S_RSTEP,
     EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
@@ -273,6 +275,7 @@ def new_game_nb(cf, st, tr, act, s, seed, index, debug):
         st[O_TDECK + c] = c
     shuffle_range_nb(s, st, O_TDECK, cf[C_NTC])
     st[S_TDN] = cf[C_NTC]
+    tdeck_event_nb(st, tr, 0)
     # LR-2.6: events out, 3 adventure cards each, events back, shuffle
     na = cf[C_NADV]
     m = 0
@@ -392,6 +395,7 @@ def begin_turn_nb(cf, st, s, tr):
     _reopen_nb(st, tr, seat)                 # LR-9.3: closed until the holder's next turn
     u = st[O_UPR + seat]
     if u >= 0 and st[O_OWNER + u] == seat:
+        ev_nb(tr, EV_ASIDE, 3, seat, u, 1, 0, 0, 0, 0, 0)
         add_troops_nb(st, tr, u, 4, seat, 5)
         tdiscard_nb(st, u)
         st[O_UPR + seat] = -1
@@ -455,9 +459,10 @@ def _resolve_event_nb(cf, st, s, tr, seat, c):
             return 1
     elif k == K_WINTER or k == K_RAIDERS or k == K_MUSTER:
         for _ in range(3):
-            tc = tdraw_nb(st, s)
+            tc = tdraw_nb(st, s, tr)
             if tc < 0:
                 break
+            ev_nb(tr, EV_TURNUP, 4, seat, c, tc, 0, 0, 0, 0, 0)
             if tc < nt:
                 if k == K_WINTER:
                     st[O_STORM + tc] = seat + 1
@@ -467,8 +472,10 @@ def _resolve_event_nb(cf, st, s, tr, seat, c):
                     add_troops_nb(st, tr, tc, 3, st[O_OWNER + tc], 5)
             tdiscard_nb(st, tc)
     elif k == K_UPRISING:
-        tc = tdraw_nb(st, s)
+        tc = tdraw_nb(st, s, tr)
         if tc >= 0:
+            aside = tc < nt and st[O_UPR + seat] < 0 and st[O_OWNER + tc] != seat
+            ev_nb(tr, EV_TURNUP, 4, seat, c, tc, 1 if aside else 0, 0, 0, 0, 0)
             if tc >= nt or st[O_UPR + seat] >= 0:
                 tdiscard_nb(st, tc)
             elif st[O_OWNER + tc] == seat:
@@ -536,6 +543,7 @@ def _eliminate_nb(cf, st, tr, p):
     while st[O_HN + p] > 0:
         tdiscard_nb(st, hand_remove_nb(st, p, 0))
     if st[O_UPR + p] >= 0:
+        ev_nb(tr, EV_ASIDE, 3, p, st[O_UPR + p], 0, 0, 0, 0, 0, 0)
         tdiscard_nb(st, st[O_UPR + p])
         st[O_UPR + p] = -1
     while st[O_AHN + p] > 0:
@@ -752,7 +760,7 @@ def end_turn_nb(cf, st, s, tr):
         elif stg == 1:
             st[S_STAGE] = 2
             if st[S_CONQ] != 0:              # LR-8.1
-                c = tdraw_nb(st, s)
+                c = tdraw_nb(st, s, tr)
                 if c >= 0:
                     if st[O_HN + seat] < HMAX:
                         st[O_HAND + seat * HMAX + st[O_HN + seat]] = c
