@@ -33,8 +33,8 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # pressure's (nearly-held region, stronghold) and an attack's gain for completing a region;
 # then the issue-19 weights (policies.py), 0 here: region break, offence pull, the other
 # side's territory, its Leader, the turn's first conquest, the last turn; then the lines of the
-# cards played outside the holder's combat step (the engine's fixed rules before they were
-# decisions): Courage at an attacker's P >= 0.5, Smeagol when leading, a Balrog when not
+# cards played outside the holder's combat step: Courage at an attacker's P >= 0.5, Smeagol
+# when leading, a Balrog when not
 _SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0)
 _POL = {
     "random": (0.0,) * NPOL,

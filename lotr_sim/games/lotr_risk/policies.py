@@ -12,7 +12,14 @@ most threatened front (strongholds count extra), completes regions, sends Leader
 sites of its mission cards, and fortifies from the interior to the fronts. It plays You Shall
 Not Pass! at once on the bridge an enemy is likeliest to take an own territory across (any
 bridge when none is threatened: a played power scores), and Strategic Withdrawal when the
-attack takes the territory with P >= 0.8, into the own neighbour under most pressure.
+attack takes the territory with P >= 0.8, into the own neighbour under most pressure. As a
+defender it rolls the most dice (LR-5.2); it plays Courage Alone Will Not Save You when the
+attack, fought to the end, takes the territory with P >= ``cour``, Smeagol when it leads on
+points by at least ``smea`` and A Balrog is Come when it leads by less than ``balr`` (LR-9.3,
+LR-10.4; greedy's 0.5, 0 and 0: Courage against an attack at even odds or better, and the
+game nears its end when the Ring moves on, so the leader pushes it and the others hold it).
+Those decisions score without the per-decision preparation (``prep_nb``), which
+``choose_nb`` skips for them.
 
 Six weights came with issue 19 §2, 0 in the presets (greedy, aggressive and cautious play as
 before) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to a player
