@@ -69,8 +69,11 @@ MAY_BE_LEAN = ("choose_nb", "to_move_nb", "record_nb", "invariant_nb")
 # seats) and ``search`` (the settings of the search players seated), as LOTR Risk's version 2
 # did; Minas Tirith's version 3 and The Search's version 2 wrote those settings under
 # ``players``. The events are unchanged (Minas Tirith's version 3 events, LOTR Risk's and The
-# Search's version 2 events).
-TRACE_VERSION = 4
+# Search's version 2 events). 5: LOTR Risk's events add the decisions of the defender and of
+# the holders of the cards played outside their combat step (kinds courage, dice, smeagol,
+# balrog), and the territory deck's order and secret draws (territory_deck, turned_up,
+# uprising); the other games' events are version 4's.
+TRACE_VERSION = 5
 
 # The header's keys, in the order written (tests/test_contract.py checks every game's).
 HEADER_KEYS = ("game", "round", "turn", "side", "event", "trace_version", "game_name", "lotr_sim_version",

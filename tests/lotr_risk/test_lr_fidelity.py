@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_lr_rules import GREEDY, RAND, T, _attack, blank, give, put
+from test_lr_rules import GREEDY, RAND, T, _attack, blank, defend, give, put
 
 from lotr_sim.games.lotr_risk import config as C
 from lotr_sim.games.lotr_risk import layout as L
@@ -188,6 +188,7 @@ def test_lr_5_5_the_attacker_may_attack_again(comp):
         put(s, bk, 1, 6)
         put(s, th, 1, 2)
         _attack(comp, s, sh, bk, 3)
+        defend(comp, s)
         assert s.st[L.S_PHASE] == L.PH_ATTACK and G.to_move(s) == 0
         rows = {tuple(r) for r in G.legal_actions(comp, s)}
         assert (L.A_ATTACK, sh, bk, 3) in rows and (L.A_ATTACK, sh, th, 3) in rows
@@ -414,6 +415,7 @@ def test_lr_9_3_the_enemy_is_at_hand_cancels_the_stronghold(comp, played):
     the trace."""
     s, wh, rh = _enemy_setup(comp, played)
     _attack(comp, s, wh, rh, 3)
+    defend(comp, s)
     roll = _events(comp, s, "attack")[-1]
     assert roll["def_bonus"] == (0 if played else 1) and roll["defender"] == "p2"
     if played:
@@ -436,6 +438,7 @@ def test_lr_9_3_grima_moves_from_the_attacked_to_the_attacker_then_attacks(comp)
     assert rows == {(L.A_POWER, i, sh, bk), (L.A_POWER, i, sh, th)}
     k = [j for j in range(len(acts)) if tuple(acts[j]) == (L.A_POWER, i, sh, bk)][0]
     G.apply(comp, s, k)
+    defend(comp, s)
     ev = _events(comp, s)
     moved = [e for e in ev if e["event"] == "place" and e["why"] == "power"]
     assert [(e["territory"], e["battalions"]) for e in moved] == [("Buckland", -2), ("The Shire", 2)]
@@ -456,6 +459,7 @@ def test_lr_9_3_ambush_adds_three_to_the_attacking_territory(comp):
     assert (L.A_POWER, i, sh, bk) in {tuple(r) for r in acts}
     k = [j for j in range(len(acts)) if tuple(acts[j]) == (L.A_POWER, i, sh, bk)][0]
     G.apply(comp, s, k)
+    defend(comp, s)
     ev = _events(comp, s)
     add = [e for e in ev if e["event"] == "place" and e["why"] == "power"]
     assert [(e["territory"], e["battalions"]) for e in add] == [("The Shire", 3)]
@@ -485,7 +489,8 @@ def test_lr_9_3_the_way_under_the_mountains_crosses_mountains_only(comp):
 
 # ---- LR-10.4: A Balrog is Come -----------------------------------------------------------------------------
 def _balrog_trials(comp, n, seed=0):
-    """Games where the Ring would leave Moria and p2 (behind on points) holds the Balrog."""
+    """Games where the Ring would leave Moria and p2 (behind on points) holds the Balrog and
+    plays it (greedy's choice)."""
     moria = comp.names["path"].index("Moria")
     out = []
     for k in range(n):
@@ -499,6 +504,8 @@ def _balrog_trials(comp, n, seed=0):
         give(comp, s, 1, C.K_BALROG)
         s.st[L.S_RING] = moria
         _end_turn(comp, s)
+        if s.st[L.S_PHASE] == L.PH_BALROG:      # p2 decides; greedy plays it when behind (LR-10.4)
+            G.apply(comp, s, G.builtin_choice(comp, s))
         ev = _events(comp, s)
         b = [e for e in ev if e["event"] == "balrog"]
         ring = [e for e in ev if e["event"] == "fellowship"]

@@ -20,7 +20,7 @@ from lotr_sim.games.registry import get_game
 
 G = get_game("lotr-risk")
 EVENTS = set(int(k) for k in C.EVENT_KINDS)
-RARE = ("trade", "power", "defend", "discard")
+RARE = ("trade", "power", "defend", "discard", "courage", "smeagol", "balrog")
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,8 @@ def test_lr_9_1_positions_cover_the_decisions(positions):
     for n, ps in positions.items():
         assert len(ps) >= 40, (n, len(ps))
     assert {"reinforce", "attack", "move", "fortify", "trade", "discard"} <= _kinds(positions)
+    # the defender's and the card holders' decisions (LR-5.2, LR-9.3, LR-10.4) are seats' too
+    assert {"courage", "dice", "smeagol", "balrog"} <= _kinds(positions)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

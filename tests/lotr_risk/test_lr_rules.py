@@ -227,6 +227,13 @@ def _attack(comp, s, a, b, dice):
     G.apply(comp, s, rows[0])
 
 
+def defend(comp, s):
+    """The defender's decisions before a roll (Courage, its dice: LR-9.3, LR-5.2), taken by the
+    heuristic (the most dice) until the roll is made."""
+    while s.st[L.S_PHASE] in (L.PH_COURAGE, L.PH_DDICE):
+        G.apply(comp, s, G.heuristic_choice(comp, s))
+
+
 def test_lr_5_1_attack_needs_two_and_a_border(comp):
     """LR-5.1: from an own territory with >= 2 battalions to a bordering one of another army,
     at most 3 dice (one stays home); no attack across a blocked contact."""
@@ -246,7 +253,8 @@ def test_lr_5_1_attack_needs_two_and_a_border(comp):
 
 
 def test_lr_5_2_to_5_4_rolls_follow_the_faces(comp):
-    """LR-5.2: defender dice = min(2, defenders, attacker dice); LR-5.3: highest v highest,
+    """LR-5.2: defender dice at most min(2, defenders, attacker dice) (the defender's choice:
+    here the most, as greedy chooses, ``defend``); LR-5.3: highest v highest,
     second v second, ties to the defender; LR-5.4: Leader +1 attack / defence, stronghold +1
     defence, on the highest die only. Checked on every roll of crafted attacks."""
     from lotr_sim.kernels.rng import stream_init_nb
@@ -266,9 +274,11 @@ def test_lr_5_2_to_5_4_rolls_follow_the_faces(comp):
             s.st[L.O_LEAD + 2] = rh          # defender's Leader in Rivendell
         dice = 1 + k % min(3, s.st[L.O_TROOPS + sm] - 1)
         _attack(comp, s, sm, ev, dice)
+        defend(comp, s)
         if s.st[L.S_PHASE] == L.PH_MOVEIN:
             G.apply(comp, s, 0)
         _attack(comp, s, ca, rh, 3)
+        defend(comp, s)
         for e in decode(comp, s.tr, 0):
             if e["event"] != "attack":
                 continue
@@ -699,6 +709,7 @@ def test_lr_9_3_strategic_withdrawal_pass_keeps_the_battalions(comp):
     s, sh, bk, of, i = _withdraw_setup(comp, 10, 6)
     _attack(comp, s, sh, bk, 3)
     G.apply(comp, s, 0)
+    defend(comp, s)
     assert s.st[L.O_TROOPS + of] == 2 and s.st[L.O_AHN + 1] == 1
     assert s.st[L.O_TROOPS + bk] + s.st[L.O_TROOPS + sh] == 16 - 2 and s.st[L.S_CUR] == 0
     s2, sh, bk, of, i = _withdraw_setup(comp, 10, 1)

@@ -19,7 +19,7 @@ from lotr_sim.games.lotr_risk.config import (
     O_PATH, O_RBONUS, O_REG, O_RSIZE, O_SSIDE, O_STRONG, P_MINR, P_PSTR, P_PTER, P_SET, P_TPB,
 )
 from lotr_sim.games.lotr_risk.layout import (
-    AHMAX, EV_LEADER, EV_PLACE, EV_RING, EV_SNAP, HMAX, O_ACOUNT, O_ADECK, O_ADISC, O_AHAND, O_AHN, O_ALIVE,
+    AHMAX, EV_LEADER, EV_PLACE, EV_RING, EV_SNAP, EV_TDECK, HMAX, O_ACOUNT, O_ADECK, O_ADISC, O_AHAND, O_AHN, O_ALIVE,
     O_ASCORE, O_HAND, O_HN, O_LEAD, O_OWNER, O_PTS, O_TDECK, O_TDISC, O_TROOPS, O_UPR, S_ADD, S_ADDED, S_ADN,
     PH_MOVEIN, S_CUR, S_DST, S_PHASE, S_REMOVED, S_RING, S_SETUP, S_TDD, S_TDN, S_TURN,
 )
@@ -220,26 +220,38 @@ def put_leader_nb(st, tr, slot, t):
 
 # ---- decks ------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _pile_draw_nb(st, s, deck, n_slot, disc, nd_slot):
-    """The top card of the pile at ``deck`` (``st[n_slot]`` cards); an empty pile is refilled
-    from its discards at ``disc`` (``st[nd_slot]`` cards) and shuffled. -1: none left."""
-    if st[n_slot] == 0:
-        nd = st[nd_slot]
-        if nd == 0:
-            return -1
-        for i in range(nd):
-            st[deck + i] = st[disc + i]
-        st[nd_slot] = 0
-        st[n_slot] = nd
-        shuffle_range_nb(s, st, deck, nd)
-    st[n_slot] -= 1
-    return st[deck + st[n_slot]]
+def tdeck_event_nb(st, tr, why):
+    """Trace the territory deck's order, top card first (EV_TDECK): after the set-up's shuffle
+    (``why`` 0, LR-2.5) or a reshuffle of the discards (1, LR-4.3)."""
+    if tr.shape[0] == 0:
+        return
+    h = ev_begin_nb(tr, EV_TDECK)
+    if h < 0:
+        return
+    n = st[S_TDN]
+    ev_put_nb(tr, h, why)
+    ev_put_nb(tr, h, n)
+    for i in range(n - 1, -1, -1):
+        ev_put_nb(tr, h, st[O_TDECK + i])
+    ev_end_nb(tr, h)
 
 
 @njit(cache=True, _nrt=False)
-def tdraw_nb(st, s):
-    """The top territory card; an empty deck is reshuffled from the discards (LR-4.3). -1: none."""
-    return _pile_draw_nb(st, s, O_TDECK, S_TDN, O_TDISC, S_TDD)
+def tdraw_nb(st, s, tr):
+    """The top territory card; an empty deck is first refilled from the discards and shuffled
+    (LR-4.3; traced with its new order). -1: none left."""
+    if st[S_TDN] == 0:
+        nd = st[S_TDD]
+        if nd == 0:
+            return -1
+        for i in range(nd):
+            st[O_TDECK + i] = st[O_TDISC + i]
+        st[S_TDD] = 0
+        st[S_TDN] = nd
+        shuffle_range_nb(s, st, O_TDECK, nd)
+        tdeck_event_nb(st, tr, 1)
+    st[S_TDN] -= 1
+    return st[O_TDECK + st[S_TDN]]
 
 
 @njit(cache=True, _nrt=False)

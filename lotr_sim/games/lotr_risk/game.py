@@ -32,8 +32,10 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # the claim's weights (region share, own neighbour, enemy neighbour, site), the
 # pressure's (nearly-held region, stronghold) and an attack's gain for completing a region;
 # then the issue-19 weights (policies.py), 0 here: region break, offence pull, the other
-# side's territory, its Leader, the turn's first conquest, the last turn
-_SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+# side's territory, its Leader, the turn's first conquest, the last turn; then the lines of the
+# cards played outside the holder's combat step: Courage at an attacker's P >= 0.5, Smeagol
+# when leading, a Balrog when not
+_SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0)
 _POL = {
     "random": (0.0,) * NPOL,
     "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0) + _SHAPE,
@@ -64,6 +66,9 @@ TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
     Weight("glead", L.PL_GLEAD, -0.5, 0.5, "attack: gain of a territory with the other side's Leader"),
     Weight("card", L.PL_CARD, 0.0, 1.0, "attack: gain while the turn has no conquest (its card, LR-8.1)"),
     Weight("end", L.PL_END, 0.0, 1.0, "attack: gain times P(this is the seat's last turn)"),
+    Weight("cour", L.PL_COUR, 0.0, 1.0, "Courage (defending): play it when the attack takes the territory with P >= this"),
+    Weight("smea", L.PL_SMEA, -10.0, 10.0, "Smeagol: play it when ahead on points by at least this"),
+    Weight("balr", L.PL_BALR, -10.0, 10.0, "A Balrog is Come: play it when ahead on points by less than this"),
 ), {name: {"good": v, "evil": v} for name, v in _POL.items()})
 
 
@@ -124,7 +129,8 @@ class LotrRisk(NumbaGame):
     notes = (
         "The board is assembled from public fan implementations and a board photo (not an official "
         "data file); the 40-card adventure deck and its points are a RECONSTRUCTION (LR-9.4): "
-        "'You Shall Not Pass!' and 'Strategic Withdrawal' are decisions of their holders (play.py).",
+        "'You Shall Not Pass!', 'Strategic Withdrawal', 'Courage Alone Will Not Save You', 'Smeagol' and "
+        "'A Balrog is Come' are decisions of their holders, the defender's dice a decision of the defender (play.py).",
         "Good/Evil win rates are per side: with 3-4 players a side wins when any of its seats wins (LR-11.4).",
     )
 

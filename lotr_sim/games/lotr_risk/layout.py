@@ -15,7 +15,7 @@ AHMAX = 8         # adventure cards in a hand (limit 3 by default, LR-8.2)
 NSEAT = MAXP + 1  # players plus the neutral army (owner code 4)
 MAXA = 4096       # legal actions of one decision
 MAX_TURNS = 400   # safety cap: the Fellowship always ends a game well before
-NPOL = 19
+NPOL = 22
 
 STATE = Layout("lotr-risk-state")
 S_PHASE = STATE.scalar("phase")
@@ -57,6 +57,13 @@ S_TSEAT = STATE.scalar("tseat")       # whose turn it is while a defender decide
 S_NBLOCK = STATE.scalar("nblock")     # bridges closed now (You Shall Not Pass!, LR-9.3)
 S_WDONE = STATE.scalar("wdone")       # the defender withdrew against the attack being declared
 S_NLEGAL = STATE.scalar("nlegal")     # rows legal_nb last listed (the decision trace's n_legal)
+S_RSTEP = STATE.scalar("rstep")       # the declared roll (S_SRC, S_DST, S_DICE): 0 the defender's
+                                      # Courage to ask, 1 its dice to ask, 2 rolling (play._roll_on_nb)
+S_FDIE = STATE.scalar("fdie")         # the Fellowship's die at the end of this turn (0: none, LR-10.2)
+S_FMOD = STATE.scalar("fmod")         # ... its modifier (Smeagol's +2)
+S_FSTEP = STATE.scalar("fstep")       # the Fellowship's move: 0 Smeagol to ask, 1 A Balrog is Come
+                                      # to ask, 2 moving, 3 held in Moria by a Balrog
+S_FASK = STATE.scalar("fask")         # the next seat asked for the card of S_FSTEP
 STATE.pad_to(48)
 O_OWNER = STATE.array("owner", MAXT)
 O_TROOPS = STATE.array("troops", MAXT)
@@ -88,20 +95,33 @@ PH_CLAIM, PH_SPLACE, PH_LEADER, PH_TRADE, PH_REINF, PH_ATTACK, PH_MOVEIN, PH_FOR
 PH_BLOCK = 9       # start of a turn: play You Shall Not Pass! on a bridge, or not (LR-9.3)
 PH_WITHDRAW = 10   # an attack declared: the defender plays Strategic Withdrawal, or not (LR-9.3)
 PH_ADISC = 11      # a fourth adventure card: the player discards one of its hand (LR-8.2)
+PH_COURAGE = 12   # a roll against a holder of Courage Alone Will Not Save You: play it or keep it (LR-9.3)
+PH_DDICE = 13     # a roll against 2+ battalions with 2+ red dice: the defender rolls 1 or 2 dice (LR-5.2)
+PH_SMEAGOL = 14   # the Fellowship's die fails and +2 would move it: a holder plays Smeagol or keeps it
+PH_BALROG = 15    # the Ring would leave Moria: a holder plays A Balrog is Come or keeps it (LR-10.4)
 PHASE_KIND = ("setup", "setup", "leader", "trade", "reinforce", "attack", "move", "fortify", "over",
-              "power", "defend", "discard")
+              "power", "defend", "discard", "courage", "dice", "smeagol", "balrog")
 
 # action kinds (rows of 4 ints: kind, a, b, c)
 A_PASS, A_CLAIM, A_PLACE, A_LEADER, A_TRADE, A_ATTACK, A_MOVEIN, A_FORT, A_LMOVE, A_POWER = range(10)
 A_ADISC = 10   # (A_ADISC, hand index, card, 0): discard that adventure card (LR-8.2)
 A_FORTL = 11   # (A_FORTL, from, to, battalions): the fortify move with the Leader of ``from`` (LR-6.2)
+A_DDICE = 12   # (A_DDICE, dice, 0, 0): the defender rolls this many black dice (LR-5.2)
 
 # trace events
 (EV_SNAP, EV_PLACE, EV_LEADER, EV_TRADE, EV_ROLL, EV_CONQ, EV_FORT, EV_TDRAW, EV_ADV,
- EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW, EV_DECISION, EV_SETUP, EV_BALROG) = range(18)
+ EV_RING, EV_END, EV_TURN, EV_ELIM, EV_BLOCK, EV_WITHDRAW, EV_DECISION, EV_SETUP, EV_BALROG,
+ EV_TDECK, EV_TURNUP, EV_ASIDE) = range(21)
 # EV_DECISION (seat, phase, choice, n_legal, kind, a, b, c): a decision of the step machine
 # EV_SETUP (die, first seat): the set-up die (LR-2.2/2.3); EV_BALROG (player, die, held) LR-10.4
 # EV_BLOCK (player, bridge, closed 1 / reopened 0); EV_WITHDRAW (player, from, to, battalions)
+# EV_TDECK (why, n, the n territory cards of the deck, top first): the deck's order after the set-up's
+#   shuffle (why 0, LR-2.5) or a reshuffle of the discards (why 1, LR-4.3)
+# EV_TURNUP (player, adventure card, territory card, to): a territory card an event turns up or draws
+#   (Winter Storms, Raiders, Mustering of Middle-earth, Local Uprising; LR-9.2); to 0 the discard pile,
+#   1 set aside (Local Uprising)
+# EV_ASIDE (player, territory card, used): the card Local Uprising set aside goes to the discard pile,
+#   used (1: its holder holds the territory at a turn's start, +4) or not (0: the holder is out)
 # EV_ADV "what": 0 drawn, 1 discarded (hand full), 2 event resolved, 3 power played, 4 mission completed,
 #               5 dealt at the set-up (LR-2.6)
 # EV_PLACE "why": 0 claim, 1 set-up, 2 reinforcement, 3 card territory, 4 mission, 5 event, 6 power,
@@ -115,8 +135,12 @@ WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "pow
 # (issue 19, 0 in the presets) the attack's gain for breaking a region the other side holds
 # whole, the reinforcement's pull to the front it attacks from best, the attack's gain for a
 # territory of the other side, for one with its Leader, while the turn has no conquest, and
-# times P(this is the seat's last turn) (policies.py's docstring says which rule each reads)
+# times P(this is the seat's last turn) (policies.py's docstring says which rule each reads); then
+# the lines of the cards played outside the holder's combat step: Courage when the attack takes
+# the territory with at least this P, Smeagol when the points lead is at least this, A Balrog is
+# Come when the lead is below this
 (PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW, PL_CREG, PL_CADJ, PL_CENE, PL_CSITE,
- PL_PREG, PL_PSTR, PL_RGAIN, PL_RBRK, PL_POFF, PL_GENE, PL_GLEAD, PL_CARD, PL_END) = range(NPOL)
+ PL_PREG, PL_PSTR, PL_RGAIN, PL_RBRK, PL_POFF, PL_GENE, PL_GLEAD, PL_CARD, PL_END,
+ PL_COUR, PL_SMEA, PL_BALR) = range(NPOL)
 
 R_FELLOWSHIP, R_CONQUEST, R_CAP = 0, 1, 2

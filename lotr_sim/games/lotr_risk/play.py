@@ -40,6 +40,28 @@ resolves everything up to the next decision):
              territory has 2+ battalions and an adjacent own territory: the DEFENDER decides
              (S_CUR is the defender's seat until it does; S_TSEAT keeps the turn's): move all
              but 1 battalion to one adjacent own territory, or not; then the roll.
+* PH_COURAGE a roll is about to be made against a player holding "Courage Alone Will Not Save
+             You" (LR-9.3: a power card that "kan spilles under en anden spillers tur"): the
+             DEFENDER keeps it (A_PASS) or plays it (A_POWER, hand index, the attacked
+             territory: +4 battalions there), before each roll against it while it holds one
+             (not right after it withdrew against the attack: one "when attacked" card per
+             declaration);
+* PH_DDICE   then, when the defender may roll 2 dice (2+ battalions, 2+ red dice), the DEFENDER
+             rolls 1 or 2 (A_DDICE, dice; LR-5.2 "Kast lige så mange terninger som det antal
+             bataljoner, du forsvarer med (1 eller 2)"); the neutral army never decides and
+             rolls the most (LR-5.8);
+* PH_SMEAGOL the Fellowship's die at the end of a turn fails and +2 would move the Ring
+             (LR-10.2): each holder of "Smeagol" in seat order (not the player whose turn ends if
+             it drew an adventure card this turn, LR-8.2) keeps it or plays it (+2), until one
+             plays;
+* PH_BALROG  the Ring would leave Moria: each holder of "A Balrog is Come" in seat order (the
+             same exception) keeps it or plays it, until one plays ("BRUG KORTET, NÅR
+             BRODERSKABET FORSØGER AT FORLADE MORIA"; then one die must beat
+             balrog_roll_above to hold the Ring, LR-10.4 [R]).
+
+Each decision is taken by the seat that holds the choice, which need not be the seat whose turn
+it is (S_CUR is the deciding seat, S_TSEAT the turn's while the defender or a card holder
+decides); the trace's decision events name it.
 
 The three menus of amounts are the engine's narrowings of a free choice; each is a parameter
 (``_sized_rows`` writes them) with a wider setting: reinforce_sizes "1,2,3,half,all" or "any"
@@ -66,12 +88,13 @@ would forbid some destinations); a defender that withdrew against an attack does
 Courage against it; Grima Wormtongue and Ambush are played as a row (from, to) and the attack
 from ``from`` on ``to`` follows at once with the most dice (the card data: "before an
 attack"; the number of dice is narrowed); The Enemy is at Hand lasts the turn for its
-stronghold; the defender's "Courage Alone Will Not Save You" is played for it when an
-attack on it is at even odds or better; "A Balrog is Come" by a holder who is not leading on
-points (then one die must beat balrog_roll_above, LR-10.4), "Smeagol" by a leading holder when +2 makes the roll; a Local Uprising territory is
-checked at the start of its holder's turns; an eliminated player's cards are discarded;
-Raiders / Winter Storms / Mustering turn up territory cards that go to the discard pile; a
-Leader moves into a conquered territory with the battalions that move in. Attacks may target
+stronghold; one Smeagol and one A Balrog is Come per move of the Ring (once a holder plays
+one, nobody else is asked); the neutral army rolls the most defence dice; a Local Uprising
+territory is checked at the start of its holder's turns; an
+eliminated player's cards are discarded; Raiders / Winter Storms / Mustering turn up
+territory cards that go to the discard pile (each traced as it is turned up, as is the deck's
+order after the set-up's shuffle and after every reshuffle, so a trace follows every
+territory card); a Leader moves into a conquered territory with the battalions that move in. Attacks may target
 any other player (LR-5.1 "another player"; with 4 players, allies too).
 """
 from __future__ import annotations
@@ -89,7 +112,7 @@ from lotr_sim.games.lotr_risk.board import (
     add_troops_nb, adiscard_nb, adj_nb, adraw_nb, arefill_nb, ahand_remove_nb, blk_nb, count_terr_nb, ev_nb,
     hand_remove_nb, ring_advance_nb, invariant_ok_nb, leader_ok_at_nb, leader_slot_at_nb, n_leaders_nb,
     points_nb, put_leader_nb, reinforcements_nb, ring_territory_nb, set_value_nb, side_of_nb, snapshot_nb,
-    take_troops_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
+    take_troops_nb, tdeck_event_nb, tdiscard_nb, tdraw_nb, winner_nb, enemy_adj_nb,
 )
 from lotr_sim.games.lotr_risk.config import (
     C_FANGORN, C_MORIA, C_NADV, C_NBRG, C_NP, C_NT, C_NTC, EVENT_KINDS_ARR, K_WITHDRAW, K_YSNP, MAXP, O_BRG, K_AMBUSH, K_BALROG, K_COURAGE, K_ENEMY,
@@ -100,6 +123,8 @@ from lotr_sim.games.lotr_risk.config import (
 )
 from lotr_sim.games.lotr_risk.layout import (
     A_ADISC, A_FORTL, EV_BALROG, EV_DECISION, EV_SETUP, PH_ADISC, S_NLEGAL,
+    A_DDICE, EV_ASIDE, EV_TURNUP, PH_BALROG, PH_COURAGE, PH_DDICE, PH_SMEAGOL, S_FASK, S_FDIE, S_FMOD,
+    S_FSTEP, S_RSTEP,
     EV_BLOCK, EV_WITHDRAW, O_BLOCK, O_COMP, PH_BLOCK, PH_WITHDRAW, S_NBLOCK, S_TSEAT, S_WDONE,
     AHMAX, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE, EV_ADV,
     EV_CONQ, EV_ELIM, EV_END, EV_FORT, EV_RING, EV_ROLL, EV_TDRAW, EV_TRADE, EV_TURN, HMAX, MAXA, MAX_TURNS, O_ACOUNT,
@@ -110,7 +135,7 @@ from lotr_sim.games.lotr_risk.layout import (
     S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
     S_WAYA, S_WAYB, S_WSEAT,
 )
-from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, leading_nb, odds_nb, scores_nb
+from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, scores_nb
 
 NOUT = 32   # outcome matrix columns (game.py names them)
 
@@ -250,6 +275,7 @@ def new_game_nb(cf, st, tr, act, s, seed, index, debug):
         st[O_TDECK + c] = c
     shuffle_range_nb(s, st, O_TDECK, cf[C_NTC])
     st[S_TDN] = cf[C_NTC]
+    tdeck_event_nb(st, tr, 0)
     # LR-2.6: events out, 3 adventure cards each, events back, shuffle
     na = cf[C_NADV]
     m = 0
@@ -369,6 +395,7 @@ def begin_turn_nb(cf, st, s, tr):
     _reopen_nb(st, tr, seat)                 # LR-9.3: closed until the holder's next turn
     u = st[O_UPR + seat]
     if u >= 0 and st[O_OWNER + u] == seat:
+        ev_nb(tr, EV_ASIDE, 3, seat, u, 1, 0, 0, 0, 0, 0)
         add_troops_nb(st, tr, u, 4, seat, 5)
         tdiscard_nb(st, u)
         st[O_UPR + seat] = -1
@@ -432,9 +459,10 @@ def _resolve_event_nb(cf, st, s, tr, seat, c):
             return 1
     elif k == K_WINTER or k == K_RAIDERS or k == K_MUSTER:
         for _ in range(3):
-            tc = tdraw_nb(st, s)
+            tc = tdraw_nb(st, s, tr)
             if tc < 0:
                 break
+            ev_nb(tr, EV_TURNUP, 4, seat, c, tc, 0, 0, 0, 0, 0)
             if tc < nt:
                 if k == K_WINTER:
                     st[O_STORM + tc] = seat + 1
@@ -444,8 +472,10 @@ def _resolve_event_nb(cf, st, s, tr, seat, c):
                     add_troops_nb(st, tr, tc, 3, st[O_OWNER + tc], 5)
             tdiscard_nb(st, tc)
     elif k == K_UPRISING:
-        tc = tdraw_nb(st, s)
+        tc = tdraw_nb(st, s, tr)
         if tc >= 0:
+            aside = tc < nt and st[O_UPR + seat] < 0 and st[O_OWNER + tc] != seat
+            ev_nb(tr, EV_TURNUP, 4, seat, c, tc, 1 if aside else 0, 0, 0, 0, 0)
             if tc >= nt or st[O_UPR + seat] >= 0:
                 tdiscard_nb(st, tc)
             elif st[O_OWNER + tc] == seat:
@@ -513,6 +543,7 @@ def _eliminate_nb(cf, st, tr, p):
     while st[O_HN + p] > 0:
         tdiscard_nb(st, hand_remove_nb(st, p, 0))
     if st[O_UPR + p] >= 0:
+        ev_nb(tr, EV_ASIDE, 3, p, st[O_UPR + p], 0, 0, 0, 0, 0, 0)
         tdiscard_nb(st, st[O_UPR + p])
         st[O_UPR + p] = -1
     while st[O_AHN + p] > 0:
@@ -570,29 +601,63 @@ def _attack_nb(cf, st, s, tr, wp, src, dst, dice):
 
 @njit(cache=True, _nrt=False)
 def _roll_nb(cf, st, s, tr, wp, src, dst, dice):
-    """One roll (LR-5.2-5.4), then a conquest if the defender is wiped out (LR-5.6/5.7)."""
+    """A roll from ``src`` on ``dst`` with ``dice`` red dice is declared (LR-5.2): the
+    defender's decisions first (``_roll_on_nb``), then the roll."""
+    st[S_SRC] = src
+    st[S_DST] = dst
+    st[S_DICE] = dice
+    st[S_RSTEP] = 0
+    _roll_on_nb(cf, st, s, tr, wp)
+
+
+@njit(cache=True, _nrt=False)
+def _defender_decides_nb(st, d, ph):
+    """The defender ``d`` takes decision ``ph`` before the roll: the seat to move becomes its
+    own until it decides (S_TSEAT keeps the attacker's)."""
+    st[S_TSEAT] = st[S_CUR]
+    st[S_CUR] = d
+    st[S_PHASE] = ph
+
+
+@njit(cache=True, _nrt=False)
+def _roll_on_nb(cf, st, s, tr, wp):
+    """The declared roll (S_SRC, S_DST, S_DICE) goes on from step S_RSTEP: a defender holding
+    Courage decides whether to play it (PH_COURAGE, LR-9.3; not when it has just withdrawn
+    against this attack: one "when attacked" card per declaration); a defender that may roll 2
+    dice chooses 1 or 2 (PH_DDICE, LR-5.2; the neutral army rolls the most, LR-5.8); then the
+    roll."""
+    src = st[S_SRC]
+    dst = st[S_DST]
+    dice = st[S_DICE]
+    d = st[O_OWNER + dst]
+    if st[S_RSTEP] == 0:
+        st[S_RSTEP] = 1
+        wd = st[S_WDONE]
+        st[S_WDONE] = 0
+        if d < NEUTRAL and wd == 0 and _find_power(cf, st, d, K_COURAGE) >= 0:
+            _defender_decides_nb(st, d, PH_COURAGE)
+            return
+    dd = min(2, st[O_TROOPS + dst], dice)
+    if st[S_RSTEP] == 1:
+        st[S_RSTEP] = 2
+        if d < NEUTRAL and dd == 2:
+            _defender_decides_nb(st, d, PH_DDICE)
+            return
+    _fight_nb(cf, st, s, tr, src, dst, dice, dd)
+
+
+@njit(cache=True, _nrt=False)
+def _fight_nb(cf, st, s, tr, src, dst, dice, dd):
+    """One roll, ``dice`` red against ``dd`` black (LR-5.2-5.4), then a conquest if the
+    defender is wiped out (LR-5.6/5.7)."""
     seat = st[S_CUR]
     d = st[O_OWNER + dst]
-    wd = st[S_WDONE]
-    st[S_WDONE] = 0
-    # the defender's Courage (LR-9.3), played for it at even odds or worse for it (not when it
-    # has just withdrawn against this attack: one "when attacked" card per declaration)
-    if d < NEUTRAL and wd == 0:
-        i = _find_power(cf, st, d, K_COURAGE)
-        if i >= 0 and odds_nb(cf, st, wp, src, dst, 0, 0, False) >= 0.5:
-            _play_power(cf, st, tr, d, i, dst, 0)
-            add_troops_nb(st, tr, dst, 4, d, 6)
     ab = cf[P_LEADB] if leader_slot_at_nb(st, seat, src) >= 0 else 0
     db = 0
     if d < NEUTRAL and leader_slot_at_nb(st, d, dst) >= 0:
         db += cf[P_LEADB]
     if cf[O_STRONG + dst] != 0 and st[S_NOSTR] != dst:
         db += cf[P_STRB]
-    dd = st[O_TROOPS + dst]
-    if dd > 2:
-        dd = 2
-    if dd > dice:
-        dd = dice
     # LR-5.2-5.4: the shared roll (kernels.combat, rule set lotr-risk): faces, then losses
     a1, a2, a3, d1, d2 = assault_faces_nb(s, dice, dd)
     la, ld = assault_losses_nb(a1, a2, a3, d1, d2, dice, dd, ab, db)
@@ -601,9 +666,6 @@ def _roll_nb(cf, st, s, tr, wp, src, dst, dice):
     st[S_REMOVED] += la + ld
     ev_nb(tr, EV_ROLL, 8, seat, src, dst, d * 100 + dice * 10 + dd, ab * 10 + db,
           a1 * 10000 + a2 * 1000 + a3 * 100 + d1 * 10 + d2, la, ld)
-    st[S_SRC] = src
-    st[S_DST] = dst
-    st[S_DICE] = dice
     if st[O_TROOPS + dst] == 0:
         st[S_CONQ] = 1
         if d < NEUTRAL:
@@ -698,7 +760,7 @@ def end_turn_nb(cf, st, s, tr):
         elif stg == 1:
             st[S_STAGE] = 2
             if st[S_CONQ] != 0:              # LR-8.1
-                c = tdraw_nb(st, s)
+                c = tdraw_nb(st, s, tr)
                 if c >= 0:
                     if st[O_HN + seat] < HMAX:
                         st[O_HAND + seat * HMAX + st[O_HN + seat]] = c
@@ -732,10 +794,19 @@ def end_turn_nb(cf, st, s, tr):
                     adiscard_nb(st, c)
                     ev_nb(tr, EV_ADV, 3, seat, c, 1, 0, 0, 0, 0, 0)
             st[S_STAGE] = 3
-        elif stg == 3:
+        elif stg == 3:                       # LR-10: the Fellowship's die, then its cards
+            st[S_STAGE] = 5
+            st[S_FDIE] = fellowship_die_nb(st[S_RING], cf[O_MARK:O_MARK + cf[C_NPATH]], 6, s)
+            st[S_FMOD] = 0
+            st[S_FSTEP] = 0
+            st[S_FASK] = 0
+        elif stg == 5:
+            left = _fellowship_nb(cf, st, tr, seat)
+            if left < 0:
+                return                       # a holder of Smeagol or A Balrog is Come decides
             st[S_STAGE] = 4
             st[S_TURN] += 1
-            if _fellowship_nb(cf, st, s, tr, seat):
+            if left == 1:
                 st[S_RINGT] = st[S_TURN]
                 end_game_nb(cf, st, s, tr, R_FELLOWSHIP, -1)
                 return
@@ -751,51 +822,61 @@ def end_turn_nb(cf, st, s, tr):
 
 
 @njit(cache=True, _nrt=False)
-def _fellowship_nb(cf, st, s, tr, seat):
-    """LR-10: the Ring moves at the end of every player's turn; on a marked territory the die
-    must beat the threshold (the shared kernels.fellowship roll and move). Smeagol (+2) and A
-    Balrog is Come (hold it in Moria) are played for their holders (narrowed, see module).
-    Returns True when it leaves the last territory (LR-10.3)."""
-    np_ = cf[C_NP]
+def _ring_card_holder_nb(cf, st, seat, kind):
+    """The next seat from S_FASK on (in seat order) that may play a card of ``kind`` now: alive,
+    holding one, and not the player whose turn ends if it drew an adventure card this turn
+    (LR-8.2: then only events). Asks it (S_CUR its seat, S_TSEAT the turn's) and returns it,
+    or -1 when nobody is left to ask."""
+    while st[S_FASK] < cf[C_NP]:
+        p = st[S_FASK]
+        st[S_FASK] += 1
+        if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
+            continue
+        if _find_power(cf, st, p, kind) >= 0:
+            st[S_TSEAT] = seat
+            st[S_CUR] = p
+            return p
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _fellowship_nb(cf, st, tr, seat):
+    """LR-10: the Ring's move at the end of ``seat``'s turn, its die (S_FDIE) rolled (the shared
+    kernels.fellowship roll and move; on a marked territory the die must beat the threshold).
+    Its cards are their holders' decisions, asked in seat order until one plays: when the die
+    fails and +2 would move the Ring, Smeagol (PH_SMEAGOL, LR-9.3); when the Ring would leave
+    Moria, A Balrog is Come (PH_BALROG, LR-10.4). Returns -1 while a holder decides (call again
+    once it has), 1 when the Ring leaves the last territory (LR-10.3), else 0."""
     r = st[S_RING]
     marked = cf[O_MARK:O_MARK + cf[C_NPATH]]
     roll = cf[P_ROLL]
-    die = fellowship_die_nb(r, marked, 6, s)
-    mod = 0
-    if die != 0 and not fellowship_moves_nb(r, marked, roll, die, 0) \
-            and fellowship_moves_nb(r, marked, roll, die, 2):
-        for p in range(np_):
-            if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
-                continue
-            i = _find_power(cf, st, p, K_SMEAGOL)
-            if i >= 0 and leading_nb(cf, st, p):
-                _play_power(cf, st, tr, p, i, 0, 0)
-                mod = 2
-                break
-    go = fellowship_moves_nb(r, marked, roll, die, mod)
-    if go and ring_territory_nb(cf, st) == cf[C_MORIA]:
-        for p in range(np_):
-            if st[O_ALIVE + p] == 0 or (p == seat and st[S_ADVLOCK] != 0):
-                continue
-            i = _find_power(cf, st, p, K_BALROG)
-            if i >= 0 and not leading_nb(cf, st, p):
-                _play_power(cf, st, tr, p, i, 0, 0)
-                # LR-10.4 [R]: "med et vellykket terningkast": one die above balrog_roll_above
-                bd = d6_nb(s)
-                held = bd > cf[P_BALROG]
-                ev_nb(tr, EV_BALROG, 3, p, bd, 1 if held else 0, 0, 0, 0, 0, 0)
-                if held:
-                    ev_nb(tr, EV_RING, 4, r, r, die, mod, 0, 0, 0, 0)   # held in Moria
-                    return False
-                break
+    die = st[S_FDIE]
+    if st[S_FSTEP] == 0:
+        if die != 0 and not fellowship_moves_nb(r, marked, roll, die, 0) \
+                and fellowship_moves_nb(r, marked, roll, die, 2):
+            if _ring_card_holder_nb(cf, st, seat, K_SMEAGOL) >= 0:
+                st[S_PHASE] = PH_SMEAGOL
+                return -1
+        st[S_FSTEP] = 1
+        st[S_FASK] = 0
+    go = fellowship_moves_nb(r, marked, roll, die, st[S_FMOD])
+    if st[S_FSTEP] == 1:
+        if go and ring_territory_nb(cf, st) == cf[C_MORIA]:
+            if _ring_card_holder_nb(cf, st, seat, K_BALROG) >= 0:
+                st[S_PHASE] = PH_BALROG
+                return -1
+        st[S_FSTEP] = 2
+    if st[S_FSTEP] == 3:
+        ev_nb(tr, EV_RING, 4, r, r, die, st[S_FMOD], 0, 0, 0, 0)   # held in Moria
+        return 0
     nxt = r + 1 if go else r
-    ev_nb(tr, EV_RING, 4, r, nxt, die, mod, 0, 0, 0, 0)
+    ev_nb(tr, EV_RING, 4, r, nxt, die, st[S_FMOD], 0, 0, 0, 0)
     if not go:
-        return False
+        return 0
     if nxt >= cf[C_NPATH]:
-        return True
+        return 1
     st[S_RING] = nxt
-    return False
+    return 0
 
 
 # ---- the step machine ----------------------------------------------------------------------------
@@ -926,6 +1007,14 @@ def legal_nb(cf, st, act):
         b = O_AHAND + seat * AHMAX
         for i in range(st[O_AHN + seat]):
             n = _row(act, n, A_ADISC, i, st[b + i], 0)
+    elif ph == PH_DDICE:                      # LR-5.2: the defender rolls 1 or 2 dice
+        n = _row(act, n, A_DDICE, 1, 0, 0)
+        n = _row(act, n, A_DDICE, 2, 0, 0)
+    elif ph == PH_COURAGE or ph == PH_SMEAGOL or ph == PH_BALROG:
+        # keep the card, or play it (Courage names the attacked territory, LR-9.3)
+        k = K_COURAGE if ph == PH_COURAGE else K_SMEAGOL if ph == PH_SMEAGOL else K_BALROG
+        n = _row(act, n, A_PASS, 0, 0, 0)
+        n = _row(act, n, A_POWER, _find_power(cf, st, seat, k), st[S_DST] if ph == PH_COURAGE else 0, 0)
     st[S_NLEGAL] = n
     return n
 
@@ -1094,6 +1183,32 @@ def apply_nb(cf, wp, pol, st, tr, act, scr, s, i):
         st[S_CUR] = st[S_TSEAT]
         st[S_PHASE] = PH_ATTACK
         _roll_nb(cf, st, s, tr, wp, st[S_SRC], dst, st[S_DICE])
+    elif ph == PH_COURAGE or ph == PH_DDICE:
+        dst = st[S_DST]
+        st[S_CUR] = st[S_TSEAT]
+        st[S_PHASE] = PH_ATTACK
+        if ph == PH_DDICE:                   # LR-5.2: the defender's a dice
+            _fight_nb(cf, st, s, tr, st[S_SRC], dst, st[S_DICE], a)
+        else:
+            if kind == A_POWER:              # LR-9.3 Courage Alone Will Not Save You: +4 there
+                _play_power(cf, st, tr, seat, a, dst, 0)
+                add_troops_nb(st, tr, dst, 4, seat, 6)
+            _roll_on_nb(cf, st, s, tr, wp)
+    elif ph == PH_SMEAGOL or ph == PH_BALROG:
+        if kind == A_POWER:
+            _play_power(cf, st, tr, seat, a, 0, 0)
+            st[S_FASK] = cf[C_NP]            # one card of a kind per move of the Ring
+            if ph == PH_SMEAGOL:
+                st[S_FMOD] = 2               # LR-9.3 Smeagol: +2 on the Fellowship's die
+            else:
+                # LR-10.4 [R]: "med et vellykket terningkast": one die above balrog_roll_above
+                bd = d6_nb(s)
+                held = bd > cf[P_BALROG]
+                ev_nb(tr, EV_BALROG, 3, seat, bd, 1 if held else 0, 0, 0, 0, 0, 0)
+                if held:
+                    st[S_FSTEP] = 3
+        st[S_CUR] = st[S_TSEAT]
+        end_turn_nb(cf, st, s, tr)
     elif ph == PH_MOVEIN:
         _finish_conquest_nb(cf, st, s, tr, a)
     elif ph == PH_ADISC:                     # LR-8.2: the chosen card goes to the discards

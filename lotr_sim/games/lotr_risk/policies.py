@@ -13,7 +13,14 @@ most threatened front (strongholds count extra), completes regions, sends Leader
 sites of its mission cards, and fortifies from the interior to the fronts. It plays You Shall
 Not Pass! at once on the bridge an enemy is likeliest to take an own territory across (any
 bridge when none is threatened: a played power scores), and Strategic Withdrawal when the
-attack takes the territory with P >= 0.8, into the own neighbour under most pressure.
+attack takes the territory with P >= 0.8, into the own neighbour under most pressure. As a
+defender it rolls the most dice (LR-5.2); it plays Courage Alone Will Not Save You when the
+attack, fought to the end, takes the territory with P >= ``cour``, Smeagol when it leads on
+points by at least ``smea`` and A Balrog is Come when it leads by less than ``balr`` (LR-9.3,
+LR-10.4; greedy's 0.5, 0 and 0: Courage against an attack at even odds or better, and the
+game nears its end when the Ring moves on, so the leader pushes it and the others hold it).
+Those decisions score without the per-decision preparation (``prep_nb``), which
+``choose_nb`` skips for them.
 
 Six weights came with issue 19 §2, 0 in the presets (greedy, aggressive and cautious play as
 before) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to a player
@@ -50,12 +57,13 @@ from lotr_sim.games.lotr_risk.board import (
 from lotr_sim.games.lotr_risk.config import (
     C_NP, C_NPATH, MAXR, MAXT, MAXW, NEUTRAL, O_ADJN, O_AARG, O_AKIND, O_MARK, O_REG, O_RSIZE, O_SITE, O_SSIDE,
     O_STRONG, P_LEADB, P_ROLL, P_STRB, C_NT, K_AMBUSH, K_ENEMY, K_GRIMA, K_HUNT, K_MISSION, K_NIGHT, K_WAY, K_WITHDRAW, K_YSNP, O_BRG,
+    K_BALROG, K_COURAGE, K_SMEAGOL,
 )
 from lotr_sim.games.lotr_risk.layout import (
     AHMAX, A_ADISC, A_FORTL, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
     O_AHAND, O_AHN, O_ALIVE, O_LEAD, O_OWNER, O_PTS, O_TROOPS, PH_REINF, PL_CADJ, PL_CENE, PL_CONC, PL_CREG, PL_CSITE,
     PL_CARD, PL_END, PL_FORT, PL_GENE, PL_GLEAD, PL_MISS, PL_POW, PL_POFF, PL_PREG, PL_PSTR, PL_RBRK, PL_RGAIN, PL_THR, PL_TYPE, PH_TRADE, S_CONQ, S_CUR, S_DST, S_NOSTR, S_PHASE, S_REINF,
-    S_RING, S_SRC,
+    S_RING, S_SRC, A_DDICE, PH_COURAGE, PL_BALR, PL_COUR, PL_SMEA,
 )
 
 
@@ -197,12 +205,19 @@ def bridge_threat_nb(cf, st, wp, seat, k):
 @njit(cache=True, _nrt=False)
 def leading_nb(cf, st, seat):
     """The player has the most points now (ties count as leading)."""
+    return lead_nb(cf, st, seat) >= 0
+
+
+@njit(cache=True, _nrt=False)
+def lead_nb(cf, st, seat):
+    """The player's points now minus the most any other player has (LR-11.2; public)."""
     points_nb(cf, st)
     me = st[O_PTS + 5 * seat + 4]
+    best = -(1 << 30)
     for p in range(cf[C_NP]):
-        if p != seat and st[O_PTS + 5 * p + 4] > me:
-            return False
-    return True
+        if p != seat and st[O_PTS + 5 * p + 4] > best:
+            best = st[O_PTS + 5 * p + 4]
+    return me - best
 
 
 @njit(cache=True, _nrt=False)
@@ -256,6 +271,8 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
     c = act[i, 3]
     if kind == A_PASS:
         return 0.0 if st[S_PHASE] != PH_TRADE else -1.0   # the heuristic always trades
+    if kind == A_DDICE:
+        return float(a)            # LR-5.2: the defender rolls the most dice
     if kind == A_CLAIM:
         own = 0
         for t in range(cf[C_NT]):
@@ -373,6 +390,16 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
             # the defence is hopeless: save all but one into the neediest own neighbour
             p = odds_nb(cf, st, wp, st[S_SRC], st[S_DST], 0, 0, False)
             return 1.0 + 0.01 * max(ctx[b], 0.0) if p >= 0.8 else -1.0
+        if k == K_COURAGE:
+            # +4 against an attack likely to take the territory (the attacker's P at least cour)
+            p = odds_nb(cf, st, wp, st[S_SRC], st[S_DST], 0, 0, False)
+            return 1.0 if p >= pol[seat, PL_COUR] else -1.0
+        if k == K_SMEAGOL:
+            # the Ring moves on, the game nears its end: when ahead by at least smea points
+            return 1.0 if lead_nb(cf, st, seat) >= pol[seat, PL_SMEA] else -1.0
+        if k == K_BALROG:
+            # the Ring may stay in Moria, the game lasts longer: when ahead by less than balr
+            return 1.0 if lead_nb(cf, st, seat) < pol[seat, PL_BALR] else -1.0
         return 0.01
     return 0.0
 
@@ -386,7 +413,8 @@ def choose_nb(cf, wp, pol, st, act, scr, s, n):
         return 0
     if pol[seat, PL_TYPE] == 0.0:
         return randint_nb(s, n)
-    prep_nb(cf, st, pol, scr)
+    if st[S_PHASE] < PH_COURAGE:   # the decisions before the roll and the Ring's cards score without it
+        prep_nb(cf, st, pol, scr)
     best = 0
     bv = score_nb(cf, st, wp, pol, act, 0, scr)
     for i in range(1, n):

@@ -1,8 +1,11 @@
 """Decode the LOTR Risk engine's flat trace into JSON events, replay them on a snapshot
-(``replay_check``), and tell the game turn by turn (``account``). The events are those of
-issue 18 (decision events, hands in snapshots, the set-up roll and deal, the trade's bonus
-territory, power targets, the attack's defender, turns from 1); the header is every game's
-(``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 since issue 20).
+(``replay_check``), follow every territory card (``follow_territory_cards``), and tell the game
+turn by turn (``account``). The events are those of issue 18 (decision events, hands in
+snapshots, the set-up roll and deal, the trade's bonus territory, power targets, the attack's
+defender, turns from 1) and, since ``trace_version`` 5, the defender's and the card holders'
+decisions (kinds ``courage``, ``dice``, ``smeagol``, ``balrog``) and the territory deck's
+secret draws (``territory_deck``, ``turned_up``, ``uprising``); the header is every game's
+(``lotr_sim.games.adapter.trace_header``).
 
 Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up
 before the first turn) and ``event``. Turns and rounds count from 1 (the set-up is turn 0,
@@ -16,7 +19,10 @@ round 0), as the account prints them.
   ``adventure_hands {p1..: [adventure cards]}``;
 * ``decision {seat, kind, choice, n_legal, row}``: each decision of the step machine, the seat
   that took it (p1..p4), its kind (``layout.PHASE_KIND``), the chosen index into the legal
-  list, the number of legal rows and the chosen row's values (kind, a, b, c; play.py);
+  list, the number of legal rows and the chosen row's values (kind, a, b, c; play.py). The
+  seat is the one that holds the choice: the defender for ``defend`` (Strategic Withdrawal),
+  ``courage`` (row 0 keeps the card, row 1 plays it) and ``dice`` (row (12, dice, 0, 0), LR-5.2),
+  the card's holder for ``smeagol`` and ``balrog`` (row 0 keeps, row 1 plays; LR-10.4);
 * ``place {player, territory, battalions, why}`` (why: claim, setup, reinforce,
   card_territory, mission, event, power, neutral, dealt; a negative number takes battalions
   off, e.g. Raiders); ``leader {player, slot, from, to}`` (from null: placed; to null:
@@ -29,6 +35,14 @@ round 0), as the account prints them.
 * ``bridge {player, bridge, closed}`` (You Shall Not Pass!, LR-9.3: closed by the player at the
   start of its turn, opened again at its next; ``bridge`` is "A - B"); ``withdrawal {player,
   from, to, battalions}`` (Strategic Withdrawal, LR-9.3: the defender's move before the roll);
+* ``territory_deck {why, cards}``: the territory deck, top card first, after the set-up's shuffle
+  (why ``setup``, LR-2.5) and after each reshuffle of the discards (``reshuffle``, LR-4.3);
+  ``turned_up {player, by, card, to}``: a territory card the event ``by`` turns up or draws
+  (Winter Storms, Raiders, Mustering of Middle-earth: 3 each, their territories take the
+  effect; Local Uprising: 1), to the discard pile or set ``aside`` (Local Uprising, LR-9.2);
+  ``uprising {player, card, used}``: the card set aside goes to the discard pile, used (its
+  holder holds the territory at a turn's start: +4 there) or not (the holder is out). With
+  ``card_drawn``, trades and eliminations they follow every territory card exactly;
 * ``card_drawn {player, card}`` (LR-8.1); ``adventure {player, card, what}`` (what: drawn,
   discarded, event, power, mission, dealt (the starting hands, LR-2.6); LR-8.2, LR-9; a power
   names its territories: ``target`` for The Enemy is at Hand and Courage, ``from``/``to`` for
@@ -151,6 +165,14 @@ def decode(comp, tr: np.ndarray, game_index: int) -> list[dict]:
                      battalions=v[3])
         elif code == L.EV_ELIM:
             e = dict(base, event="eliminated", player=_pl(v[0]))
+        elif code == L.EV_TDECK:
+            e = dict(base, event="territory_deck", why=("setup", "reshuffle")[v[0]],
+                     cards=[card(c) for c in v[2:2 + v[1]]])
+        elif code == L.EV_TURNUP:
+            e = dict(base, event="turned_up", player=_pl(v[0]), by=adv[v[1]], card=card(v[2]),
+                     to=("discard", "aside")[v[3]])
+        elif code == L.EV_ASIDE:
+            e = dict(base, event="uprising", player=_pl(v[0]), card=card(v[1]), used=bool(v[2]))
         elif code == L.EV_END:
             w = v[0]
             e = dict(base, event="game_end", winner=sides[w], winner_player=_pl(w),
@@ -189,9 +211,83 @@ def _apply(st: dict, e: dict) -> None:
         st["ring_step"] = e["to_step"]
 
 
+def follow_territory_cards(events: list[dict]) -> dict[str, int]:
+    """Follow every territory card from the trace alone, from the set-up's deck (LR-2.5) on:
+    the deck (in order), each player's hand, the discard pile and the cards Local Uprising set
+    aside. Each card drawn (LR-8.1) or turned up by an event (LR-9.2) must be the deck's top
+    card, each traded card (LR-4.3) in the trader's hand, each reshuffle (LR-4.3) the discard
+    pile, each aside card used or dropped the one set aside, and every ``turn_start``
+    snapshot's hands the followed ones (as multisets); an eliminated player's cards go to the
+    discard pile. Raises AssertionError at the first event that does not follow; returns the
+    counts checked (all 0 for a trace without the set-up's deck: nothing to follow)."""
+    n = dict(drawn=0, turned_up=0, traded=0, reshuffles=0, aside=0, hands_checked=0)
+    deck: list[str] | None = None
+    disc: list[str] = []
+    hands: dict[str, list[str]] = {}
+    aside: dict[str, str] = {}
+
+    def where(e: dict) -> str:
+        return f"turn {e['turn']}, {e['event']}"
+
+    def take(from_: list[str], c: str, e: dict, what: str) -> None:
+        if c not in from_:
+            raise AssertionError(f"{where(e)}: {c} is not in {what}")
+        from_.remove(c)
+
+    for e in events:
+        ev = e["event"]
+        if ev == "territory_deck":
+            if e["why"] == "setup":
+                deck, disc, hands, aside = list(reversed(e["cards"])), [], {}, {}
+                continue
+            if deck is None:
+                continue
+            if deck or sorted(e["cards"]) != sorted(disc):
+                raise AssertionError(f"{where(e)}: the reshuffled deck is not the discard pile")
+            deck, disc = list(reversed(e["cards"])), []
+            n["reshuffles"] += 1
+        elif deck is None:
+            continue
+        elif ev in ("card_drawn", "turned_up"):
+            if not deck or deck[-1] != e["card"]:
+                raise AssertionError(f"{where(e)}: {e['card']} is not the top card of the territory deck "
+                                     f"({deck[-1] if deck else 'empty'})")
+            deck.pop()
+            if ev == "card_drawn":
+                hands.setdefault(e["player"], []).append(e["card"])
+                n["drawn"] += 1
+            else:
+                if e["to"] == "aside":
+                    aside[e["player"]] = e["card"]
+                else:
+                    disc.append(e["card"])
+                n["turned_up"] += 1
+        elif ev == "trade":
+            for c in e["cards"]:
+                take(hands.setdefault(e["player"], []), c, e, f"{e['player']}'s hand")
+            disc += e["cards"]
+            n["traded"] += 1
+        elif ev == "uprising":
+            if aside.get(e["player"]) != e["card"]:
+                raise AssertionError(f"{where(e)}: {e['player']} has not {e['card']} set aside")
+            disc.append(aside.pop(e["player"]))
+            n["aside"] += 1
+        elif ev == "eliminated":
+            disc += hands.pop(e["player"], [])
+        elif ev == "turn_start":
+            for p, h in e["hands"].items():
+                if sorted(h) != sorted(hands.get(p, [])):
+                    raise AssertionError(f"turn {e['turn']}: {p}'s territory cards are {h}, the trace's "
+                                         f"draws and trades give {hands.get(p, [])}")
+                n["hands_checked"] += 1
+    return n
+
+
 def replay_check(events: list[dict]) -> int:
     """From each ``turn_start`` snapshot, the events that follow must give the next one (owners,
-    battalions, Leaders, the Ring). Returns the number of snapshots checked."""
+    battalions, Leaders, the Ring), and every territory card follows from the trace alone
+    (``follow_territory_cards``). Returns the number of snapshots checked."""
+    follow_territory_cards(events)
     st = None
     n = 0
     for e in events:
@@ -258,6 +354,15 @@ def format_event(e: dict) -> str | None:
         return f"  {p} plays Strategic Withdrawal: {e['battalions']} battalions {e['from']} -> {e['to']}"
     if ev == "eliminated":
         return f"  {p} is eliminated"
+    if ev == "turned_up":
+        where = "set aside" if e["to"] == "aside" else "to the discard pile"
+        return f"  {e['by']} turns up {e['card']} ({where})"
+    if ev == "uprising":
+        if e["used"]:
+            return f"  {p}'s Local Uprising card {e['card']} is used (+4 there)"
+        return f"  {p}'s Local Uprising card {e['card']} goes to the discard pile unused"
+    if ev == "territory_deck" and e["why"] == "reshuffle":
+        return f"  the territory deck is empty: {len(e['cards'])} discarded cards are shuffled into a new deck"
     if ev == "fellowship":
         roll = f" (roll {e['roll']}{'+' + str(e['modifier']) if e['modifier'] else ''})" if e["roll"] else ""
         return f"  the Fellowship {'moves ' + e['from'] + ' -> ' + e['to'] if e['moved'] else 'stays in ' + e['from']}{roll}"
