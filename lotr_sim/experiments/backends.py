@@ -200,12 +200,12 @@ def _preflight(addr: str, timeout: float) -> None:
     error in at most ``timeout`` seconds, before Dask's own (slower, noisier) retries."""
     import socket
     from urllib.parse import urlparse
-    u = urlparse(addr)
     try:
-        host, port = u.hostname, u.port
-    except ValueError:
-        host, port = None, None
-    if u.scheme not in ("tcp", "tls") or not host or not port:
+        u = urlparse(addr)
+        scheme, host, port = u.scheme, u.hostname, u.port
+    except ValueError:     # "tcp://[::1" (an unclosed IPv6 bracket), a port out of range
+        scheme, host, port = None, None, None
+    if scheme not in ("tcp", "tls") or not host or not port:
         raise LotrSimError(f"scheduler address must look like tcp://HOST:PORT, got {addr!r}")
     try:
         socket.create_connection((host, port), timeout=timeout).close()
