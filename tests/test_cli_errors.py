@@ -261,3 +261,26 @@ def test_run_out_is_a_file(tmp_path):
 def test_run_trace_bounded(tmp_path):
     assert_one_line(invoke("run", "-n", "200000", "-q", "--trace", tmp_path / "t.jsonl"),
                     "--trace replays every game: at most 100000 games")
+
+
+# --- a path that is not what the option wants: the real problem, not "not found" --------
+
+@pytest.mark.parametrize("what", ["folder", "fifo"])
+def test_config_folder_or_fifo_names_the_problem(tmp_path, what):
+    p = tmp_path / "c.toml"
+    if what == "folder":
+        p.mkdir()
+        needle = "is a folder"
+    else:
+        os.mkfifo(p)
+        needle = "is not a regular file"
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--config", p), str(p), needle)
+    assert "not found" not in line
+
+
+def test_tuned_file_folder_or_empty_names_the_problem(tmp_path):
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--policy", f"good=tuned:{tmp_path}"),
+                           str(tmp_path), "is a folder")
+    assert "not found" not in line
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--policy", "good=tuned:"), "tuned:FILE", "no file")
+    assert "file . not found" not in line

@@ -146,7 +146,7 @@ def load_sweep_file(path) -> dict:
     baseline under every pairing of the game's policies; ``target`` is the verdict's parity
     (good50 | equal); ``paired_precision`` (with ``baseline_precision`` and
     ``pairings_precision``) is the sequential allocation on paired targets."""
-    d = load_toml(path)
+    d = load_toml(path, what="sweep file")
     for k in PRECISION_KEYS + ("precision",):
         if k in d and (isinstance(d[k], bool) or not isinstance(d[k], (int, float)) or not 0 < d[k] < 0.5):
             raise ConfigError(f"sweep file {path}: {k} must be a number in (0, 0.5), got {d[k]!r}")

@@ -216,10 +216,10 @@ class PolicyTable:
         """A tuned-weights file (``lotr-sim tune`` writes them): one ConfigError line when it
         is missing, not TOML, of another game, or names an unknown weight or side."""
         from lotr_sim.config import load_toml
+        if not str(path).strip():
+            raise ConfigError("player 'tuned:' names no file: give tuned:FILE (a tuned.toml that lotr-sim tune wrote)")
         p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"tuned weights file {p} not found")
-        data = load_toml(p)
+        data = load_toml(p, what="tuned weights file")
         if data.get("game") != self.game:
             raise ConfigError(f"tuned weights file {p} is for game '{data.get('game')}', not '{self.game}'")
         table = data.get("weights")
