@@ -284,3 +284,18 @@ def test_tuned_file_folder_or_empty_names_the_problem(tmp_path):
     assert "not found" not in line
     line = assert_one_line(invoke("run", "-n", "10", "-q", "--policy", "good=tuned:"), "tuned:FILE", "no file")
     assert "file . not found" not in line
+
+
+@pytest.mark.parametrize("cmd", [
+    ["run", "-n", "10", "-q", "--out"], ["run", "-n", "10", "-q", "--trace"], ["run", "-n", "10", "-q", "--config"],
+    ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "--out"],
+    ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "--resume"],
+    ["tune", "-G", "1", "-n", "10", "-q", "--out"], ["skill", "-n", "10", "-q", "--out"],
+    ["tiles", "-n", "10", "--out"], ["report"], ["play", "-q", "--trace"],
+    ["battle", "-a", "3", "-d", "2", "--plot"], ["fellowship", "-g", "lotr-risk", "-n", "0", "--plot"],
+])
+def test_empty_path_is_refused(cmd, tmp_path, monkeypatch):
+    """An empty path is Path('') = the current folder: --out "" must not write there."""
+    monkeypatch.chdir(tmp_path)
+    assert_one_line(invoke(*cmd, ""), "an empty path")
+    assert list(tmp_path.iterdir()) == []

@@ -6,6 +6,7 @@ import functools
 import json
 import sys
 import warnings
+from pathlib import Path
 from typing import Any, Callable
 
 import typer
@@ -79,6 +80,17 @@ def parse_count(value: Any) -> int:
     return int(d)
 
 
+def parse_path(value: Any) -> Path:
+    """A file or folder option's value as a Path. An empty (or blank) value is refused here
+    with one line: ``Path("")`` is the current folder, so ``--out ""`` would write there."""
+    if isinstance(value, Path):
+        return value
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise typer.BadParameter("an empty path; give a file or folder name")
+    return Path(text)
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=json_default) + "\n")
 
@@ -134,7 +146,7 @@ def seed_option(default: int | None = 1) -> Any:
 
 
 def config_option() -> Any:
-    return typer.Option(None, "--config", "-c", help="Game config TOML, merged over the game's default "
+    return typer.Option(None, "--config", "-c", parser=parse_path, help="Game config TOML, merged over the game's default "
                         "(any of its tables may be given, the params table included).")
 
 

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
@@ -39,7 +39,7 @@ def sweep(
     sets: List[str] = sets_option(),
     players: Optional[int] = players_option(short=False),
     config: Optional[Path] = config_option(),
-    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
+    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", parser=parse_path, help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
                                             "every pairing of the game's policies (default: the sweep file's "
                                             "`pairings`, which the default sweep sets)."),
@@ -48,8 +48,8 @@ def sweep(
     seed: Optional[int] = seed_option(None),
     threads: Optional[int] = threads_option(),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed sweep in this folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed sweep in this folder."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
