@@ -299,3 +299,18 @@ def test_empty_path_is_refused(cmd, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert_one_line(invoke(*cmd, ""), "an empty path")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cmd", [["battle", "-a", "3", "-d", "2", "-n", "100"],
+                                 ["fellowship", "-g", "lotr-risk", "-n", "0"]])
+def test_plot_path_says_the_file_it_writes(cmd, tmp_path):
+    """--plot NAME without a suffix writes NAME.png (matplotlib adds it): the message names
+    that file; --plot on a folder is refused before anything is written."""
+    r = invoke(*cmd, "--plot", tmp_path / "chart")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "chart.png").is_file() and not (tmp_path / "chart").exists()
+    assert f"plot written to {tmp_path / 'chart.png'}" in " ".join(r.stdout.split())
+    (tmp_path / "dir").mkdir()
+    assert_one_line(invoke(*cmd, "--plot", tmp_path / "dir"), str(tmp_path / "dir"), "is a folder")
+    assert list((tmp_path / "dir").iterdir()) == [] and not (tmp_path / "dir.png").exists()
+    assert_one_line(invoke(*cmd, "--plot", tmp_path / "chart.foo"), "cannot write '.foo' files")

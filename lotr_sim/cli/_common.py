@@ -91,6 +91,23 @@ def parse_path(value: Any) -> Path:
     return Path(text)
 
 
+def plot_file(path: Path) -> Path:
+    """The file a ``--plot`` option writes: a folder or a format matplotlib cannot write is
+    refused (one line), and a name without a suffix gets ``.png``, as matplotlib would add,
+    so the message names the file that is really written."""
+    path = Path(path)
+    if path.is_dir():
+        raise LotrSimError(f"--plot {path} is a folder; give a file name such as {path / 'plot.png'}")
+    if not path.suffix:
+        return path.with_name(path.name + ".png")
+    from matplotlib.backend_bases import FigureCanvasBase
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix[1:].lower() not in kinds:
+        raise LotrSimError(f"--plot {path}: matplotlib cannot write '{path.suffix}' files "
+                           f"(use .png, .pdf or .svg; all: {', '.join(sorted(kinds))})")
+    return path
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=json_default) + "\n")
 

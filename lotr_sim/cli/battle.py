@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, parse_path, print_json, seed_option
+from lotr_sim.cli._common import cli_errors, parse_count, parse_path, plot_file, print_json, seed_option
 
 
 @cli_errors
@@ -32,6 +32,8 @@ def battle(
 ) -> None:
     """Odds of one battle fought to the end: exact (Markov chain) and Monte Carlo."""
     from lotr_sim.analyses.battles import battle_report
+    if plot is not None:
+        plot = plot_file(plot)
 
     rep = battle_report(rules, attackers, defenders, attack_bonus, defence_bonus, good,
                         witch_king, stop_at, games, seed)

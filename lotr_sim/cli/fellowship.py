@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from lotr_sim.analyses.fellowship import SHOW_TAIL, plot_fellowship, shown_turns
-from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, print_json,
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, plot_file, print_json,
                                   seed_option, sets_option, threads_option)
 
 GAME = "lotr-risk"     # the one game with a Fellowship track (LR-10)
@@ -44,6 +44,8 @@ def fellowship(
     cards: the exact law from the config's path and fellowship_roll_above, and Monte Carlo."""
     from lotr_sim.api import fellowship as api_fellowship
     check_game(game)
+    if plot is not None:
+        plot = plot_file(plot)
 
     res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
                          threads=threads)
