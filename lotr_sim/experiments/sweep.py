@@ -154,6 +154,10 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         spec.max_games = default_max_games(spec)
     if spec.max_games is not None and spec.max_games < 1:
         raise LotrSimError(f"--max-games must be at least 1, got {spec.max_games}")
+    if spec.games is not None and spec.max_games is not None and spec.max_games < spec.games:
+        raise LotrSimError(f"--max-games {spec.max_games:,} is below --games {spec.games:,}: every point would "
+                           f"play only {spec.max_games:,}; give --games {spec.max_games:,} (--max-games caps "
+                           f"--precision and --paired-precision)")
 
     points, cfgs = build_points(game, spec)
     shash = spec_hash(spec, cfgs, points)

@@ -140,6 +140,7 @@ def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
     (["-p", "good=random,clever"], "unknown policy"),
     (["-p", "strength=1,2", "--games", "0"], "at least 1"),
     (["-p", "strength=1,2", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"], "cannot reach Dask scheduler"),
+    (["-p", "strength=1,2", "--max-games", "5"], "--max-games 5 is below --games 10"),
     (["-p", "strength=1,2", "--scheduler", "tcp://[::1"], "scheduler address must look like tcp://HOST:PORT"),
     (["-p", "strength=1,2", "--scheduler", "tcp://host:99999"], "scheduler address must look like tcp://HOST:PORT"),
 ])
