@@ -314,3 +314,23 @@ def test_plot_path_says_the_file_it_writes(cmd, tmp_path):
     assert_one_line(invoke(*cmd, "--plot", tmp_path / "dir"), str(tmp_path / "dir"), "is a folder")
     assert list((tmp_path / "dir").iterdir()) == [] and not (tmp_path / "dir.png").exists()
     assert_one_line(invoke(*cmd, "--plot", tmp_path / "chart.foo"), "cannot write '.foo' files")
+
+
+# --- an ASCII-only terminal ---------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [["run", "-n", "20", "-q"], ["params", "-g", "lotr-risk"],
+                                  ["run", "-n", "20", "-q", "--config", "/nonexistent/\u00e9t\u00e9.toml"]])
+def test_ascii_only_output_degrades_without_an_error(args):
+    """PYTHONIOENCODING=ascii: every character still reaches the user (ASCII fallbacks such
+    as '-' for an en dash), never a UnicodeEncodeError."""
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    p = subprocess.run([sys.executable, "-m", "lotr_sim.cli.main", *args], capture_output=True, env=env,
+                       timeout=300)
+    out, err = p.stdout.decode("ascii"), p.stderr.decode("ascii")   # ASCII bytes only
+    assert "UnicodeEncodeError" not in err and "internal error" not in err, err
+    if "--config" in args:
+        assert p.returncode == 2 and err.count("\n") == 1 and "/nonexistent/ete.toml" in err, err
+    else:
+        assert p.returncode == 0, err
+    if args[0] == "run":
+        assert "5-95%" in out if p.returncode == 0 else True

@@ -57,6 +57,86 @@ def _setup_warnings_printed():
         yield
 
 
+# What a character the terminal cannot show is written as (others: their unaccented letters,
+# else "?"), for a stream whose encoding is ASCII or another narrow one (PYTHONIOENCODING).
+ASCII_FALLBACKS = {
+    "\u2013": "-", "\u2014": "--", "\u2212": "-", "\u00b1": "+/-", "\u00d7": "x", "\u2265": ">=",
+    "\u2264": "<=", "\u2260": "!=", "\u2248": "~", "\u2192": "->", "\u2190": "<-", "\u00b7": ".",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u221e": "inf",
+    "\u2713": "v", "\u2717": "x", "\u2501": "-", "\u2500": "-", "\u2502": "|", "\u2503": "|",
+    "\u2588": "#", "\u00a0": " ",
+}
+_FALLBACK_ERRORS = "lotr_sim_fallback"
+_ASCII_CODEC = "lotr_sim_ascii"
+
+
+def _fallback(err: UnicodeError) -> tuple[str, int]:
+    import unicodedata
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start:err.end]:
+        alt = ASCII_FALLBACKS.get(ch)
+        if alt is None:
+            alt = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+        out.append(alt)
+    return "".join(out), err.end
+
+
+def _ascii_codec(name: str):
+    """A codec named ``lotr_sim_ascii``: ASCII with the fallbacks. Click treats a stream
+    whose codec is plain ``ascii`` as misconfigured and writes UTF-8 bytes to it instead;
+    under this name it writes through the stream, and rich draws ASCII boxes."""
+    import codecs
+    if name != _ASCII_CODEC:
+        return None
+    ascii_info = codecs.lookup("ascii")
+
+    def encode(text: str, errors: str = "strict"):
+        return codecs.ascii_encode(text, _FALLBACK_ERRORS)
+
+    class Writer(codecs.StreamWriter):
+        def encode(self, text, errors="strict"):
+            return encode(text)
+
+    class IncEncoder(codecs.IncrementalEncoder):
+        def encode(self, text, final=False):
+            return encode(text)[0]
+
+    return codecs.CodecInfo(encode, ascii_info.decode, streamwriter=Writer, streamreader=ascii_info.streamreader,
+                            incrementalencoder=IncEncoder, incrementaldecoder=ascii_info.incrementaldecoder,
+                            name=_ASCII_CODEC)
+
+
+def ascii_safe_output() -> None:
+    """Let stdout and stderr degrade instead of failing when their encoding cannot show the
+    characters lotr-sim prints (en dashes, +/-, box drawing): an ASCII stream gets the
+    ``lotr_sim_ascii`` codec, another narrow one (latin-1, ...) the fallback error handler.
+    A UTF-8 stream is left alone."""
+    import codecs
+    try:
+        codecs.lookup_error(_FALLBACK_ERRORS)
+    except LookupError:
+        codecs.register_error(_FALLBACK_ERRORS, _fallback)
+        codecs.register(_ascii_codec)
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        if not enc or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            "\u2013\u2501\u00b1".encode(enc)
+            continue                      # it shows them: nothing to do
+        except (UnicodeEncodeError, LookupError):
+            pass
+        try:
+            if codecs.lookup(enc).name == "ascii":
+                stream.reconfigure(encoding=_ASCII_CODEC)
+            else:
+                stream.reconfigure(errors=_FALLBACK_ERRORS)
+        except (ValueError, OSError, LookupError):   # a stream that cannot change: leave it
+            pass
+
+
 def parse_count(value: Any) -> int:
     """A count of games, battles, ...: a whole number written ``20000``, ``20_000``, ``2e4``
     or ``1e12``. Fractions (``1.5``, ``1e-3``), ``inf``/``nan`` and text are refused here with
