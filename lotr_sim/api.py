@@ -366,6 +366,8 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise LotrSimError(f"{out} is not a folder")
+        from lotr_sim.experiments.store import refuse_other_output
+        refuse_other_output(out, "tiles")
         if out.exists() and any(out.iterdir()) and not force:
             raise LotrSimError(f"{out} is not empty (use --force to replace its files)")
     rep = tile_report(g, comp, pols, seed, n, threads)

@@ -334,3 +334,75 @@ def test_ascii_only_output_degrades_without_an_error(args):
         assert p.returncode == 0, err
     if args[0] == "run":
         assert "5-95%" in out if p.returncode == 0 else True
+
+
+# --- --out on another command's folder ---------------------------------------------------
+
+def _folder_of(kind: str, root):
+    """A folder holding what ``kind`` of lotr-sim output writes (its marker files)."""
+    d = root / kind
+    (d / "chunks").mkdir(parents=True) if kind == "sweep" else d.mkdir(parents=True)
+    files = {"sweep": {"manifest.json": json.dumps({"kind": "sweep", "game": "minas-tirith"}),
+                       "results.parquet": "x"},
+             "tune": {"manifest.json": json.dumps({"kind": "tune", "game": "minas-tirith"}),
+                      "state.pkl": "x", "tuned.toml": 'game = "minas-tirith"\n', "history.jsonl": ""},
+             "run": {"games.parquet": "x", "summary.json": "{}"},
+             "tiles": {"report.json": "{}", "summary.csv": "", "doom_heat.csv": ""}}[kind]
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return d
+
+
+def _snapshot(d):
+    return {str(p.relative_to(d)): p.read_bytes() if p.is_file() else None for p in sorted(d.rglob("*"))}
+
+
+OUT_COMMANDS = {
+    "run": ["run", "-n", "10", "-q", "--force", "-o"],
+    "sweep": ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "-o"],
+    "tune": ["tune", "-G", "1", "-n", "10", "--final-games", "10", "-q", "-o"],
+    "skill": ["skill", "--players", "random,greedy", "-n", "10", "-q", "-o"],
+    "tiles": ["tiles", "-n", "10", "--force", "-o"],
+}
+FOLDER_WORDS = {"sweep": "a sweep's results", "tune": "a tune run", "run": "a run's games",
+                "tiles": "a tiles report"}
+
+
+@pytest.mark.parametrize("cmd", sorted(OUT_COMMANDS))
+@pytest.mark.parametrize("kind", sorted(FOLDER_WORDS))
+def test_out_on_another_commands_folder_is_refused(tmp_path, cmd, kind):
+    """Every command's --out refuses a folder holding another command's output (even with
+    --force): nothing there is replaced, and no --resume that would fail is suggested."""
+    own = "sweep" if cmd == "skill" else cmd
+    if kind == own:
+        return                        # a command's own folder: its own rule (--force, --resume)
+    d = _folder_of(kind, tmp_path)
+    before = _snapshot(d)
+    line = assert_one_line(invoke(*OUT_COMMANDS[cmd], d), str(d), FOLDER_WORDS[kind], "choose another --out")
+    assert "--resume" not in line or kind in ("sweep", "tune") and f"lotr-sim {kind} --resume" in line
+    assert _snapshot(d) == before
+
+
+def test_tune_out_on_a_finished_sweep_keeps_the_sweep(tmp_path):
+    """The reported case: tune --out on a finished sweep replaced its manifest.json."""
+    sw = tmp_path / "sw"
+    r = invoke("sweep", "-p", "leader_bonus=0,1", "-n", "20", "-q", "-o", sw)
+    assert r.exit_code == 0, r.output
+    before = _snapshot(sw)
+    assert_one_line(invoke(*OUT_COMMANDS["tune"], sw), "a sweep's results")
+    assert _snapshot(sw) == before
+    r = invoke("sweep", "-q", "--resume", sw)
+    assert r.exit_code == 0, r.output
+
+
+def test_sweep_resume_of_a_tune_folder_names_the_right_command(tmp_path):
+    d = _folder_of("tune", tmp_path)
+    assert_one_line(invoke("sweep", "-q", "--resume", d), "a tune run", f"lotr-sim tune --resume {d}")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc (a folder nothing can be created in)")
+def test_sweep_out_where_no_folder_can_be_made_says_so(tmp_path):
+    """An output folder that cannot be created is that error, not '0 B free; use fewer --games'."""
+    line = assert_one_line(invoke("sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "-o", "/proc/lotr-sim-out"),
+                           "cannot write to output folder /proc/lotr-sim-out")
+    assert "free" not in line and "fewer --games" not in line

@@ -24,7 +24,7 @@ from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import seat_info, summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso
+from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso, refuse_other_output
 from lotr_sim.experiments.tally import Tally
 
 #: The most games one run may ask for (far beyond any useful run: 10**15 games take
@@ -163,9 +163,9 @@ class GamesWriter:
 
 
 def _check_out_folder(out: Path, force: bool) -> None:
-    """Refuse to write over an earlier run (unless ``force``) or into a sweep's folder."""
-    if (out / "manifest.json").exists():
-        raise LotrSimError(f"output folder {out} holds a sweep's results (manifest.json); choose another --out")
+    """Refuse to write over an earlier run (unless ``force``) or into another command's
+    folder (a sweep's, a tune run's, ...: even with ``force``)."""
+    refuse_other_output(out, "run")
     if out.exists() and not out.is_dir():
         raise LotrSimError(f"cannot write to output folder {out}: it is a file")
     old = [f for f in RUN_FILES if (out / f).exists()]

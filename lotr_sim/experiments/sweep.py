@@ -57,7 +57,8 @@ from lotr_sim.experiments.run import iter_split
 from lotr_sim.experiments.spec import SweepSpec, build_points
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
-                                        ensure_writable_dir, machine_info, now_iso)
+                                        ensure_writable_dir, machine_info, now_iso, probe_writable,
+                                        refuse_other_output)
 from lotr_sim.experiments.sequential import paired_interval
 from lotr_sim.experiments.tally import PairTally, Tally
 from lotr_sim.experiments.verdict import check_target, verdict
@@ -105,6 +106,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
 
     if resume is not None:
         store = Store(Path(resume))
+        refuse_other_output(Path(resume), "sweep", "--resume")
         manifest = store.read_manifest()
         if manifest.get("kind") != "sweep":
             raise LotrSimError(f"resume folder {resume} does not hold a sweep")
@@ -167,6 +169,9 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
                            f"start a new sweep or resume without changing options")
     if resume is None and out is None:
         out = default_out(game.name)
+    if resume is None:
+        refuse_other_output(Path(out), "sweep")
+        probe_writable(Path(out))
     check_disk(Store(Path(resume if resume is not None else out)), spec, points,
                bool(manifest.get("save_games")) if resume is not None else save_games)
     if resume is None and out is not None:

@@ -45,7 +45,7 @@ from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import check_count, iter_split
 from lotr_sim.experiments.store import (atomic_write_bytes, atomic_write_json, ensure_writable_dir,
-                                        machine_info, now_iso)
+                                        machine_info, now_iso, refuse_other_output)
 from lotr_sim.stats import wilson
 
 STATE = "state.pkl"
@@ -159,6 +159,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     if resume is not None:
         outp = Path(resume)
         if not (outp / STATE).is_file():
+            refuse_other_output(outp, "tune", "--resume")
             raise LotrSimError(f"{outp} holds no tune run to resume (no {STATE})")
         with open(outp / STATE, "rb") as f:
             st = pickle.load(f)
@@ -180,6 +181,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
             raise LotrSimError(f"--sigma must lie in (0, 1] (a share of each weight's range), got {sigma}")
         outp = Path(out) if out is not None else (
             Path("reports") / game.name / ("tune-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+        refuse_other_output(outp, "tune")
         if (outp / STATE).exists() or (outp / RESULT).exists():
             raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
                                f"to continue it or choose another --out")
