@@ -12,7 +12,7 @@ from typing import Any, Callable
 import typer
 
 from lotr_sim._json import json_default
-from lotr_sim.errors import LotrSimError
+from lotr_sim.errors import Interrupted, LotrSimError
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":
@@ -20,20 +20,61 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     return typer.Exit(code)
 
 
+#: Exit code of a command stopped by SIGTERM (128 + 15, as the shell reports a kill).
+SIGTERM_EXIT = 143
+
+
 def cli_errors(func: Callable) -> Callable:
-    """Turn a LotrSimError (or an interrupted run) into one line on stderr and exit != 0."""
+    """Turn a LotrSimError (or an interrupted run) into one line on stderr and exit != 0.
+    SIGTERM stops a command as Ctrl-C does (``_sigterm_as_interrupt``): finished work is
+    kept, and the line starts "terminated (SIGTERM)", exit code 143."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            with _setup_warnings_printed():
-                return func(*args, **kwargs)
-        except LotrSimError as e:
-            raise fail(str(e), code=getattr(e, "exit_code", 2)) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", code=130) from None
+        with _sigterm_as_interrupt() as term:
+            try:
+                with _setup_warnings_printed():
+                    return func(*args, **kwargs)
+            except LotrSimError as e:
+                msg, code = str(e), getattr(e, "exit_code", 2)
+                if term and isinstance(e, Interrupted):
+                    msg, code = f"terminated (SIGTERM): {msg}", SIGTERM_EXIT
+                raise fail(msg, code=code) from None
+            except KeyboardInterrupt:
+                raise (fail("terminated (SIGTERM)", code=SIGTERM_EXIT) if term
+                       else fail("interrupted", code=130)) from None
 
     return wrapper
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While a command runs, SIGTERM (``kill``, a job scheduler's stop) raises
+    KeyboardInterrupt in the main thread, as Ctrl-C does, so a run finishes its bookkeeping
+    (a run's finished games and summary, a sweep's manifest) instead of dying with a temp
+    file; a repeated SIGTERM is ignored while that is done. Yields a list that holds the
+    signal once it came. Outside the main thread (no handler can be set) it does nothing."""
+    import signal
+    import threading
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def handler(signum, frame):
+        if not got:
+            got.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        yield got
+        return
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 @contextlib.contextmanager

@@ -289,9 +289,11 @@ def _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, ch
             interrupted = True
     elapsed = time.perf_counter() - t0
     tally, k = state
-    if interrupted and (outp is None or k == 0):
+    if interrupted and outp is None:
         raise Interrupted(f"interrupted after {k} of {games} games; nothing saved "
                           f"(use --out DIR to keep finished games, or `lotr-sim sweep` to resume)")
+    if interrupted and k == 0:
+        raise Interrupted(f"interrupted before the first chunk of games finished; nothing saved in {outp}")
     summary = summarize_tally(game, tally, seats=seat_info(game, compiled, pol))
     summary["notes"] = list(game.notes)
     summary.update(game=game.name, seed=seed, policies=pol, params=cfg.params, config_hash=cfg.hash,

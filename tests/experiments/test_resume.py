@@ -81,9 +81,11 @@ def _default_sigint() -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
-    """Ctrl-C (SIGINT) ends a sweep with one line naming the resume command, exit 130,
-    the finished chunks kept and the manifest marked interrupted."""
+@pytest.mark.parametrize("sig, code, first", [("SIGINT", 130, "interrupted"),
+                                              ("SIGTERM", 143, "terminated (SIGTERM): interrupted")])
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake, sig, code, first):
+    """Ctrl-C (SIGINT), or SIGTERM alike, ends a sweep with one line naming the resume
+    command, exit 130 (143), the finished chunks kept and the manifest marked interrupted."""
     import json
 
     out = tmp_path / "int"
@@ -96,11 +98,11 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
     while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 3):
         assert p.poll() is None, p.stderr.read().decode()
         time.sleep(0.05)
-    os.kill(p.pid, signal.SIGINT)
+    os.kill(p.pid, getattr(signal, sig))
     err = p.communicate(timeout=60)[1].decode()
-    assert p.returncode == 130
+    assert p.returncode == code, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert lines[-1].startswith("lotr-sim: error: interrupted") and f"--resume {out}" in lines[-1]
+    assert lines[-1].startswith(f"lotr-sim: error: {first}") and f"--resume {out}" in lines[-1]
     assert "Traceback" not in err
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     kept = len(list(chunks.glob("p*.parquet")))
