@@ -8,6 +8,7 @@ only long: progress with ETA, and Ctrl-C keeps the games finished so far (with `
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -24,7 +25,7 @@ from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import seat_info, summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso, refuse_other_output
+from lotr_sim.experiments.store import ensure_writable_dir, file_mode, folder_lock, now_iso, refuse_other_output
 from lotr_sim.experiments.tally import Tally
 
 #: The most games one run may ask for (far beyond any useful run: 10**15 games take
@@ -240,14 +241,17 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     if outp is not None:
         created = _missing_dirs(outp)
     try:
-        if outp is not None:
-            ensure_writable_dir(outp)
-            try:
-                writer = GamesWriter(game, outp / "games.parquet")
-            except OSError as e:
-                raise _disk_error(outp / "games.parquet", e) from None
-        res = _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, chunk, progress,
-                    keep_games, writer, outp, trace, started)
+        with contextlib.ExitStack() as held:
+            if outp is not None:
+                ensure_writable_dir(outp)
+                held.enter_context(folder_lock(outp, "run"))
+                _check_out_folder(outp, force)      # again, now that no other process writes there
+                try:
+                    writer = GamesWriter(game, outp / "games.parquet")
+                except OSError as e:
+                    raise _disk_error(outp / "games.parquet", e) from None
+            res = _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, chunk, progress,
+                        keep_games, writer, outp, trace, started)
     except BaseException:
         if writer is not None:
             writer.abort()

@@ -159,6 +159,63 @@ def refuse_other_output(folder: Path, own: str, option: str = "--out") -> tuple[
     raise LotrSimError(f"output folder {what}; writing there would replace its files: choose another {option}")
 
 
+#: The lock file of an output folder in use (``folder_lock``).
+LOCK = ".lotr-sim.lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, command: str):
+    """Hold ``folder`` for one process while ``command`` writes there: a second process
+    (two ``sweep --resume DIR`` at once) is refused with one line naming the holder, where it
+    would otherwise remove the first one's temp files under it. The lock is an exclusive
+    ``flock`` on ``LOCK``, which the system drops when its holder dies, so the lock of a
+    killed process is simply taken over; the file (holder's pid, host, command, start) is
+    removed on release. Without ``fcntl`` (Windows) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = Path(folder) / LOCK
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode())
+        except OSError as e:
+            raise LotrSimError(f"cannot write to output folder {folder}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = json.loads(os.read(fd, 4096).decode() or "{}")
+            except (OSError, ValueError):
+                holder = {}
+            os.close(fd)
+            who = (f"{holder.get('what', 'lotr-sim')}, pid {holder.get('pid', '?')} on {holder.get('host', '?')} "
+                   f"since {holder.get('started', '?')}: {holder.get('argv', '?')}") if holder else "starting"
+            raise LotrSimError(f"{folder} is in use by another lotr-sim process ({who}); wait for it to "
+                               f"finish or stop it, then try again") from None
+        try:    # the file locked may be one its last holder removed meanwhile: lock the new one
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except OSError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        import sys
+        argv = " ".join([Path(sys.argv[0]).name if sys.argv else "python"] + sys.argv[1:])
+        info = dict(what=command, pid=os.getpid(), host=socket.gethostname(), started=now_iso(), argv=argv[:300])
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(info).encode())
+        yield
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
+
+
 def read_manifest_file(p: Path) -> dict:
     """A manifest.json as a dict; a broken or non-object file is one clear error naming it."""
     try:

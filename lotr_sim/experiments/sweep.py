@@ -57,8 +57,8 @@ from lotr_sim.experiments.run import iter_split
 from lotr_sim.experiments.spec import SweepSpec, build_points
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
-                                        ensure_writable_dir, machine_info, now_iso, probe_writable,
-                                        refuse_other_output)
+                                        ensure_writable_dir, folder_lock, machine_info, now_iso,
+                                        probe_writable, refuse_other_output)
 from lotr_sim.experiments.sequential import paired_interval
 from lotr_sim.experiments.tally import PairTally, Tally
 from lotr_sim.experiments.verdict import check_target, verdict
@@ -385,12 +385,22 @@ class _PairCounts:
 
 def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
          threads, scheduler, cluster, target="good50"):
+    """``_run_locked`` with the output folder held for this process (``folder_lock``): a
+    second sweep on the same folder is refused before it touches anything there."""
+    outp = Path(resume) if resume is not None else Path(out) if out is not None else default_out(game.name)
+    ensure_writable_dir(outp)
+    with folder_lock(outp, "sweep"):
+        return _run_locked(game, spec, points, cfgs, shash, be, outp if resume is None else None, save_games,
+                           progress, resume, manifest, threads, scheduler, cluster, target)
+
+
+def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
+                threads, scheduler, cluster, target="good50"):
     from lotr_sim import __version__
 
     if resume is not None:
         store = Store(Path(resume))
         outp = store.root
-        ensure_writable_dir(outp)
         store.clean_temp()
         # chunk files of one folder all hold the same columns: keep the first run's choice
         save_games = bool(manifest.get("save_games", False))
