@@ -406,3 +406,19 @@ def test_sweep_out_where_no_folder_can_be_made_says_so(tmp_path):
     line = assert_one_line(invoke("sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "-o", "/proc/lotr-sim-out"),
                            "cannot write to output folder /proc/lotr-sim-out")
     assert "free" not in line and "fewer --games" not in line
+
+
+# --- report on a folder whose results are another sweep's --------------------------------
+
+@pytest.mark.slow
+def test_report_on_another_games_results_is_one_line(tmp_path):
+    """A sweep folder whose results.parquet came from another game's sweep: one line naming
+    the mismatch (it was an internal KeyError 'wins_good')."""
+    import shutil
+    for d, args in (("mt", ["-g", "minas-tirith", "-p", "leader_bonus=0,1"]),
+                    ("ts", ["-g", "the-search", "-p", "neutral_tile=chosen"])):
+        r = invoke("sweep", *args, "-n", "20", "-q", "--no-pairings", "-o", tmp_path / d)
+        assert r.exit_code == 0, r.output
+    shutil.copy(tmp_path / "ts" / "results.parquet", tmp_path / "mt" / "results.parquet")
+    assert_one_line(invoke("report", tmp_path / "mt"), str(tmp_path / "mt" / "results.parquet"),
+                    "does not match", "manifest.json")
