@@ -57,6 +57,8 @@ def sweep(
     save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run a sweep of more than 1,000 points (a large "
+                             "--grid), which is otherwise refused up front."),
 ) -> None:
     """Sweep rule parameters (or players) and report the win rates (Good's and Evil's; Frodo's and
     Sam's in the-search) at each point.
@@ -69,6 +71,7 @@ def sweep(
     --games N plays a fixed number instead)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.sweep import MAX_POINTS
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
@@ -86,7 +89,8 @@ def sweep(
                     seat_policies(policy, good, evil) or None, sets or None,
                     str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
                     save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
-                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision)
+                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision,
+                    None if yes else MAX_POINTS)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
         print_json(dict(out=str(res.out), verdict=res.verdict,

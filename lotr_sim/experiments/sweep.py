@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -54,7 +55,7 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points
+from lotr_sim.experiments.spec import SweepSpec, build_points, count_points
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
                                         ensure_writable_dir, folder_lock, machine_info, now_iso,
@@ -64,6 +65,10 @@ from lotr_sim.experiments.tally import PairTally, Tally
 from lotr_sim.experiments.verdict import check_target, verdict
 
 RATE, PAIRED = "rate", "paired"          # what a point's games must pin down (paired mode)
+#: The most points the CLI runs without ``--yes`` (a grid multiplies its values' counts).
+MAX_POINTS = 1000
+#: Above this many points, preparing them (each one's rules loaded and compiled) gets a bar.
+PREPARE_BAR = 200
 
 
 @dataclass
@@ -94,12 +99,15 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None,
               connect_timeout: float = 5.0, target: str | None = None,
-              pairings: bool | list[str] | None = None) -> SweepResult:
+              pairings: bool | list[str] | None = None, max_points: int | None = None) -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
-    game's policies (overrides the spec's ``pairings``). It writes no report: the caller
-    builds one from the folder (``api.sweep``: ``lotr_sim.reports.build.build_report``)."""
+    game's policies (overrides the spec's ``pairings``). ``max_points`` refuses a new sweep
+    of more points (the CLI's ``MAX_POINTS`` unless ``--yes``), before any point is built.
+    With ``progress`` the first line on stderr says how many points and games it plays.
+    It writes no report: the caller builds one from the folder (``api.sweep``:
+    ``lotr_sim.reports.build.build_report``)."""
     from lotr_sim.kernels.rng import check_seed
 
     target = check_target(target) if target is not None else None
@@ -161,7 +169,18 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
                            f"play only {spec.max_games:,}; give --games {spec.max_games:,} (--max-games caps "
                            f"--precision and --paired-precision)")
 
-    points, cfgs = build_points(game, spec)
+    n_max = count_points(game, spec)
+    per_point = int(spec.games if spec.max_games is None else
+                    spec.max_games if spec.games is None else min(spec.games, spec.max_games))
+    every = "" if spec.games is not None else "at most "
+    plan = f"{n_max:,} points, {every}{per_point:,} games each ({every}{n_max * per_point:,} games)"
+    if resume is None and max_points is not None and n_max > max_points:
+        raise LotrSimError(f"this sweep has {plan} (more than {max_points:,} points); give --yes to run it, "
+                           f"or fewer --param values")
+    if progress:
+        print(f"sweep {game.name}: {plan}", file=sys.stderr, flush=True)
+    with make_progress(progress and n_max > PREPARE_BAR, f"preparing {n_max:,} points", n_max) as bar:
+        points, cfgs = build_points(game, spec, tick=lambda: bar.advance(1))
     shash = spec_hash(spec, cfgs, points)
     if resume is not None and manifest.get("spec_hash") != shash:
         raise LotrSimError(f"resume folder {resume} was made with another configuration "
@@ -429,7 +448,12 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
     store.chunks.mkdir(parents=True, exist_ok=True)
     store.write_manifest(manifest)
 
-    compiled = {p.index: game.compile(cfgs[p.index]) for p in points}
+    compiled = {}
+    with make_progress(progress and len(points) > PREPARE_BAR, f"compiling {len(points):,} points",
+                       len(points)) as bar:
+        for p in points:
+            compiled[p.index] = game.compile(cfgs[p.index])
+            bar.advance(1)
     pols = {p.index: p.policies for p in points}
     keep = None if save_games else common_columns(game)
 
