@@ -31,6 +31,9 @@ def cli_errors(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        problem = numba_cache_problem()
+        if problem:
+            typer.echo(f"lotr-sim: warning: {problem}", err=True)
         with _sigterm_as_interrupt() as term:
             try:
                 with _setup_warnings_printed():
@@ -45,6 +48,34 @@ def cli_errors(func: Callable) -> Callable:
                        else fail("interrupted", code=130)) from None
 
     return wrapper
+
+
+def numba_cache_problem() -> str | None:
+    """What is wrong with ``NUMBA_CACHE_DIR`` as a place for numba's cache, or None. lotr-sim
+    sets the variable itself, to a folder it checked, only when it is unset
+    (``lotr_sim._numba_cache``); a user's value is used as given, and numba quietly falls back
+    (beside the installed package, or no cache and a compile every run) when it is a file, a
+    path through a file or a folder it cannot write."""
+    import os
+    import tempfile
+    value = os.environ.get("NUMBA_CACHE_DIR")
+    if not value:
+        return None
+    p = Path(value)
+    where = p
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if where.exists() and not where.is_dir():
+        why = "is a file, not a folder" if where == p else f"cannot be made: {where} is a file"
+    else:
+        try:
+            tempfile.TemporaryDirectory(prefix=".lotr-sim-probe-", dir=where).cleanup()
+            return None
+        except OSError as e:
+            why = f"is not writable ({e.strerror or e})"
+    return (f"NUMBA_CACHE_DIR={value} {why}: numba cannot keep the compiled engines there and compiles "
+            "them again (about a minute a game) or caches them elsewhere; unset NUMBA_CACHE_DIR or point "
+            "it at a writable folder")
 
 
 @contextlib.contextmanager

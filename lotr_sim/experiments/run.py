@@ -235,7 +235,7 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     game.seat_policies(compiled, pol)   # a seat this configuration lacks (p3 with 2 players): one line
     chunk = chunk or max(1000, min(50_000, games // 20 or 1))
     started = now_iso()
-    warm_up(game, compiled, pol, seed, progress)  # so the rate excludes a first-run compile
+    warm_up(game, compiled, pol, seed, progress, timed=True)  # so the rate excludes a first-run compile
     created: list[Path] = []
     writer = None
     if outp is not None:

@@ -252,3 +252,46 @@ def test_in_notebook_detects_a_jupyter_kernel(monkeypatch):
     assert not P.in_notebook()
     fake_ipython.get_ipython = lambda: None
     assert not P.in_notebook()
+
+
+# --- the numba cache: an unusable NUMBA_CACHE_DIR, and compile time kept out of the rate ----
+
+@pytest.mark.parametrize("what", ["file", "under_a_file"])
+def test_numba_cache_dir_that_is_no_folder_is_one_warning(tmp_path, what):
+    """NUMBA_CACHE_DIR naming a file (or a path through one): one warning line naming the
+    variable (numba silently caches elsewhere, or not at all), and the command still runs."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    f = tmp_path / "afile"
+    f.write_text("x")
+    bad = f if what == "file" else f / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(bad))
+    cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
+    p = subprocess.run(cli + ["run", "-g", "fake", "-n", "100", "-q", "--json"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lotr-sim: warning: NUMBA_CACHE_DIR="), p.stderr
+    assert str(bad) in lines[0] and "a file" in lines[0]
+    assert json.loads(p.stdout)["games"] == 100
+
+
+def test_run_rate_excludes_the_first_call_compile_also_when_quiet(fake, monkeypatch):
+    """The first call of a game's engine compiles it (a minute on a cold cache); the rate a
+    run reports is of the games alone, with or without a progress display (-q, --json)."""
+    import time
+
+    import fakegame
+    orig = fakegame.FakeGame.simulate
+    first = []
+
+    def sim(self, *a, **k):
+        if not first:
+            first.append(1)
+            time.sleep(1.5)               # the first call: a compile
+        return orig(self, *a, **k)
+    monkeypatch.setattr(fakegame.FakeGame, "simulate", sim)
+    s = api.run_games(fake, games=2000, seed=1, progress=False).summary
+    assert s["elapsed_s"] < 1.0, s["elapsed_s"]
