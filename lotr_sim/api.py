@@ -367,12 +367,16 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise LotrSimError(f"{out} is not a folder")
-        from lotr_sim.experiments.store import refuse_other_output
+        from lotr_sim.experiments.store import probe_writable, refuse_other_output
         refuse_other_output(out, "tiles")
         if out.exists() and any(out.iterdir()) and not force:
             raise LotrSimError(f"{out} is not empty (use --force to replace its files)")
+        probe_writable(out)
     rep = tile_report(g, comp, pols, seed, n, threads)
-    paths = write(rep, out) if out is not None else []
+    try:
+        paths = write(rep, out) if out is not None else []
+    except OSError as e:
+        raise LotrSimError(f"cannot write to output folder {out}: {e.strerror or e}") from None
     return TilesResult(rep, out, paths)
 
 

@@ -401,9 +401,11 @@ def test_sweep_resume_of_a_tune_folder_names_the_right_command(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc (a folder nothing can be created in)")
-def test_sweep_out_where_no_folder_can_be_made_says_so(tmp_path):
-    """An output folder that cannot be created is that error, not '0 B free; use fewer --games'."""
-    line = assert_one_line(invoke("sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "-o", "/proc/lotr-sim-out"),
+@pytest.mark.parametrize("cmd", sorted(OUT_COMMANDS))
+def test_out_where_no_folder_can_be_made_says_so(cmd):
+    """An output folder that cannot be created is that error (not a sweep's '0 B free; use
+    fewer --games', not tiles' internal FileNotFoundError)."""
+    line = assert_one_line(invoke(*OUT_COMMANDS[cmd], "/proc/lotr-sim-out"),
                            "cannot write to output folder /proc/lotr-sim-out")
     assert "free" not in line and "fewer --games" not in line
 
