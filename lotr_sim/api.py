@@ -110,7 +110,7 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
           good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0,
           target: str | None = None, pairings: bool | list[str] | None = None,
           paired_precision: float | None = None, baseline_precision: float | None = None,
-          pairings_precision: float | None = None):
+          pairings_precision: float | None = None, max_points: int | None = None):
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
     Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so
@@ -128,7 +128,8 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     lever's paired change against the baseline is known to ± this, the baseline's rate to
     ± ``baseline_precision`` (default the same) and each pairing's rate to ±
     ``pairings_precision`` (default twice it); the default Minas Tirith sweep's mode:
-    ±1, ±1, ±2 points). ``max_games`` caps the last two.
+    ±1, ±1, ±2 points). ``max_games`` caps the last two. ``max_points`` refuses a new sweep
+    of more points (a large grid) before any is built (default: no limit).
     Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``,
     ``verdict``: the answer first — who is favoured, by how much, levers, parity values).
     """
@@ -151,7 +152,7 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
         target = opts.get("target") if target is None else target
     res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                     workers=workers, save_games=save_games, progress=progress, resume=resume,
-                    connect_timeout=connect_timeout, target=target, pairings=pairings)
+                    connect_timeout=connect_timeout, target=target, pairings=pairings, max_points=max_points)
     if report:
         _build_report(res.out)
     return res
@@ -366,10 +367,16 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise LotrSimError(f"{out} is not a folder")
+        from lotr_sim.experiments.store import probe_writable, refuse_other_output
+        refuse_other_output(out, "tiles")
         if out.exists() and any(out.iterdir()) and not force:
             raise LotrSimError(f"{out} is not empty (use --force to replace its files)")
+        probe_writable(out)
     rep = tile_report(g, comp, pols, seed, n, threads)
-    paths = write(rep, out) if out is not None else []
+    try:
+        paths = write(rep, out) if out is not None else []
+    except OSError as e:
+        raise LotrSimError(f"cannot write to output folder {out}: {e.strerror or e}") from None
     return TilesResult(rep, out, paths)
 
 

@@ -154,28 +154,45 @@ def parse_overrides(texts: Iterable[str], option: str = "--set") -> dict[str, st
     return out
 
 
-def load_toml(path: str | os.PathLike) -> dict:
+def check_input_file(p: Path, what: str = "config file") -> None:
+    """``p`` must be a regular file to read: a missing path, a folder and anything else (a
+    FIFO, which would block the read, a device) are each one ConfigError line saying which."""
+    import stat
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise ConfigError(f"{what} not found: {p}") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read {what} {p}: {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{what} {p} is a folder, not a TOML file")
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise ConfigError(f"{what} {p} is not a regular file ({kind}); give a TOML file")
+
+
+def load_toml(path: str | os.PathLike, what: str = "config file") -> dict:
+    """A TOML file as a dict; one ConfigError line naming ``what`` is wrong with it."""
     p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file not found: {p}")
+    check_input_file(p, what)
     try:
         with p.open("rb") as f:
             raw = f.read()
     except OSError as e:
-        raise ConfigError(f"cannot read config file {p}: {e.strerror}") from None
+        raise ConfigError(f"cannot read {what} {p}: {e.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ConfigError(f"config file {p} is not UTF-8 text (byte {e.start}: a binary file?); "
-                          "a config is a TOML text file") from None
+        raise ConfigError(f"{what} {p} is not UTF-8 text (byte {e.start}: a binary file?); "
+                          "it must be a TOML text file") from None
     if "\x00" in text:
-        raise ConfigError(f"config file {p} contains NUL bytes (a binary file?); a config is a TOML text file")
+        raise ConfigError(f"{what} {p} contains NUL bytes (a binary file?); it must be a TOML text file")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+        raise ConfigError(f"{what} {p} is not valid TOML: {e}") from None
     except RecursionError:
-        raise ConfigError(f"config file {p} is nested too deeply") from None
+        raise ConfigError(f"{what} {p} is nested too deeply") from None
 
 
 def config_hash(obj: Any) -> str:

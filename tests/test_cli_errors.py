@@ -261,3 +261,166 @@ def test_run_out_is_a_file(tmp_path):
 def test_run_trace_bounded(tmp_path):
     assert_one_line(invoke("run", "-n", "200000", "-q", "--trace", tmp_path / "t.jsonl"),
                     "--trace replays every game: at most 100000 games")
+
+
+# --- a path that is not what the option wants: the real problem, not "not found" --------
+
+@pytest.mark.parametrize("what", ["folder", "fifo"])
+def test_config_folder_or_fifo_names_the_problem(tmp_path, what):
+    p = tmp_path / "c.toml"
+    if what == "folder":
+        p.mkdir()
+        needle = "is a folder"
+    else:
+        os.mkfifo(p)
+        needle = "is not a regular file"
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--config", p), str(p), needle)
+    assert "not found" not in line
+
+
+def test_tuned_file_folder_or_empty_names_the_problem(tmp_path):
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--policy", f"good=tuned:{tmp_path}"),
+                           str(tmp_path), "is a folder")
+    assert "not found" not in line
+    line = assert_one_line(invoke("run", "-n", "10", "-q", "--policy", "good=tuned:"), "tuned:FILE", "no file")
+    assert "file . not found" not in line
+
+
+@pytest.mark.parametrize("cmd", [
+    ["run", "-n", "10", "-q", "--out"], ["run", "-n", "10", "-q", "--trace"], ["run", "-n", "10", "-q", "--config"],
+    ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "--out"],
+    ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "--resume"],
+    ["tune", "-G", "1", "-n", "10", "-q", "--out"], ["skill", "-n", "10", "-q", "--out"],
+    ["tiles", "-n", "10", "--out"], ["report"], ["play", "-q", "--trace"],
+    ["battle", "-a", "3", "-d", "2", "--plot"], ["fellowship", "-g", "lotr-risk", "-n", "0", "--plot"],
+])
+def test_empty_path_is_refused(cmd, tmp_path, monkeypatch):
+    """An empty path is Path('') = the current folder: --out "" must not write there."""
+    monkeypatch.chdir(tmp_path)
+    assert_one_line(invoke(*cmd, ""), "an empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cmd", [["battle", "-a", "3", "-d", "2", "-n", "100"],
+                                 ["fellowship", "-g", "lotr-risk", "-n", "0"]])
+def test_plot_path_says_the_file_it_writes(cmd, tmp_path):
+    """--plot NAME without a suffix writes NAME.png (matplotlib adds it): the message names
+    that file; --plot on a folder is refused before anything is written."""
+    r = invoke(*cmd, "--plot", tmp_path / "chart")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "chart.png").is_file() and not (tmp_path / "chart").exists()
+    assert f"plot written to {tmp_path / 'chart.png'}" in " ".join(r.stdout.split())
+    (tmp_path / "dir").mkdir()
+    assert_one_line(invoke(*cmd, "--plot", tmp_path / "dir"), str(tmp_path / "dir"), "is a folder")
+    assert list((tmp_path / "dir").iterdir()) == [] and not (tmp_path / "dir.png").exists()
+    assert_one_line(invoke(*cmd, "--plot", tmp_path / "chart.foo"), "cannot write '.foo' files")
+
+
+# --- an ASCII-only terminal ---------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [["run", "-n", "20", "-q"], ["params", "-g", "lotr-risk"],
+                                  ["run", "-n", "20", "-q", "--config", "/nonexistent/\u00e9t\u00e9.toml"]])
+def test_ascii_only_output_degrades_without_an_error(args):
+    """PYTHONIOENCODING=ascii: every character still reaches the user (ASCII fallbacks such
+    as '-' for an en dash), never a UnicodeEncodeError."""
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    p = subprocess.run([sys.executable, "-m", "lotr_sim.cli.main", *args], capture_output=True, env=env,
+                       timeout=300)
+    out, err = p.stdout.decode("ascii"), p.stderr.decode("ascii")   # ASCII bytes only
+    assert "UnicodeEncodeError" not in err and "internal error" not in err, err
+    if "--config" in args:
+        assert p.returncode == 2 and err.count("\n") == 1 and "/nonexistent/ete.toml" in err, err
+    else:
+        assert p.returncode == 0, err
+    if args[0] == "run":
+        assert "5-95%" in out if p.returncode == 0 else True
+
+
+# --- --out on another command's folder ---------------------------------------------------
+
+def _folder_of(kind: str, root):
+    """A folder holding what ``kind`` of lotr-sim output writes (its marker files)."""
+    d = root / kind
+    (d / "chunks").mkdir(parents=True) if kind == "sweep" else d.mkdir(parents=True)
+    files = {"sweep": {"manifest.json": json.dumps({"kind": "sweep", "game": "minas-tirith"}),
+                       "results.parquet": "x"},
+             "tune": {"manifest.json": json.dumps({"kind": "tune", "game": "minas-tirith"}),
+                      "state.pkl": "x", "tuned.toml": 'game = "minas-tirith"\n', "history.jsonl": ""},
+             "run": {"games.parquet": "x", "summary.json": "{}"},
+             "tiles": {"report.json": "{}", "summary.csv": "", "doom_heat.csv": ""}}[kind]
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return d
+
+
+def _snapshot(d):
+    return {str(p.relative_to(d)): p.read_bytes() if p.is_file() else None for p in sorted(d.rglob("*"))}
+
+
+OUT_COMMANDS = {
+    "run": ["run", "-n", "10", "-q", "--force", "-o"],
+    "sweep": ["sweep", "-p", "leader_bonus=0,1", "-n", "10", "-q", "-o"],
+    "tune": ["tune", "-G", "1", "-n", "10", "--final-games", "10", "-q", "-o"],
+    "skill": ["skill", "--players", "random,greedy", "-n", "10", "-q", "-o"],
+    "tiles": ["tiles", "-n", "10", "--force", "-o"],
+}
+FOLDER_WORDS = {"sweep": "a sweep's results", "tune": "a tune run", "run": "a run's games",
+                "tiles": "a tiles report"}
+
+
+@pytest.mark.parametrize("cmd", sorted(OUT_COMMANDS))
+@pytest.mark.parametrize("kind", sorted(FOLDER_WORDS))
+def test_out_on_another_commands_folder_is_refused(tmp_path, cmd, kind):
+    """Every command's --out refuses a folder holding another command's output (even with
+    --force): nothing there is replaced, and no --resume that would fail is suggested."""
+    own = "sweep" if cmd == "skill" else cmd
+    if kind == own:
+        return                        # a command's own folder: its own rule (--force, --resume)
+    d = _folder_of(kind, tmp_path)
+    before = _snapshot(d)
+    line = assert_one_line(invoke(*OUT_COMMANDS[cmd], d), str(d), FOLDER_WORDS[kind], "choose another --out")
+    assert "--resume" not in line or kind in ("sweep", "tune") and f"lotr-sim {kind} --resume" in line
+    assert _snapshot(d) == before
+
+
+def test_tune_out_on_a_finished_sweep_keeps_the_sweep(tmp_path):
+    """The reported case: tune --out on a finished sweep replaced its manifest.json."""
+    sw = tmp_path / "sw"
+    r = invoke("sweep", "-p", "leader_bonus=0,1", "-n", "20", "-q", "-o", sw)
+    assert r.exit_code == 0, r.output
+    before = _snapshot(sw)
+    assert_one_line(invoke(*OUT_COMMANDS["tune"], sw), "a sweep's results")
+    assert _snapshot(sw) == before
+    r = invoke("sweep", "-q", "--resume", sw)
+    assert r.exit_code == 0, r.output
+
+
+def test_sweep_resume_of_a_tune_folder_names_the_right_command(tmp_path):
+    d = _folder_of("tune", tmp_path)
+    assert_one_line(invoke("sweep", "-q", "--resume", d), "a tune run", f"lotr-sim tune --resume {d}")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc (a folder nothing can be created in)")
+@pytest.mark.parametrize("cmd", sorted(OUT_COMMANDS))
+def test_out_where_no_folder_can_be_made_says_so(cmd):
+    """An output folder that cannot be created is that error (not a sweep's '0 B free; use
+    fewer --games', not tiles' internal FileNotFoundError)."""
+    line = assert_one_line(invoke(*OUT_COMMANDS[cmd], "/proc/lotr-sim-out"),
+                           "cannot write to output folder /proc/lotr-sim-out")
+    assert "free" not in line and "fewer --games" not in line
+
+
+# --- report on a folder whose results are another sweep's --------------------------------
+
+@pytest.mark.slow
+def test_report_on_another_games_results_is_one_line(tmp_path):
+    """A sweep folder whose results.parquet came from another game's sweep: one line naming
+    the mismatch (it was an internal KeyError 'wins_good')."""
+    import shutil
+    for d, args in (("mt", ["-g", "minas-tirith", "-p", "leader_bonus=0,1"]),
+                    ("ts", ["-g", "the-search", "-p", "neutral_tile=chosen"])):
+        r = invoke("sweep", *args, "-n", "20", "-q", "--no-pairings", "-o", tmp_path / d)
+        assert r.exit_code == 0, r.output
+    shutil.copy(tmp_path / "ts" / "results.parquet", tmp_path / "mt" / "results.parquet")
+    assert_one_line(invoke("report", tmp_path / "mt"), str(tmp_path / "mt" / "results.parquet"),
+                    "does not match", "manifest.json")

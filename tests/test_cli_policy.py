@@ -84,3 +84,32 @@ def test_params_fits_the_terminal(cols):
             assert row["name"] in r.output, (name, row["name"])
             for rid in row["rule"].replace(",", " ").split():
                 assert rid in r.output, (name, rid)
+
+
+def _one_side_file(tmp_path, game: str, keep: str):
+    """The shipped tuned file of ``game`` with only ``[weights.<keep>]`` left."""
+    from lotr_sim.games.weights import shipped_path
+    lines, skip = [], False
+    for ln in shipped_path(game).read_text().splitlines():
+        if ln.startswith("[weights."):
+            skip = ln.strip() != f"[weights.{keep}]"
+        if not skip:
+            lines.append(ln)
+    f = tmp_path / f"{game}-{keep}.toml"
+    f.write_text("\n".join(lines) + "\n")
+    return f
+
+
+@pytest.mark.parametrize("game, keep, seat", [("minas-tirith", "evil", "good"),
+                                              ("lotr-risk", "evil", "p1"), ("the-search", "frodo", "sam")])
+def test_tuned_file_without_the_seats_side_is_an_error(tmp_path, game, keep, seat):
+    """A tuned file with no weights table for the side it is given to would play greedy's
+    weights under the name 'tuned': refused, naming the missing table."""
+    f = _one_side_file(tmp_path, game, keep)
+    code, _, err = _run(["run", "-g", game, "-n", "10", "-q", "--policy", f"{seat}=tuned:{f}"])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("lotr-sim: error:"), err
+    side = "good" if seat == "p1" else seat
+    assert f"[weights.{side}]" in lines[0] and str(f) in lines[0], lines[0]
+    code, out, err = _run(["run", "-g", game, "-n", "10", "-q", "--json", "--policy", f"{keep}=tuned:{f}"])
+    assert code == 0, err

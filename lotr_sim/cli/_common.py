@@ -6,12 +6,13 @@ import functools
 import json
 import sys
 import warnings
+from pathlib import Path
 from typing import Any, Callable
 
 import typer
 
 from lotr_sim._json import json_default
-from lotr_sim.errors import LotrSimError
+from lotr_sim.errors import Interrupted, LotrSimError
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":
@@ -19,20 +20,92 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     return typer.Exit(code)
 
 
+#: Exit code of a command stopped by SIGTERM (128 + 15, as the shell reports a kill).
+SIGTERM_EXIT = 143
+
+
 def cli_errors(func: Callable) -> Callable:
-    """Turn a LotrSimError (or an interrupted run) into one line on stderr and exit != 0."""
+    """Turn a LotrSimError (or an interrupted run) into one line on stderr and exit != 0.
+    SIGTERM stops a command as Ctrl-C does (``_sigterm_as_interrupt``): finished work is
+    kept, and the line starts "terminated (SIGTERM)", exit code 143."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            with _setup_warnings_printed():
-                return func(*args, **kwargs)
-        except LotrSimError as e:
-            raise fail(str(e), code=getattr(e, "exit_code", 2)) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", code=130) from None
+        problem = numba_cache_problem()
+        if problem:
+            typer.echo(f"lotr-sim: warning: {problem}", err=True)
+        with _sigterm_as_interrupt() as term:
+            try:
+                with _setup_warnings_printed():
+                    return func(*args, **kwargs)
+            except LotrSimError as e:
+                msg, code = str(e), getattr(e, "exit_code", 2)
+                if term and isinstance(e, Interrupted):
+                    msg, code = f"terminated (SIGTERM): {msg}", SIGTERM_EXIT
+                raise fail(msg, code=code) from None
+            except KeyboardInterrupt:
+                raise (fail("terminated (SIGTERM)", code=SIGTERM_EXIT) if term
+                       else fail("interrupted", code=130)) from None
 
     return wrapper
+
+
+def numba_cache_problem() -> str | None:
+    """What is wrong with ``NUMBA_CACHE_DIR`` as a place for numba's cache, or None. lotr-sim
+    sets the variable itself, to a folder it checked, only when it is unset
+    (``lotr_sim._numba_cache``); a user's value is used as given, and numba quietly falls back
+    (beside the installed package, or no cache and a compile every run) when it is a file, a
+    path through a file or a folder it cannot write."""
+    import os
+    import tempfile
+    value = os.environ.get("NUMBA_CACHE_DIR")
+    if not value:
+        return None
+    p = Path(value)
+    where = p
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if where.exists() and not where.is_dir():
+        why = "is a file, not a folder" if where == p else f"cannot be made: {where} is a file"
+    else:
+        try:
+            tempfile.TemporaryDirectory(prefix=".lotr-sim-probe-", dir=where).cleanup()
+            return None
+        except OSError as e:
+            why = f"is not writable ({e.strerror or e})"
+    return (f"NUMBA_CACHE_DIR={value} {why}: numba cannot keep the compiled engines there and compiles "
+            "them again (about a minute a game) or caches them elsewhere; unset NUMBA_CACHE_DIR or point "
+            "it at a writable folder")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While a command runs, SIGTERM (``kill``, a job scheduler's stop) raises
+    KeyboardInterrupt in the main thread, as Ctrl-C does, so a run finishes its bookkeeping
+    (a run's finished games and summary, a sweep's manifest) instead of dying with a temp
+    file; a repeated SIGTERM is ignored while that is done. Yields a list that holds the
+    signal once it came. Outside the main thread (no handler can be set) it does nothing."""
+    import signal
+    import threading
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def handler(signum, frame):
+        if not got:
+            got.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        yield got
+        return
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 @contextlib.contextmanager
@@ -56,6 +129,86 @@ def _setup_warnings_printed():
         yield
 
 
+# What a character the terminal cannot show is written as (others: their unaccented letters,
+# else "?"), for a stream whose encoding is ASCII or another narrow one (PYTHONIOENCODING).
+ASCII_FALLBACKS = {
+    "\u2013": "-", "\u2014": "--", "\u2212": "-", "\u00b1": "+/-", "\u00d7": "x", "\u2265": ">=",
+    "\u2264": "<=", "\u2260": "!=", "\u2248": "~", "\u2192": "->", "\u2190": "<-", "\u00b7": ".",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u221e": "inf",
+    "\u2713": "v", "\u2717": "x", "\u2501": "-", "\u2500": "-", "\u2502": "|", "\u2503": "|",
+    "\u2588": "#", "\u00a0": " ",
+}
+_FALLBACK_ERRORS = "lotr_sim_fallback"
+_ASCII_CODEC = "lotr_sim_ascii"
+
+
+def _fallback(err: UnicodeError) -> tuple[str, int]:
+    import unicodedata
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start:err.end]:
+        alt = ASCII_FALLBACKS.get(ch)
+        if alt is None:
+            alt = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode() or "?"
+        out.append(alt)
+    return "".join(out), err.end
+
+
+def _ascii_codec(name: str):
+    """A codec named ``lotr_sim_ascii``: ASCII with the fallbacks. Click treats a stream
+    whose codec is plain ``ascii`` as misconfigured and writes UTF-8 bytes to it instead;
+    under this name it writes through the stream, and rich draws ASCII boxes."""
+    import codecs
+    if name != _ASCII_CODEC:
+        return None
+    ascii_info = codecs.lookup("ascii")
+
+    def encode(text: str, errors: str = "strict"):
+        return codecs.ascii_encode(text, _FALLBACK_ERRORS)
+
+    class Writer(codecs.StreamWriter):
+        def encode(self, text, errors="strict"):
+            return encode(text)
+
+    class IncEncoder(codecs.IncrementalEncoder):
+        def encode(self, text, final=False):
+            return encode(text)[0]
+
+    return codecs.CodecInfo(encode, ascii_info.decode, streamwriter=Writer, streamreader=ascii_info.streamreader,
+                            incrementalencoder=IncEncoder, incrementaldecoder=ascii_info.incrementaldecoder,
+                            name=_ASCII_CODEC)
+
+
+def ascii_safe_output() -> None:
+    """Let stdout and stderr degrade instead of failing when their encoding cannot show the
+    characters lotr-sim prints (en dashes, +/-, box drawing): an ASCII stream gets the
+    ``lotr_sim_ascii`` codec, another narrow one (latin-1, ...) the fallback error handler.
+    A UTF-8 stream is left alone."""
+    import codecs
+    try:
+        codecs.lookup_error(_FALLBACK_ERRORS)
+    except LookupError:
+        codecs.register_error(_FALLBACK_ERRORS, _fallback)
+        codecs.register(_ascii_codec)
+    for stream in (sys.stdout, sys.stderr):
+        enc = getattr(stream, "encoding", None)
+        if not enc or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            "\u2013\u2501\u00b1".encode(enc)
+            continue                      # it shows them: nothing to do
+        except (UnicodeEncodeError, LookupError):
+            pass
+        try:
+            if codecs.lookup(enc).name == "ascii":
+                stream.reconfigure(encoding=_ASCII_CODEC)
+            else:
+                stream.reconfigure(errors=_FALLBACK_ERRORS)
+        except (ValueError, OSError, LookupError):   # a stream that cannot change: leave it
+            pass
+
+
 def parse_count(value: Any) -> int:
     """A count of games, battles, ...: a whole number written ``20000``, ``20_000``, ``2e4``
     or ``1e12``. Fractions (``1.5``, ``1e-3``), ``inf``/``nan`` and text are refused here with
@@ -77,6 +230,34 @@ def parse_count(value: Any) -> int:
     if d != d.to_integral_value():
         raise typer.BadParameter(f"{text!r} is not a whole number (e.g. 20000, 2e4)")
     return int(d)
+
+
+def parse_path(value: Any) -> Path:
+    """A file or folder option's value as a Path. An empty (or blank) value is refused here
+    with one line: ``Path("")`` is the current folder, so ``--out ""`` would write there."""
+    if isinstance(value, Path):
+        return value
+    text = "" if value is None else str(value)
+    if not text.strip():
+        raise typer.BadParameter("an empty path; give a file or folder name")
+    return Path(text)
+
+
+def plot_file(path: Path) -> Path:
+    """The file a ``--plot`` option writes: a folder or a format matplotlib cannot write is
+    refused (one line), and a name without a suffix gets ``.png``, as matplotlib would add,
+    so the message names the file that is really written."""
+    path = Path(path)
+    if path.is_dir():
+        raise LotrSimError(f"--plot {path} is a folder; give a file name such as {path / 'plot.png'}")
+    if not path.suffix:
+        return path.with_name(path.name + ".png")
+    from matplotlib.backend_bases import FigureCanvasBase
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix[1:].lower() not in kinds:
+        raise LotrSimError(f"--plot {path}: matplotlib cannot write '{path.suffix}' files "
+                           f"(use .png, .pdf or .svg; all: {', '.join(sorted(kinds))})")
+    return path
 
 
 def print_json(obj: Any) -> None:
@@ -134,7 +315,7 @@ def seed_option(default: int | None = 1) -> Any:
 
 
 def config_option() -> Any:
-    return typer.Option(None, "--config", "-c", help="Game config TOML, merged over the game's default "
+    return typer.Option(None, "--config", "-c", parser=parse_path, help="Game config TOML, merged over the game's default "
                         "(any of its tables may be given, the params table included).")
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, parse_count, print_json, seed_option
+from lotr_sim.cli._common import cli_errors, parse_count, parse_path, plot_file, print_json, seed_option
 
 
 @cli_errors
@@ -28,10 +28,12 @@ def battle(
                               help="Monte Carlo battles (0: exact only; a whole number, at most 1e15)."),
     seed: int = seed_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart of the survivor distribution (PNG)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", parser=parse_path, help="Write a bar chart of the survivor distribution (PNG)."),
 ) -> None:
     """Odds of one battle fought to the end: exact (Markov chain) and Monte Carlo."""
     from lotr_sim.analyses.battles import battle_report
+    if plot is not None:
+        plot = plot_file(plot)
 
     rep = battle_report(rules, attackers, defenders, attack_bonus, defence_bonus, good,
                         witch_king, stop_at, games, seed)

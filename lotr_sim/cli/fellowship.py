@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from lotr_sim.analyses.fellowship import SHOW_TAIL, plot_fellowship, shown_turns
-from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, print_json,
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, plot_file, print_json,
                                   seed_option, sets_option, threads_option)
 
 GAME = "lotr-risk"     # the one game with a Fellowship track (LR-10)
@@ -37,13 +37,15 @@ def fellowship(
                                 "in rounds: the Ring moves after every player's turn (LR-10.1)."),
     threads: Optional[int] = threads_option(),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a bar chart (PNG) of the exact and "
+    plot: Optional[Path] = typer.Option(None, "--plot", parser=parse_path, help="Write a bar chart (PNG) of the exact and "
                                         "Monte Carlo distributions of the number of turns."),
 ) -> None:
     """LOTR Risk only: player turns until the Fellowship leaves the Dead Marshes (LR-10), without
     cards: the exact law from the config's path and fellowship_roll_above, and Monte Carlo."""
     from lotr_sim.api import fellowship as api_fellowship
     check_game(game)
+    if plot is not None:
+        plot = plot_file(plot)
 
     res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
                          threads=threads)

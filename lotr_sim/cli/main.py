@@ -61,6 +61,8 @@ class LotrSimGroup(TyperGroup):
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
+        from lotr_sim.cli._common import ascii_safe_output
+        ascii_safe_output()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:

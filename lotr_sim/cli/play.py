@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, policy_option, players_option, players_sets, seat_policies, seed_option, sets_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_path, policy_option, players_option, players_sets, seat_policies, seed_option, sets_option
 from lotr_sim.errors import LotrSimError
 
 MAX_INDEX = 2**63 - 1  # a game index is a stream index: int64 (lotr_sim.kernels.rng)
@@ -40,7 +40,7 @@ def play(
     sets: List[str] = sets_option(),
     players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
-    trace: Optional[Path] = typer.Option(None, "--trace", "-t", help="Write the events as JSON Lines."),
+    trace: Optional[Path] = typer.Option(None, "--trace", "-t", parser=parse_path, help="Write the events as JSON Lines."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
 ) -> None:
     """Play one game of --game and print a readable turn-by-turn account, its end and its score.

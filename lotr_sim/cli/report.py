@@ -6,11 +6,11 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors
+from lotr_sim.cli._common import cli_errors, parse_path
 
 
 @cli_errors
-def report(folder: Path = typer.Argument(..., help="A sweep output folder."),
+def report(folder: Path = typer.Argument(..., parser=parse_path, help="A sweep output folder."),
            target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (the first "
                                                 "side, Good or Frodo, wins 50% of games) or equal (first = second); default: the sweep's.")
            ) -> None:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 def print_summary(game, s: dict) -> None:
@@ -71,9 +71,9 @@ def run(
     players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
     threads: Optional[int] = threads_option(),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write games.parquet and summary.json here (a new folder, or --force)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Write games.parquet and summary.json here (a new folder, or --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
-    trace: Optional[Path] = typer.Option(None, "--trace", help="Write every game's event trace (JSON Lines)."),
+    trace: Optional[Path] = typer.Option(None, "--trace", parser=parse_path, help="Write every game's event trace (JSON Lines)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     force: bool = typer.Option(False, "--force", help="Replace an earlier run's files in --out."),
 ) -> None:

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, print_json,
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, print_json,
                                   seed_option, sets_option, threads_option)
 
 
@@ -23,8 +23,8 @@ def skill(
     seed: Optional[int] = seed_option(None),
     target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 or equal."),
     threads: Optional[int] = threads_option(),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed run in this folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed run in this folder."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
 
 
 @cli_errors
@@ -39,7 +39,7 @@ def sweep(
     sets: List[str] = sets_option(),
     players: Optional[int] = players_option(short=False),
     config: Optional[Path] = config_option(),
-    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
+    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", parser=parse_path, help="Sweep TOML (default: configs/sweeps/<game>.toml)."),
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
                                             "every pairing of the game's policies (default: the sweep file's "
                                             "`pairings`, which the default sweep sets)."),
@@ -48,8 +48,8 @@ def sweep(
     seed: Optional[int] = seed_option(None),
     threads: Optional[int] = threads_option(),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default reports/<game>/<timestamp>/)."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed sweep in this folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed sweep in this folder."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
@@ -57,6 +57,8 @@ def sweep(
     save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run a sweep of more than 1,000 points (a large "
+                             "--grid), which is otherwise refused up front."),
 ) -> None:
     """Sweep rule parameters (or players) and report the win rates (Good's and Evil's; Frodo's and
     Sam's in the-search) at each point.
@@ -69,6 +71,7 @@ def sweep(
     --games N plays a fixed number instead)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.sweep import MAX_POINTS
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
@@ -86,7 +89,8 @@ def sweep(
                     seat_policies(policy, good, evil) or None, sets or None,
                     str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
                     save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
-                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision)
+                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision,
+                    None if yes else MAX_POINTS)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
         print_json(dict(out=str(res.out), verdict=res.verdict,

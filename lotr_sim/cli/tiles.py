@@ -16,7 +16,7 @@ from typing import Optional
 import typer
 
 from lotr_sim.cli._common import (
-    cli_errors, config_option, fail, parse_count, policy_option, seat_policies, sets_option, threads_option,
+    cli_errors, config_option, fail, parse_count, parse_path, policy_option, seat_policies, sets_option, threads_option,
 )
 
 
@@ -26,7 +26,7 @@ def tiles(
                                                       "tile-draw report."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="generate: the generator's seed (default "
                                        "2026, the default catalogue's); report: the master seed (default 1)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="generate: the catalogue file (default: "
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="generate: the catalogue file (default: "
                                        "print it); report: a folder for tables and plots."),
     same_share: Optional[float] = typer.Option(None, "--same-share",
                                                help="generate: share of sections copying their neighbour's terrain."),

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, players_option,
+from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, players_option,
                                   players_sets, print_json, seed_option, sets_option, threads_option)
 
 
@@ -39,9 +39,9 @@ def tune(
     players: Optional[int] = players_option(),
     config: Optional[Path] = config_option(),
     threads: Optional[int] = threads_option(),
-    out: Optional[Path] = typer.Option(None, "--out", "-o",
+    out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path,
                                        help="Output folder (default reports/<game>/tune-<timestamp>/)."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the killed run in this folder."),
+    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed run in this folder."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),

@@ -105,11 +105,18 @@ class DaskBackend:
         except ImportError:  # pragma: no cover
             raise LotrSimError("Dask is not installed (pip install 'dask[distributed]')") from None
         if self.scheduler:
+            import time
+
+            import dask
             addr = self.scheduler
+            t0 = time.monotonic()
             _preflight(addr, self.connect_timeout)
+            left = max(self.connect_timeout - (time.monotonic() - t0), 0.5)
             msg = None
             try:
-                self.client = Client(addr, timeout=self.connect_timeout, set_as_default=False)
+                # Dask's own connect timeout (30 s by default, retried) bounded by what is left
+                with dask.config.set({"distributed.comm.timeouts.connect": f"{left}s"}):
+                    self.client = Client(addr, timeout=left, set_as_default=False)
             except Exception as e:  # timeouts, refused, a non-Dask server answering, ...
                 msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             if msg is not None:
@@ -196,22 +203,51 @@ class DaskBackend:
 
 
 def _preflight(addr: str, timeout: float) -> None:
-    """A plain TCP connect with a short timeout: an unreachable scheduler is one clear
-    error in at most ``timeout`` seconds, before Dask's own (slower, noisier) retries."""
+    """A plain TCP connect, and for ``tcp://`` the scheduler's greeting, within ``timeout``
+    seconds: an unreachable address, a port that never answers and a server that is no Dask
+    scheduler (HTTP) are each one clear error, before Dask's own (slower, noisier) retries.
+    (A ``tls://`` server speaks only after the client's TLS hello: there only the connect is
+    checked here.)"""
     import socket
     from urllib.parse import urlparse
-    u = urlparse(addr)
     try:
-        host, port = u.hostname, u.port
-    except ValueError:
-        host, port = None, None
-    if u.scheme not in ("tcp", "tls") or not host or not port:
+        u = urlparse(addr)
+        scheme, host, port = u.scheme, u.hostname, u.port
+    except ValueError:     # "tcp://[::1" (an unclosed IPv6 bracket), a port out of range
+        scheme, host, port = None, None, None
+    if scheme not in ("tcp", "tls") or not host or not port:
         raise LotrSimError(f"scheduler address must look like tcp://HOST:PORT, got {addr!r}")
+    import time
+    t0 = time.monotonic()
     try:
-        socket.create_connection((host, port), timeout=timeout).close()
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except socket.timeout:
+        raise LotrSimError(f"cannot reach Dask scheduler {addr} (within {timeout:g} s): "
+                           "no answer to the connection") from None
     except OSError as e:
         why = e.strerror or (type(e).__name__ if not str(e) else str(e))
         raise LotrSimError(f"cannot reach Dask scheduler {addr}: {why}") from None
+    try:
+        if scheme == "tcp":
+            # a Dask scheduler greets a new connection at once (its handshake); a port that
+            # accepts and never answers, or an HTTP server (which waits for a request), does not
+            sock.settimeout(max(timeout - (time.monotonic() - t0), 0.05))
+            try:
+                first = sock.recv(16)
+            except socket.timeout:
+                first = None
+            except OSError as e:
+                raise LotrSimError(f"cannot reach Dask scheduler {addr}: {e.strerror or e}") from None
+            if not first:
+                raise LotrSimError(f"cannot reach Dask scheduler {addr} (within {timeout:g} s): the port "
+                                   + ("closed the connection" if first == b"" else "accepts connections but "
+                                      "sends no Dask greeting") + " (is it a Dask scheduler's address?)")
+            if first.startswith(b"HTTP/"):
+                raise LotrSimError(f"cannot reach Dask scheduler {addr} (within {timeout:g} s): an HTTP "
+                                   "server answers there, not a Dask scheduler (its port is in the "
+                                   "scheduler's log: 'Scheduler at: tcp://...')")
+    finally:
+        sock.close()
 
 
 def max_threads() -> int:

@@ -123,11 +123,15 @@ def compile_status(game):
         f"about a minute; later runs load it from the cache)")
 
 
-def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
+def warm_up(game, compiled, policies, seed: int, show: bool, timed: bool = False) -> None:
     """Compile (first run) or load the game's kernels before a progress bar starts, with a
     spinner that says why the wait happens. Costs milliseconds once the numba cache is warm;
-    Dask workers on this machine then load the same cache."""
+    Dask workers on this machine then load the same cache. ``timed``: the caller reports a
+    rate of what follows, so the kernels are compiled first even with nothing shown (-q,
+    --json), and the rate is of the games alone."""
     if not show:
+        if timed:
+            game.simulate(compiled, policies, seed, 0, 1, threads=1)
         return
     if in_notebook():
         print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ only long: progress with ETA, and Ctrl-C keeps the games finished so far (with `
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -24,7 +25,7 @@ from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import seat_info, summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
-from lotr_sim.experiments.store import ensure_writable_dir, file_mode, now_iso
+from lotr_sim.experiments.store import ensure_writable_dir, file_mode, folder_lock, now_iso, refuse_other_output
 from lotr_sim.experiments.tally import Tally
 
 #: The most games one run may ask for (far beyond any useful run: 10**15 games take
@@ -163,9 +164,9 @@ class GamesWriter:
 
 
 def _check_out_folder(out: Path, force: bool) -> None:
-    """Refuse to write over an earlier run (unless ``force``) or into a sweep's folder."""
-    if (out / "manifest.json").exists():
-        raise LotrSimError(f"output folder {out} holds a sweep's results (manifest.json); choose another --out")
+    """Refuse to write over an earlier run (unless ``force``) or into another command's
+    folder (a sweep's, a tune run's, ...: even with ``force``)."""
+    refuse_other_output(out, "run")
     if out.exists() and not out.is_dir():
         raise LotrSimError(f"cannot write to output folder {out}: it is a file")
     old = [f for f in RUN_FILES if (out / f).exists()]
@@ -234,20 +235,23 @@ def run_games(game, games: int, seed: int = 1, policies: Mapping[str, str] | Non
     game.seat_policies(compiled, pol)   # a seat this configuration lacks (p3 with 2 players): one line
     chunk = chunk or max(1000, min(50_000, games // 20 or 1))
     started = now_iso()
-    warm_up(game, compiled, pol, seed, progress)  # so the rate excludes a first-run compile
+    warm_up(game, compiled, pol, seed, progress, timed=True)  # so the rate excludes a first-run compile
     created: list[Path] = []
     writer = None
     if outp is not None:
         created = _missing_dirs(outp)
     try:
-        if outp is not None:
-            ensure_writable_dir(outp)
-            try:
-                writer = GamesWriter(game, outp / "games.parquet")
-            except OSError as e:
-                raise _disk_error(outp / "games.parquet", e) from None
-        res = _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, chunk, progress,
-                    keep_games, writer, outp, trace, started)
+        with contextlib.ExitStack() as held:
+            if outp is not None:
+                ensure_writable_dir(outp)
+                held.enter_context(folder_lock(outp, "run"))
+                _check_out_folder(outp, force)      # again, now that no other process writes there
+                try:
+                    writer = GamesWriter(game, outp / "games.parquet")
+                except OSError as e:
+                    raise _disk_error(outp / "games.parquet", e) from None
+            res = _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, chunk, progress,
+                        keep_games, writer, outp, trace, started)
     except BaseException:
         if writer is not None:
             writer.abort()
@@ -289,9 +293,11 @@ def _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, ch
             interrupted = True
     elapsed = time.perf_counter() - t0
     tally, k = state
-    if interrupted and (outp is None or k == 0):
+    if interrupted and outp is None:
         raise Interrupted(f"interrupted after {k} of {games} games; nothing saved "
                           f"(use --out DIR to keep finished games, or `lotr-sim sweep` to resume)")
+    if interrupted and k == 0:
+        raise Interrupted(f"interrupted before the first chunk of games finished; nothing saved in {outp}")
     summary = summarize_tally(game, tally, seats=seat_info(game, compiled, pol))
     summary["notes"] = list(game.notes)
     summary.update(game=game.name, seed=seed, policies=pol, params=cfg.params, config_hash=cfg.hash,

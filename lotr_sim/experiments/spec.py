@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from lotr_sim.config import closest, load_toml, parse_assignment
 from lotr_sim.errors import ConfigError
@@ -146,7 +147,7 @@ def load_sweep_file(path) -> dict:
     baseline under every pairing of the game's policies; ``target`` is the verdict's parity
     (good50 | equal); ``paired_precision`` (with ``baseline_precision`` and
     ``pairings_precision``) is the sequential allocation on paired targets."""
-    d = load_toml(path)
+    d = load_toml(path, what="sweep file")
     for k in PRECISION_KEYS + ("precision",):
         if k in d and (isinstance(d[k], bool) or not isinstance(d[k], (int, float)) or not 0 < d[k] < 0.5):
             raise ConfigError(f"sweep file {path}: {k} must be a number in (0, 0.5), got {d[k]!r}")
@@ -303,9 +304,21 @@ def pairing_players(game, pairings: bool | list[str]) -> list[str]:
     return names
 
 
-def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
+def count_points(game, spec: SweepSpec) -> int:
+    """How many points ``build_points`` makes at most (the baseline, every swept value or grid
+    cell, every pairing; a point equal to another is played once, so there may be fewer),
+    counted without building any: what a sweep says, or refuses, before its first point."""
+    sizes = [len(v) for _, v in spec.dims]
+    n = 1 + (math.prod(sizes) if spec.grid and sizes else sum(sizes))
+    if spec.pairings:
+        n += len(pairing_players(game, spec.pairings)) ** len(game.sides)
+    return n
+
+
+def build_points(game, spec: SweepSpec, tick: Callable[[], None] | None = None) -> tuple[list[Point], dict[str, dict]]:
     """Validate every point against the game (one clear error on anything wrong) and
-    return the points plus each point's loaded config (``{label: GameConfig}`` by index)."""
+    return the points plus each point's loaded config (``{label: GameConfig}`` by index).
+    ``tick`` is called once per point considered (a progress bar's step)."""
     pnames = {p.name for p in game.params()}
     dim_names = [n for n, _ in spec.dims]
     if len(set(dim_names)) != len(dim_names):
@@ -330,6 +343,8 @@ def build_points(game, spec: SweepSpec) -> tuple[list[Point], dict[str, dict]]:
     seen = {json.dumps([base_cfg.hash, base_pol], sort_keys=True): points[0]}
 
     def add(label, varied, value, sets_pol):
+        if tick is not None:
+            tick()
         sets, pol = make(sets_pol)
         cfg = game.load(spec.config, {**spec.base_sets, **sets})
         game.seat_policies(cfg, pol)   # a seat this point's configuration lacks: one error line

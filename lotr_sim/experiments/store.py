@@ -97,6 +97,125 @@ def ensure_writable_dir(path: Path) -> Path:
     return path
 
 
+def probe_writable(path: Path) -> None:
+    """Check, before anything is created, that the output folder ``path`` can be made (or
+    written in): one clear error naming the real problem (a file on the way, no permission,
+    a file system that takes no folders) rather than a later, misleading one."""
+    path = Path(path)
+    where = Path(os.path.abspath(path))
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        raise LotrSimError(f"cannot write to output folder {path}: {where} is a file")
+    try:
+        tempfile.TemporaryDirectory(prefix=".tmp-probe-", dir=where).cleanup()
+    except OSError as e:
+        raise LotrSimError(f"cannot write to output folder {path}: {e.strerror or e}") from None
+
+
+#: What each command leaves in its output folder, as it is named in messages.
+OUTPUT_KINDS = {"sweep": "a sweep's results", "tune": "a tune run", "run": "a run's games",
+                "tiles": "a tiles report"}
+
+
+def output_kind(folder: Path) -> tuple[str, list[str]] | None:
+    """Which command's output ``folder`` holds (a key of ``OUTPUT_KINDS``: ``skill`` writes
+    a sweep's), with the files that show it; None for a folder holding none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return None
+
+    def have(*names: str) -> list[str]:
+        return [n for n in names if (folder / n).exists()]
+    kind = None
+    if (folder / "manifest.json").is_file():
+        try:
+            kind = json.loads((folder / "manifest.json").read_text()).get("kind")
+        except (OSError, ValueError, AttributeError):
+            kind = None
+    if kind == "tune" or have("state.pkl", "tuned.toml"):
+        return "tune", have("manifest.json", "state.pkl", "tuned.toml", "history.jsonl")
+    if have("manifest.json", "results.parquet", "chunks"):
+        return "sweep", have("manifest.json", "results.parquet", "chunks")
+    if have("games.parquet", "summary.json"):
+        return "run", have("games.parquet", "summary.json")
+    if have("report.json", "doom_heat.csv"):
+        return "tiles", have("report.json", "summary.csv", "doom_heat.csv")
+    return None
+
+
+def refuse_other_output(folder: Path, own: str, option: str = "--out") -> tuple[str, list[str]] | None:
+    """Refuse (one line) an output folder holding another command's output: a command
+    writing there would replace its files (and a resume hint would name the wrong command).
+    Returns ``output_kind(folder)`` when it is the command's own (``own``), for its own rule."""
+    found = output_kind(folder)
+    if found is None or found[0] == own:
+        return found
+    kind, files = found
+    hint = f"continue it with: lotr-sim {kind} --resume {folder}" if kind in ("sweep", "tune") else ""
+    what = f"{folder} holds {OUTPUT_KINDS[kind]} ({', '.join(files)})"
+    if option == "--resume":
+        raise LotrSimError(f"{what}, not {OUTPUT_KINDS[own]}" + (f"; {hint}" if hint else ""))
+    raise LotrSimError(f"output folder {what}; writing there would replace its files: choose another {option}")
+
+
+#: The lock file of an output folder in use (``folder_lock``).
+LOCK = ".lotr-sim.lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, command: str):
+    """Hold ``folder`` for one process while ``command`` writes there: a second process
+    (two ``sweep --resume DIR`` at once) is refused with one line naming the holder, where it
+    would otherwise remove the first one's temp files under it. The lock is an exclusive
+    ``flock`` on ``LOCK``, which the system drops when its holder dies, so the lock of a
+    killed process is simply taken over; the file (holder's pid, host, command, start) is
+    removed on release. Without ``fcntl`` (Windows) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = Path(folder) / LOCK
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode())
+        except OSError as e:
+            raise LotrSimError(f"cannot write to output folder {folder}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = json.loads(os.read(fd, 4096).decode() or "{}")
+            except (OSError, ValueError):
+                holder = {}
+            os.close(fd)
+            who = (f"{holder.get('what', 'lotr-sim')}, pid {holder.get('pid', '?')} on {holder.get('host', '?')} "
+                   f"since {holder.get('started', '?')}: {holder.get('argv', '?')}") if holder else "starting"
+            raise LotrSimError(f"{folder} is in use by another lotr-sim process ({who}); wait for it to "
+                               f"finish or stop it, then try again") from None
+        try:    # the file locked may be one its last holder removed meanwhile: lock the new one
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except OSError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        import sys
+        argv = " ".join([Path(sys.argv[0]).name if sys.argv else "python"] + sys.argv[1:])
+        info = dict(what=command, pid=os.getpid(), host=socket.gethostname(), started=now_iso(), argv=argv[:300])
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(info).encode())
+        yield
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
+
+
 def read_manifest_file(p: Path) -> dict:
     """A manifest.json as a dict; a broken or non-object file is one clear error naming it."""
     try:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -54,15 +55,20 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points
+from lotr_sim.experiments.spec import SweepSpec, build_points, count_points
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
-                                        ensure_writable_dir, machine_info, now_iso)
+                                        ensure_writable_dir, folder_lock, machine_info, now_iso,
+                                        probe_writable, refuse_other_output)
 from lotr_sim.experiments.sequential import paired_interval
 from lotr_sim.experiments.tally import PairTally, Tally
 from lotr_sim.experiments.verdict import check_target, verdict
 
 RATE, PAIRED = "rate", "paired"          # what a point's games must pin down (paired mode)
+#: The most points the CLI runs without ``--yes`` (a grid multiplies its values' counts).
+MAX_POINTS = 1000
+#: Above this many points, preparing them (each one's rules loaded and compiled) gets a bar.
+PREPARE_BAR = 200
 
 
 @dataclass
@@ -93,18 +99,22 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None,
               connect_timeout: float = 5.0, target: str | None = None,
-              pairings: bool | list[str] | None = None) -> SweepResult:
+              pairings: bool | list[str] | None = None, max_points: int | None = None) -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
-    game's policies (overrides the spec's ``pairings``). It writes no report: the caller
-    builds one from the folder (``api.sweep``: ``lotr_sim.reports.build.build_report``)."""
+    game's policies (overrides the spec's ``pairings``). ``max_points`` refuses a new sweep
+    of more points (the CLI's ``MAX_POINTS`` unless ``--yes``), before any point is built.
+    With ``progress`` the first line on stderr says how many points and games it plays.
+    It writes no report: the caller builds one from the folder (``api.sweep``:
+    ``lotr_sim.reports.build.build_report``)."""
     from lotr_sim.kernels.rng import check_seed
 
     target = check_target(target) if target is not None else None
 
     if resume is not None:
         store = Store(Path(resume))
+        refuse_other_output(Path(resume), "sweep", "--resume")
         manifest = store.read_manifest()
         if manifest.get("kind") != "sweep":
             raise LotrSimError(f"resume folder {resume} does not hold a sweep")
@@ -154,8 +164,23 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         spec.max_games = default_max_games(spec)
     if spec.max_games is not None and spec.max_games < 1:
         raise LotrSimError(f"--max-games must be at least 1, got {spec.max_games}")
+    if spec.games is not None and spec.max_games is not None and spec.max_games < spec.games:
+        raise LotrSimError(f"--max-games {spec.max_games:,} is below --games {spec.games:,}: every point would "
+                           f"play only {spec.max_games:,}; give --games {spec.max_games:,} (--max-games caps "
+                           f"--precision and --paired-precision)")
 
-    points, cfgs = build_points(game, spec)
+    n_max = count_points(game, spec)
+    per_point = int(spec.games if spec.max_games is None else
+                    spec.max_games if spec.games is None else min(spec.games, spec.max_games))
+    every = "" if spec.games is not None else "at most "
+    plan = f"{n_max:,} points, {every}{per_point:,} games each ({every}{n_max * per_point:,} games)"
+    if resume is None and max_points is not None and n_max > max_points:
+        raise LotrSimError(f"this sweep has {plan} (more than {max_points:,} points); give --yes to run it, "
+                           f"or fewer --param values")
+    if progress:
+        print(f"sweep {game.name}: {plan}", file=sys.stderr, flush=True)
+    with make_progress(progress and n_max > PREPARE_BAR, f"preparing {n_max:,} points", n_max) as bar:
+        points, cfgs = build_points(game, spec, tick=lambda: bar.advance(1))
     shash = spec_hash(spec, cfgs, points)
     if resume is not None and manifest.get("spec_hash") != shash:
         raise LotrSimError(f"resume folder {resume} was made with another configuration "
@@ -163,6 +188,9 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
                            f"start a new sweep or resume without changing options")
     if resume is None and out is None:
         out = default_out(game.name)
+    if resume is None:
+        refuse_other_output(Path(out), "sweep")
+        probe_writable(Path(out))
     check_disk(Store(Path(resume if resume is not None else out)), spec, points,
                bool(manifest.get("save_games")) if resume is not None else save_games)
     if resume is None and out is not None:
@@ -376,12 +404,22 @@ class _PairCounts:
 
 def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
          threads, scheduler, cluster, target="good50"):
+    """``_run_locked`` with the output folder held for this process (``folder_lock``): a
+    second sweep on the same folder is refused before it touches anything there."""
+    outp = Path(resume) if resume is not None else Path(out) if out is not None else default_out(game.name)
+    ensure_writable_dir(outp)
+    with folder_lock(outp, "sweep"):
+        return _run_locked(game, spec, points, cfgs, shash, be, outp if resume is None else None, save_games,
+                           progress, resume, manifest, threads, scheduler, cluster, target)
+
+
+def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
+                threads, scheduler, cluster, target="good50"):
     from lotr_sim import __version__
 
     if resume is not None:
         store = Store(Path(resume))
         outp = store.root
-        ensure_writable_dir(outp)
         store.clean_temp()
         # chunk files of one folder all hold the same columns: keep the first run's choice
         save_games = bool(manifest.get("save_games", False))
@@ -410,7 +448,12 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
     store.chunks.mkdir(parents=True, exist_ok=True)
     store.write_manifest(manifest)
 
-    compiled = {p.index: game.compile(cfgs[p.index]) for p in points}
+    compiled = {}
+    with make_progress(progress and len(points) > PREPARE_BAR, f"compiling {len(points):,} points",
+                       len(points)) as bar:
+        for p in points:
+            compiled[p.index] = game.compile(cfgs[p.index])
+            bar.advance(1)
     pols = {p.index: p.policies for p in points}
     keep = None if save_games else common_columns(game)
 

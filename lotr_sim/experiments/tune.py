@@ -30,6 +30,7 @@ Wilson intervals, the rules hash) which ``--policy SIDE=tuned:FILE`` reads; copi
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 import time
@@ -45,7 +46,7 @@ from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import check_count, iter_split
 from lotr_sim.experiments.store import (atomic_write_bytes, atomic_write_json, ensure_writable_dir,
-                                        machine_info, now_iso)
+                                        folder_lock, machine_info, now_iso, refuse_other_output)
 from lotr_sim.stats import wilson
 
 STATE = "state.pkl"
@@ -146,6 +147,17 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     weights); ``opponents`` is the pool each candidate meets (default ``("greedy", "best")``:
     greedy and the best weights so far; the first must be a fixed player, it decides when the
     search's mean replaces the best)."""
+    with contextlib.ExitStack() as stack:     # holds the output folder (folder_lock) to the end
+        return _tune(stack, game, config=config, sets=sets, seed=seed, generations=generations, games=games,
+                     popsize=popsize, sigma=sigma, final_games=final_games, threads=threads,
+                     scheduler=scheduler, cluster=cluster, workers=workers, out=out, resume=resume,
+                     progress=progress, chunk=chunk, sides=sides, start=start, opponents=opponents)
+
+
+def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, games, popsize, sigma, final_games,
+          threads, scheduler, cluster, workers, out, resume, progress, chunk, sides, start,
+          opponents) -> TuneResult:
+    """``tune``, the output folder held in ``stack`` (``folder_lock``) from the moment it is known."""
     try:
         import cma
     except ImportError:  # pragma: no cover - a dependency of the package
@@ -159,7 +171,9 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     if resume is not None:
         outp = Path(resume)
         if not (outp / STATE).is_file():
+            refuse_other_output(outp, "tune", "--resume")
             raise LotrSimError(f"{outp} holds no tune run to resume (no {STATE})")
+        stack.enter_context(folder_lock(outp, "tune"))
         with open(outp / STATE, "rb") as f:
             st = pickle.load(f)
         man = st["manifest"]
@@ -180,6 +194,7 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
             raise LotrSimError(f"--sigma must lie in (0, 1] (a share of each weight's range), got {sigma}")
         outp = Path(out) if out is not None else (
             Path("reports") / game.name / ("tune-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+        refuse_other_output(outp, "tune")
         if (outp / STATE).exists() or (outp / RESULT).exists():
             raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
                                f"to continue it or choose another --out")
@@ -200,6 +215,10 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
 
     if st is None:
         ensure_writable_dir(outp)
+        stack.enter_context(folder_lock(outp, "tune"))
+        if (outp / STATE).exists():       # another tune there finished its first generation meanwhile
+            raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
+                               f"to continue it or choose another --out")
         u0 = (base - lo) / (hi - lo)
         opts = {"bounds": [0.0, 1.0], "seed": int(seed) % (2 ** 31 - 1) or 1, "randn": _Randn(seed),
                 "verbose": -9, "tolfun": 0.0, "tolx": 1e-6}

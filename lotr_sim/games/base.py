@@ -325,7 +325,13 @@ class Game(abc.ABC):
                 listed = ", ".join(f"{s} {self.sides[self.seat_side(compiled, i)]}" for i, s in enumerate(seats))
                 raise ConfigError(f"game '{self.name}' has no seat '{k}' in this configuration "
                                   f"(its seats: {listed})")
-        return {s: pols.get(s) or pols[self.sides[self.seat_side(compiled, i)]] for i, s in enumerate(seats)}
+        out = {s: pols.get(s) or pols[self.sides[self.seat_side(compiled, i)]] for i, s in enumerate(seats)}
+        table = self.policy_table
+        if table is not None:
+            for i, s in enumerate(seats):
+                if s not in self.sides and s in pols and table.knows(out[s]):
+                    table.check_side(out[s], self.sides[self.seat_side(compiled, i)])
+        return out
 
     def check_policies(self, policies: Mapping[str, str] | None) -> dict[str, str]:
         """The sides' default players updated with ``policies`` (keys: sides or seat names,
@@ -342,6 +348,8 @@ class Game(abc.ABC):
             table = self.policy_table
             if table is not None and table.knows(pol):
                 table.check(pol)        # a bad tuned file or inline list: one ConfigError line
+                if side in self.sides:
+                    table.check_side(pol, side)
             elif pol not in self.policies:
                 raise ConfigError(f"unknown policy '{pol}' for {side}; choose from {', '.join(self.policies)}")
             out[side] = pol

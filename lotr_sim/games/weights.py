@@ -14,8 +14,8 @@ table resolves every player name that the engine itself plays:
   ``lotr-sim tune`` plays its candidates as: the name alone says how the games were played,
   on any Dask worker, and in a trace header).
 
-Weights left out (a side missing from a file, a weight a file does not name) keep greedy's
-value. Tuned weights are tuned for the rules whose hash the file names: a rule change moves
+A weight a file does not name keeps greedy's value; a file given to a side it has no
+``[weights.<side>]`` table for is an error (``check_side``). Tuned weights are tuned for the rules whose hash the file names: a rule change moves
 the optimum, so re-tune after changing a default rule (``lotr-sim tune --game G``).
 """
 from __future__ import annotations
@@ -54,6 +54,7 @@ class TunedWeights:
     rules_hash: str
     provenance: dict[str, Any]
     path: str
+    sides: tuple[str, ...] = ()     # the sides the file gives a [weights.<side>] table
 
 
 def generic_base(name: str) -> str | None:
@@ -81,6 +82,7 @@ class PolicyTable:
             if set(rows) != set(self.sides):
                 raise ValueError(f"preset {name!r} of {game} must give a row for each of {self.sides}")
         self._cache: dict[str, dict[str, np.ndarray]] = {}
+        self._file_sides: dict[str, tuple[str, tuple[str, ...]]] = {}   # tuned name: (file, its sides)
 
     def side_weights(self, side: str) -> tuple[Weight, ...]:
         """The tunable weights ``side``'s heuristic reads, in the table's order."""
@@ -124,13 +126,27 @@ class PolicyTable:
             base = generic_base(name)
             return self.rows(base) if base and self.knows(base) else self.presets[self.base]
         if name not in self._cache:
-            if name == TUNED:
-                self._cache[name] = self.read(shipped_path(self.game)).rows
-            elif name.startswith(FILE_PREFIX):
-                self._cache[name] = self.read(name[len(FILE_PREFIX):]).rows
+            if name == TUNED or name.startswith(FILE_PREFIX):
+                tw = self.read(shipped_path(self.game) if name == TUNED else name[len(FILE_PREFIX):])
+                self._cache[name] = tw.rows
+                self._file_sides[name] = (tw.path, tw.sides)
             else:
                 self._cache[name] = self.parse_inline(name)
         return self._cache[name]
+
+    def check_side(self, name: str, side: str) -> None:
+        """Player ``name`` given to ``side``: a tuned file with no ``[weights.<side>]`` table
+        would play the base heuristic's weights there under a tuned name, so it is one
+        ConfigError line (another side's table, or a weight left out, is fine)."""
+        if not (name == TUNED or (isinstance(name, str) and name.startswith(FILE_PREFIX))):
+            return
+        self.rows(name)
+        path, sides = self._file_sides[name]
+        if side not in sides:
+            have = ", ".join(f"[weights.{s}]" for s in sides) or "no weights table"
+            raise ConfigError(f"tuned weights file {path} has no [weights.{side}] table (it has {have}): "
+                              f"{side} would play {self.base}'s weights under the name '{name}'; give {side} "
+                              f"a file that tunes it")
 
     def describe(self, name: str) -> dict[str, dict[str, float]]:
         """``{side: {weight: value}}`` of player ``name``'s tunable weights (what a trace
@@ -216,10 +232,10 @@ class PolicyTable:
         """A tuned-weights file (``lotr-sim tune`` writes them): one ConfigError line when it
         is missing, not TOML, of another game, or names an unknown weight or side."""
         from lotr_sim.config import load_toml
+        if not str(path).strip():
+            raise ConfigError("player 'tuned:' names no file: give tuned:FILE (a tuned.toml that lotr-sim tune wrote)")
         p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"tuned weights file {p} not found")
-        data = load_toml(p)
+        data = load_toml(p, what="tuned weights file")
         if data.get("game") != self.game:
             raise ConfigError(f"tuned weights file {p} is for game '{data.get('game')}', not '{self.game}'")
         table = data.get("weights")
@@ -239,7 +255,8 @@ class PolicyTable:
                     raise ConfigError(f"tuned weights file {p}: {side}.{k} must be a number")
                 self._check_value(f"tuned weights file {p}", side, byname[k], float(x))
                 out[side][byname[k].index] = float(x)
-        return TunedWeights(out, str(data.get("rules_hash", "")), dict(data.get("provenance", {})), str(p))
+        return TunedWeights(out, str(data.get("rules_hash", "")), dict(data.get("provenance", {})), str(p),
+                            tuple(s for s in self.sides if s in table))
 
     def write(self, path: str | Path, rows: Mapping[str, np.ndarray], rules_hash: str,
               provenance: Mapping[str, Any]) -> Path:

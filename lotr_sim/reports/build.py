@@ -38,11 +38,31 @@ def load_results(folder: str | Path):
         for key in ("policies", "spec"):
             if not isinstance(manifest.get(key, {}), dict):
                 raise LotrSimError(f"cannot read {mp}: corrupt manifest ('{key}' is not a table)")
+    _check_results_match(rp, df, manifest)
     hashes = (manifest.get("config") or {}).get("hashes") if isinstance(manifest.get("config"), dict) else None
     if "baseline_rules" not in df and isinstance(hashes, dict) and "label" in df and "baseline" in hashes:
         # results written before the column: the manifest's configuration hashes tell
         df["baseline_rules"] = [hashes.get(str(lb)) == hashes["baseline"] for lb in df["label"]]
     return df, manifest
+
+
+def _check_results_match(rp: Path, df, manifest: dict) -> None:
+    """results.parquet must be the rows of the sweep its manifest.json describes (a file
+    copied from another sweep, or another game's, is one error line): its points, and a
+    win, rate and end-reason column for each of the manifest's outcomes and reasons."""
+    game = manifest.get("game", "?")
+    points = manifest.get("points")
+    want = [str(p.get("label")) for p in points if isinstance(p, dict)] if isinstance(points, list) else []
+    have = [str(x) for x in df["label"]] if "label" in df else []
+    need = [f"{k}_{o}" for o in manifest.get("outcomes") or [] for k in ("wins", "rate", "lo", "hi")] + \
+        [f"reason_{r}" for r in manifest.get("reasons") or []]
+    missing = [c for c in need if c not in df]
+    odd = [x for x in have if want and x not in want]
+    if missing or odd or (want and not have):
+        what = f"no column {missing[0]}" if missing else f"a point '{odd[0]}' it does not list" if odd else \
+            "no point labels"
+        raise LotrSimError(f"{rp} does not match {rp.parent / 'manifest.json'} (a sweep of {game}): it has {what}; "
+                           "was it copied from another sweep? Resume or re-run the sweep to rebuild it")
 
 
 def labels_from(df, manifest):

@@ -102,3 +102,45 @@ def test_paired_mode_on_dask_same_batches_as_local(fake, tmp_path, cluster):
     assert local.results["games"].nunique() > 2
     assert dask.manifest["games"] == local.manifest["games"]
     pd.testing.assert_frame_equal(local.results, dask.results)
+
+
+@pytest.fixture
+def silent_and_http_servers():
+    """Two local addresses a Dask client can connect to that are no Dask scheduler: a port
+    that accepts connections and never answers, and an HTTP server."""
+    import socket
+    import threading
+    from http.server import HTTPServer, SimpleHTTPRequestHandler
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)                                  # the kernel accepts; nobody ever reads
+    http = HTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    t = threading.Thread(target=http.serve_forever, daemon=True)
+    t.start()
+    yield {"silent": silent.getsockname()[1], "http": http.server_address[1]}
+    http.shutdown()
+    http.server_close()
+    silent.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", ["silent", "http"])
+def test_a_scheduler_address_that_is_no_scheduler_fails_within_the_timeout(tmp_path, silent_and_http_servers,
+                                                                          server):
+    """--scheduler at a port that accepts and never answers, or at an HTTP server: one line
+    within --connect-timeout (plus start-up), never a hang."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    port = silent_and_http_servers[server]
+    cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
+    t0 = time.monotonic()
+    p = subprocess.run(cli + ["sweep", "-g", "fake", "-q", "-p", "strength=3", "-n", "10", "-o", str(tmp_path / "x"),
+                              "--scheduler", f"tcp://127.0.0.1:{port}", "--connect-timeout", "2"],
+                       capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - t0
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert lines[0].startswith("lotr-sim: error: ") and f"tcp://127.0.0.1:{port}" in lines[0]
+    assert "within 2 s" in lines[0]
+    assert took < 2 + 15, took                       # the timeout, and the program's start-up

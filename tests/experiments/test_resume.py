@@ -1,5 +1,6 @@
 """Reliability: a sweep SIGKILLed mid-run and resumed with --resume ends with exactly the
 result of an uninterrupted run (nothing lost, nothing counted twice)."""
+import json
 import os
 import signal
 import subprocess
@@ -81,9 +82,11 @@ def _default_sigint() -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
-    """Ctrl-C (SIGINT) ends a sweep with one line naming the resume command, exit 130,
-    the finished chunks kept and the manifest marked interrupted."""
+@pytest.mark.parametrize("sig, code, first", [("SIGINT", 130, "interrupted"),
+                                              ("SIGTERM", 143, "terminated (SIGTERM): interrupted")])
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake, sig, code, first):
+    """Ctrl-C (SIGINT), or SIGTERM alike, ends a sweep with one line naming the resume
+    command, exit 130 (143), the finished chunks kept and the manifest marked interrupted."""
     import json
 
     out = tmp_path / "int"
@@ -96,11 +99,11 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, fake):
     while time.time() < deadline and not (chunks.is_dir() and len(list(chunks.glob("p*.parquet"))) >= 3):
         assert p.poll() is None, p.stderr.read().decode()
         time.sleep(0.05)
-    os.kill(p.pid, signal.SIGINT)
+    os.kill(p.pid, getattr(signal, sig))
     err = p.communicate(timeout=60)[1].decode()
-    assert p.returncode == 130
+    assert p.returncode == code, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert lines[-1].startswith("lotr-sim: error: interrupted") and f"--resume {out}" in lines[-1]
+    assert lines[-1].startswith(f"lotr-sim: error: {first}") and f"--resume {out}" in lines[-1]
     assert "Traceback" not in err
     assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
     kept = len(list(chunks.glob("p*.parquet")))
@@ -219,3 +222,58 @@ def test_paired_sweep_sigkilled_then_resumed_equals_uninterrupted(tmp_path, fake
     assert m["games"] == ref.manifest["games"] and m["precision"] == ref.manifest["precision"]
     n = len(list(chunks.glob("p*.parquet")))
     assert n == len(list((tmp_path / "ref" / "chunks").glob("p*.parquet"))) > n_before >= 6   # really cut
+
+
+@pytest.mark.slow
+def test_two_resumes_at_once_the_second_is_refused_naming_the_first(tmp_path, fake):
+    """Two `sweep --resume DIR` at once: the second is refused with one line naming the
+    process that holds the folder (it used to delete the first one's temp files: a
+    FileNotFoundError); the lock a SIGKILLed sweep leaves behind is taken over, and the
+    resumed sweep ends with the rows of an uninterrupted run."""
+    from typer.testing import CliRunner
+
+    from lotr_sim.cli.main import app
+    from lotr_sim.experiments.store import LOCK
+    out = tmp_path / "killed"
+    _kill_after_six_chunks(ARGS, out)
+    chunks = out / "chunks"
+    p = subprocess.Popen(CLI + ["sweep", "-q", "--resume", str(out)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    lock = out / LOCK
+    deadline = time.time() + 60
+    while time.time() < deadline:          # the resumed sweep holds the folder and plays
+        assert p.poll() is None, p.stderr.read().decode()
+        try:
+            if json.loads(lock.read_text()).get("pid") == p.pid:
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    n0 = len(list(chunks.glob("p*.parquet")))
+    r = CliRunner().invoke(app, ["sweep", "-q", "--resume", str(out)])
+    assert p.poll() is None                # the first was still running
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("lotr-sim: error: ") and "in use by another lotr-sim process" in lines[0]
+    assert f"pid {p.pid}" in lines[0] and "Traceback" not in r.output
+    assert p.wait(timeout=120) == 0, p.stderr.read().decode()
+    assert len(list(chunks.glob("p*.parquet"))) == 40 > n0
+    assert not lock.exists()
+    ref = api.sweep(fake, params=["strength=3,7", "good=random"], games=2000, chunk=200,
+                    sets=["delay_ms=100"], seed=9, out=tmp_path / "ref", report=False)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), ref.results)
+
+
+def test_folder_lock_refuses_a_second_holder_and_is_taken_over_after_release(tmp_path):
+    from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.store import LOCK, folder_lock
+    with folder_lock(tmp_path, "sweep"):
+        info = json.loads((tmp_path / LOCK).read_text())
+        assert info["pid"] == os.getpid() and info["what"] == "sweep"
+        with pytest.raises(LotrSimError, match=f"in use by another lotr-sim process \\(sweep, pid {os.getpid()}"):
+            with folder_lock(tmp_path, "tune"):
+                pass
+    assert not (tmp_path / LOCK).exists()
+    (tmp_path / LOCK).write_text('{"pid": 999999999}')     # left by a killed process: no flock held
+    with folder_lock(tmp_path, "run"):
+        assert json.loads((tmp_path / LOCK).read_text())["pid"] == os.getpid()

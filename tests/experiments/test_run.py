@@ -91,11 +91,10 @@ def test_cli_run_unwritable_out(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.slow
-def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
-    """A run stopped by Ctrl-C keeps the finished games when --out is given, with a summary
-    marked incomplete (never presented as complete), and exits 130 with one line."""
-    import json
+def _stop_run(tmp_path, sig, after: float, delay_ms: int = 1000):
+    """Start ``run -g fake -n 20000 -o OUT`` (chunks of 1000 games, one a ``delay_ms``),
+    send ``sig`` ``after`` seconds after its games start, and return (exit code, stderr's
+    last line, OUT)."""
     import os
     import signal
     import subprocess
@@ -103,31 +102,57 @@ def test_ctrl_c_run_with_out_saves_finished_games_marked_incomplete(tmp_path):
     import time
     from pathlib import Path
 
-    import pandas as pd
-
     cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
     out = tmp_path / "run"
-    p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", "delay_ms=1000", "-o", str(out)],
+    p = subprocess.Popen(cli + ["run", "-g", "fake", "-n", "20000", "--set", f"delay_ms={delay_ms}", "-o", str(out)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          # SIGINT as from a terminal, even when the suite runs in a background job
                          # (started with SIGINT ignored: Python then installs no handler)
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # games.parquet is written into a temp file that appears when the games start (after
     # start-up and the engine's warm-up, whose length depends on the machine's load): from
-    # then on a 1000-game chunk ends every second
+    # then on a 1000-game chunk ends every delay_ms
     t_end = time.monotonic() + 120
     while not list(out.glob(".tmp-games-*")) and time.monotonic() < t_end and p.poll() is None:
         time.sleep(0.05)
-    time.sleep(3)
-    os.kill(p.pid, signal.SIGINT)
+    time.sleep(after)
+    os.kill(p.pid, sig)
     err = p.communicate(timeout=60)[1].decode()
-    assert p.returncode == 130, err
-    last = [ln for ln in err.splitlines() if ln.strip()][-1]
-    assert last.startswith("lotr-sim: error: interrupted after") and "marked incomplete" in last
+    assert "Traceback" not in err, err
+    return p.returncode, [ln for ln in err.splitlines() if ln.strip()][-1], out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, code, words", [("SIGINT", 130, "interrupted after"),
+                                              ("SIGTERM", 143, "terminated (SIGTERM): interrupted after")])
+def test_stopped_run_with_out_saves_finished_games_marked_incomplete(tmp_path, sig, code, words):
+    """A run stopped by Ctrl-C, or by SIGTERM (a job scheduler, ``kill``) alike, keeps the
+    finished games when --out is given, with a summary marked incomplete (never presented
+    as complete), and exits non-zero (130, 143) with one line saying what was kept."""
+    import json
+    import signal
+
+    import pandas as pd
+
+    rc, last, out = _stop_run(tmp_path, getattr(signal, sig), after=3)
+    assert rc == code, last
+    assert last.startswith(f"lotr-sim: error: {words}") and "marked incomplete" in last and str(out) in last
     s = json.loads((out / "summary.json").read_text())
     assert s["complete"] is False and 0 < s["games"] < 20000 and s["games_requested"] == 20000
     g = pd.read_parquet(out / "games.parquet")
     assert len(g) == s["games"] and (g["game"].to_numpy() == range(len(g))).all()
+    assert not list(out.glob(".tmp-*"))
+
+
+@pytest.mark.slow
+def test_ctrl_c_before_the_first_chunk_with_out_says_nothing_was_saved_there(tmp_path):
+    """Stopped before any chunk finished: the line says nothing was saved in OUT (not 'use
+    --out DIR', which was given), and no temp file is left."""
+    import signal
+    rc, last, out = _stop_run(tmp_path, signal.SIGINT, after=0.3, delay_ms=5000)
+    assert rc == 130, last
+    assert "use --out" not in last and f"nothing saved in {out}" in last, last
+    assert not list(out.glob(".tmp-*")) and not (out / "games.parquet").exists()
 
 
 # --- memory-bounded runs (issue 7 §3), games frames (§4), notebook progress (§4) -------------
@@ -227,3 +252,46 @@ def test_in_notebook_detects_a_jupyter_kernel(monkeypatch):
     assert not P.in_notebook()
     fake_ipython.get_ipython = lambda: None
     assert not P.in_notebook()
+
+
+# --- the numba cache: an unusable NUMBA_CACHE_DIR, and compile time kept out of the rate ----
+
+@pytest.mark.parametrize("what", ["file", "under_a_file"])
+def test_numba_cache_dir_that_is_no_folder_is_one_warning(tmp_path, what):
+    """NUMBA_CACHE_DIR naming a file (or a path through one): one warning line naming the
+    variable (numba silently caches elsewhere, or not at all), and the command still runs."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    f = tmp_path / "afile"
+    f.write_text("x")
+    bad = f if what == "file" else f / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(bad))
+    cli = [sys.executable, str(Path(__file__).resolve().parent / "fake_cli.py")]
+    p = subprocess.run(cli + ["run", "-g", "fake", "-n", "100", "-q", "--json"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lotr-sim: warning: NUMBA_CACHE_DIR="), p.stderr
+    assert str(bad) in lines[0] and "a file" in lines[0]
+    assert json.loads(p.stdout)["games"] == 100
+
+
+def test_run_rate_excludes_the_first_call_compile_also_when_quiet(fake, monkeypatch):
+    """The first call of a game's engine compiles it (a minute on a cold cache); the rate a
+    run reports is of the games alone, with or without a progress display (-q, --json)."""
+    import time
+
+    import fakegame
+    orig = fakegame.FakeGame.simulate
+    first = []
+
+    def sim(self, *a, **k):
+        if not first:
+            first.append(1)
+            time.sleep(1.5)               # the first call: a compile
+        return orig(self, *a, **k)
+    monkeypatch.setattr(fakegame.FakeGame, "simulate", sim)
+    s = api.run_games(fake, games=2000, seed=1, progress=False).summary
+    assert s["elapsed_s"] < 1.0, s["elapsed_s"]

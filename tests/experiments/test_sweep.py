@@ -3,6 +3,7 @@ precision batches, grid, policies as a dimension, report rebuild, bad input."""
 import json
 import math
 import shutil
+import time
 
 import pandas as pd
 import pytest
@@ -140,6 +141,9 @@ def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
     (["-p", "good=random,clever"], "unknown policy"),
     (["-p", "strength=1,2", "--games", "0"], "at least 1"),
     (["-p", "strength=1,2", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"], "cannot reach Dask scheduler"),
+    (["-p", "strength=1,2", "--max-games", "5"], "--max-games 5 is below --games 10"),
+    (["-p", "strength=1,2", "--scheduler", "tcp://[::1"], "scheduler address must look like tcp://HOST:PORT"),
+    (["-p", "strength=1,2", "--scheduler", "tcp://host:99999"], "scheduler address must look like tcp://HOST:PORT"),
 ])
 def test_cli_sweep_bad_input_one_line(tmp_path, args, msg):
     r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-o", str(tmp_path / "x")] + args)
@@ -429,3 +433,33 @@ def test_grid_cell_equal_to_a_pairing_is_in_the_pairings(fake, tmp_path, dims):
     df.drop(columns=["baseline_rules"]).to_parquet(tmp_path / "g" / "results.parquet")
     old, _ = load_results(tmp_path / "g")
     assert set(pairing_matrix(old, ["good", "evil"])[2]) == set(m)
+
+
+# --- a large grid: said up front, refused above MAX_POINTS unless --yes -------------------
+
+def test_large_grid_is_refused_up_front_without_yes(tmp_path):
+    """A grid of 1,111 points (+ the baseline) is refused at once, before any point is
+    built or any folder made, saying how many points and games it would play."""
+    t0 = time.monotonic()
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "--grid", "-p", "strength=0:10", "-p", "delay_ms=0:100",
+                            "-n", "50", "-o", str(tmp_path / "big")])
+    took = time.monotonic() - t0
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert "1,112 points" in lines[0] and "55,600 games" in lines[0] and "--yes" in lines[0], lines[0]
+    assert not (tmp_path / "big").exists() and took < 5, took
+
+
+def test_sweep_says_its_points_and_games_first_and_yes_runs_a_large_grid(tmp_path, monkeypatch):
+    """Without -q the first line on stderr is the plan (points, games a point, games in all);
+    --yes runs a grid above the limit (here lowered to 4 points)."""
+    from lotr_sim.experiments import sweep as S
+    monkeypatch.setattr(S, "MAX_POINTS", 4)
+    args = ["sweep", "-g", "fake", "--grid", "-p", "strength=3,7", "-p", "mode=fair,tilted", "-n", "100"]
+    r = runner.invoke(app, args + ["-o", str(tmp_path / "no")])
+    assert r.exit_code == 2 and "5 points" in r.stderr and "--yes" in r.stderr, r.output
+    r = runner.invoke(app, args + ["--yes", "-o", str(tmp_path / "yes")])
+    assert r.exit_code == 0, r.output
+    first = [ln for ln in r.stderr.splitlines() if ln.strip()][0]
+    assert first.startswith("sweep fake: 5 points") and "100 games each" in first and "500 games" in first, first
+    assert (pd.read_parquet(tmp_path / "yes" / "results.parquet")["games"] == 100).all()
