@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.sweep import SweepResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
-           "report", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
+           "report", "export_csv", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
 
 
 def get_game(game):
@@ -153,7 +153,7 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
                     workers=workers, save_games=save_games, progress=progress, resume=resume,
                     connect_timeout=connect_timeout, target=target, pairings=pairings)
     if report:
-        _build_report(res.out)
+        _build_report(res.out, progress=progress)
     return res
 
 
@@ -212,9 +212,9 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
                          chunk=chunk or 50, pairings=names)
     res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                     workers=workers, progress=progress, resume=resume,
-                    connect_timeout=connect_timeout, target=target)
+                    connect_timeout=connect_timeout, target=target, command="skill")
     if report:
-        _build_report(res.out)
+        _build_report(res.out, progress=progress)
     from lotr_sim.experiments import skillfig
     base = res.points[0].label
     fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
@@ -288,17 +288,26 @@ def load_results(folder: str | Path):
     return _load(folder)
 
 
-def report(folder: str | Path, target: str | None = None) -> dict:
+def report(folder: str | Path, target: str | None = None, progress: bool = False) -> dict:
     """Rebuild ``report.md``/``report.html`` (verdict first) and the plots of a sweep folder
-    from its Parquet; ``target`` (``good50``/``equal``) overrides the parity kept in its manifest."""
-    return _build_report(folder, target)
+    from its Parquet. ``target`` (``good50``/``equal``) other than the parity kept in its
+    manifest writes ``report-<target>.md``/``.html`` beside the sweep's report instead.
+    ``progress`` shows each stage on stderr."""
+    return _build_report(folder, target, progress)
 
 
-def _build_report(folder: str | Path, target: str | None = None) -> dict:
+def _build_report(folder: str | Path, target: str | None = None, progress: bool = False) -> dict:
     """The report of a sweep folder (``reports.build.build_report``). ``sweep`` and ``skill``
     build theirs here once the sweep is done: the experiments do not know the reports."""
     from lotr_sim.reports.build import build_report
-    return build_report(folder, target)
+    return build_report(folder, target, progress)
+
+
+def export_csv(folder: str | Path) -> Path:
+    """Write ``results.csv`` (the results table, one row per point) beside a sweep folder's
+    ``results.parquet``; returns its path."""
+    from lotr_sim.reports.build import export_csv as _export
+    return _export(folder)
 
 
 def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any] = (),

@@ -54,7 +54,7 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points
+from lotr_sim.experiments.spec import SweepSpec, build_points, run_kind
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
                                         ensure_writable_dir, machine_info, now_iso)
@@ -93,12 +93,14 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None,
               connect_timeout: float = 5.0, target: str | None = None,
-              pairings: bool | list[str] | None = None) -> SweepResult:
+              pairings: bool | list[str] | None = None, command: str = "sweep") -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
     game's policies (overrides the spec's ``pairings``). It writes no report: the caller
-    builds one from the folder (``api.sweep``: ``lotr_sim.reports.build.build_report``)."""
+    builds one from the folder (``api.sweep``: ``lotr_sim.reports.build.build_report``).
+    ``command`` names the run in the progress bar and the manifest (``"skill"`` for a skill
+    run, which is a sweep underneath; a resumed run keeps its manifest's)."""
     from lotr_sim.kernels.rng import check_seed
 
     target = check_target(target) if target is not None else None
@@ -118,6 +120,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         spec = spec or old
         if target is None:
             target = manifest.get("target")
+        command = run_kind(manifest)
     if spec is None:
         raise LotrSimError("no sweep specification")
     check_threads(threads, workers)
@@ -174,7 +177,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     be = stack.enter_context(make_backend(threads, scheduler, cluster, workers, connect_timeout))
     with stack:
         return _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
-                    manifest if resume is not None else None, threads, scheduler, cluster, target)
+                    manifest if resume is not None else None, threads, scheduler, cluster, target, command)
 
 
 def default_max_games(spec: SweepSpec) -> int | None:
@@ -375,7 +378,7 @@ class _PairCounts:
 
 
 def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
-         threads, scheduler, cluster, target="good50"):
+         threads, scheduler, cluster, target="good50", command="sweep"):
     from lotr_sim import __version__
 
     if resume is not None:
@@ -395,7 +398,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
         store = Store(outp)
         store.create()
         manifest = dict(
-            format=1, kind="sweep", game=game.name, package_version=__version__,
+            format=1, kind="sweep", command=command, game=game.name, package_version=__version__,
             spec=spec.as_dict(), spec_hash=shash, seed=spec.seed,
             policies={p.label: p.policies for p in points},
             config=dict(file=spec.config, base_sets=spec.base_sets,
@@ -430,7 +433,7 @@ def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
     t0 = time.perf_counter()
     played = 0
     counted = {p.index: (0, 0) for p in points}    # precision: (games counted, outcome-0 wins)
-    with make_progress(progress, f"sweep {game.name}", sum(targets.values())) as bar:
+    with make_progress(progress, f"{command} {game.name}", sum(targets.values())) as bar:
         done_upto = {p.index: 0 for p in points}
         while True:
             have = {(pt, a, n) for pt, lst in store.chunk_index().items() for a, n, _ in lst}
