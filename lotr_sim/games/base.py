@@ -286,8 +286,11 @@ class Game(abc.ABC):
 
     # -- traces -----------------------------------------------------------------------------
     def account(self, events: list[dict]) -> str:
-        """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints)."""
-        return "\n".join(f"{e.get('event')}: {e}" for e in events if e.get("event") != "header")
+        """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints), in the
+        shape every game's account shares (``lotr_sim.games.account``: header line first, end
+        line last); a game renders its own events by overriding this."""
+        from lotr_sim.games.account import plain_line, render
+        return render(events, plain_line)
 
     def replay_check(self, compiled: Any, events: list[dict]) -> int:
         """Audit a trace on its own: from each state snapshot, replaying the events must give
