@@ -58,7 +58,7 @@ def skill(
     g = api.get_game(game)
     con = Console()
     for item in console_summary(res.results, list(g.outcomes), list(g.sides), v,
-                                title=f"skill {g.name}, seed {res.manifest['seed']}"):
+                                title=f"skill {g.name}, seed {res.manifest['seed']}", width=con.width):
         con.print(item)
     if not v.get("skill"):
         con.print("no search player among the players: nothing says whether the verdict holds for stronger play")

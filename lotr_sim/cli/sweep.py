@@ -104,7 +104,7 @@ def sweep(
     from lotr_sim.reports.tables import console_summary
     con = Console()  # the terminal's width, else $COLUMNS or 80: the summary fits 80 columns
     for item in console_summary(res.results, list(g.outcomes), list(g.sides), res.verdict,
-                                title=f"sweep {g.name}, seed {res.manifest['seed']}"):
+                                title=f"sweep {g.name}, seed {res.manifest['seed']}", width=con.width):
         con.print(item)
     lr = res.manifest["last_run"]
     gps = lr.get("games_per_second")
