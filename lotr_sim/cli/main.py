@@ -150,6 +150,8 @@ def main() -> None:
     """The ``lotr-sim`` program. A bug escaping a command (never bad input: that is a
     ``LotrSimError``) still prints one line, with exit code 1; ``LOTR_SIM_TRACEBACK=1``
     shows the traceback for a bug report."""
+    from lotr_sim.kernels import compile_notice
+    compile_notice.want()       # a first run's compile says so on stderr, even when piped
     try:
         app()
     except (Exception, MemoryError) as e:  # noqa: BLE001 - the last net under every command

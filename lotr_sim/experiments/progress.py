@@ -3,6 +3,7 @@ occasional lines in a Jupyter notebook (rich's live display there needs ipywidge
 prints noise without them), or nothing."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -162,13 +163,26 @@ class Stages:
             self._p.advance(self._task, n)
 
 
+@contextlib.contextmanager
 def compile_status(game):
     """The spinner (a context manager, on stderr) that says why the first use of a game's
-    engine waits: numba compiles it once, later runs load it from the cache."""
+    engine waits: numba compiles it once, later runs load it from the cache. Where it cannot
+    be seen (stderr not a terminal) the program's one-line notice says it instead
+    (``kernels.compile_notice``)."""
     from rich.console import Console
-    return Console(file=sys.stderr).status(
-        f"preparing the {game.name} engine (numba compiles it on the first run, "
-        f"about a minute; later runs load it from the cache)")
+
+    from lotr_sim.kernels import compile_notice
+    con = Console(file=sys.stderr)
+    if not con.is_terminal:
+        yield
+        return
+    compile_notice.spinner_showing(True)
+    try:
+        with con.status(f"preparing the {game.name} engine (numba compiles it on the first run, "
+                        f"about a minute; later runs load it from the cache)"):
+            yield
+    finally:
+        compile_notice.spinner_showing(False)
 
 
 def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
@@ -178,8 +192,13 @@ def warm_up(game, compiled, policies, seed: int, show: bool) -> None:
     if not show:
         return
     if in_notebook():
+        from lotr_sim.kernels import compile_notice
         print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)
-        game.simulate(compiled, policies, seed, 0, 1, threads=1)
+        compile_notice.spinner_showing(True)
+        try:
+            game.simulate(compiled, policies, seed, 0, 1, threads=1)
+        finally:
+            compile_notice.spinner_showing(False)
         return
     with compile_status(game):
         game.simulate(compiled, policies, seed, 0, 1, threads=1)
