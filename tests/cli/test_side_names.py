@@ -38,3 +38,13 @@ def test_balance_json_names_the_second_side():
     assert out["outcome"] == "frodo" and out["second_outcome"] == "sam"
     e = out["evaluated"][0]
     assert e["rate"] + e["rate_second"] <= 1.0 and "rate_evil" not in e
+
+
+def test_bad_target_message_names_no_side():
+    """The message for a bad --target serves every game (sweep/skill/report of The Search
+    too): it speaks of the first and second side, not of Good and Evil."""
+    from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.verdict import check_target
+    with pytest.raises(LotrSimError) as e:
+        check_target("fifty")
+    assert "good50, equal" in str(e.value) and not re.search(r"\b(Good|Evil)\b", str(e.value)), str(e.value)
