@@ -91,10 +91,10 @@ def tune(
         x = f[s]
         names = [r if r == "greedy" else f"its start ({r})" for r in refs]
         rates = " and ".join(f"{r} won {100 * x['greedy_rate' if r == 'greedy' else 'start_rate']:.1f}%" for r in refs)
-        typer.echo(f"warning: as {s}, the tuned weights did worse than {' and than '.join(names)}: they won "
-                   f"{100 * x['rate']:.1f}% of the same {n:,} games against greedy, where {rates}. This tune "
-                   f"was too short to trust: run more --generations and --games (the shipped weights took "
-                   f"-G 40 -n 500)")
+        typer.echo(f"lotr-sim: warning: as {s}, the tuned weights did worse than {' and than '.join(names)}: "
+                   f"they won {100 * x['rate']:.1f}% of the same {n:,} games against greedy, where {rates}. This "
+                   f"tune was too short to trust: run more --generations and --games (the shipped weights took "
+                   f"-G 40 -n 500)", err=True)
     typer.echo("play it with: " + " ".join(f"--policy {p}" for p in policy))
 
 

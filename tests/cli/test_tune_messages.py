@@ -32,7 +32,7 @@ def test_short_tune_that_loses_to_greedy_says_so(tmp_path):
     worse = {s for s, (x, greedy) in rates.items() if x < greedy}
     assert worse, f"the scenario should give a side worse than greedy: {r.output}"
     for s in ("good", "evil"):
-        said = re.search(rf"warning: as {s}, the tuned weights did worse than", r.output) is not None
+        said = re.search(rf"^lotr-sim: warning: as {s}, the tuned weights did worse than", r.stderr, re.M) is not None
         assert said == (s in worse), (s, r.output)
     assert "too short" in r.output or "more --generations" in r.output
 
@@ -47,7 +47,7 @@ def test_short_tune_worse_than_its_start_says_so(tmp_path):
     m = re.search(r"as good v greedy: ([\d.]+)% .*; start tuned ([\d.]+)%\)", r.output)
     assert m, r.output
     assert float(m.group(1)) < float(m.group(2)), f"the scenario should end below its start: {r.output}"
-    assert re.search(r"warning: as good, the tuned weights did worse than its start \(tuned\)", r.output), r.output
+    assert re.search(r"^lotr-sim: warning: as good, the tuned weights did worse than its start \(tuned\)", r.stderr, re.M), r.output
     assert "warning: as evil" not in r.output      # Evil was not tuned: nothing to judge
 
 
