@@ -32,7 +32,21 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.sweep import SweepResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
-           "report", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
+           "report", "export_csv", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
+
+
+def _setup_lines(func):
+    """Run an API function with each set-up that departs from the rulebook shown as one line
+    ``lotr-sim: warning: ...`` on stderr (``games.base.setup_warnings_printed``), as the CLI
+    shows it, rather than as a Python warning with a source path (in a notebook too)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from lotr_sim.games.base import setup_warnings_printed
+        with setup_warnings_printed():
+            return func(*args, **kwargs)
+    return wrapper
 
 
 def get_game(game):
@@ -53,6 +67,7 @@ def _pols(good: str | None = None, evil: str | None = None,
     return out
 
 
+@_setup_lines
 def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, str] | None = None,
               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
               threads: int | None = None, out: str | Path | None = None, trace: str | Path | None = None,
@@ -100,6 +115,7 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
                      paired_precision, baseline_precision, pairings_precision)
 
 
+@_setup_lines
 def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
           precision: float | None = None, max_games: int | None = None, seed: int | None = None,
           policies: Mapping[str, str] | None = None, sets=None, config: str | None = None,
@@ -154,7 +170,7 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
                     workers=workers, save_games=save_games, progress=progress, resume=resume,
                     connect_timeout=connect_timeout, target=target, pairings=pairings, max_points=max_points)
     if report:
-        _build_report(res.out)
+        _build_report(res.out, progress=progress)
     return res
 
 
@@ -177,6 +193,7 @@ def skill_players(game) -> list[str]:
     return names + ["search"]
 
 
+@_setup_lines
 def skill(game, players: Sequence[str] | None = None, games: int | None = None, seed: int | None = None,
           sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
@@ -213,9 +230,9 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
                          chunk=chunk or 50, pairings=names)
     res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                     workers=workers, progress=progress, resume=resume,
-                    connect_timeout=connect_timeout, target=target)
+                    connect_timeout=connect_timeout, target=target, command="skill")
     if report:
-        _build_report(res.out)
+        _build_report(res.out, progress=progress)
     from lotr_sim.experiments import skillfig
     base = res.points[0].label
     fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
@@ -224,6 +241,7 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     return res
 
 
+@_setup_lines
 def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: int | None = None,
          sigma: float = 0.2, final_games: int = 2000, sets: Sequence[str] | Mapping[str, Any] | None = None,
          config: str | None = None, threads: int | None = None, out: str | Path | None = None,
@@ -245,6 +263,7 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
                  sides=sides, start=start, opponents=opponents)
 
 
+@_setup_lines
 def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mapping[str, Any],
             sets=None, policies: Mapping[str, str] | None = None, config: str | None = None,
             seed: int = 1, alpha: float = 0.05, beta: float = 0.05, p0: float | None = None,
@@ -269,6 +288,7 @@ def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mappi
                 scheduler=scheduler, cluster=cluster)
 
 
+@_setup_lines
 def balance(game, param: str, range: str, target: float | str = 0.5, games: int = 4000, sets=None,
             policies: Mapping[str, str] | None = None, config: str | None = None, seed: int = 1,
             tol: float | None = None, max_steps: int = 12, threads: int | None = None,
@@ -289,19 +309,29 @@ def load_results(folder: str | Path):
     return _load(folder)
 
 
-def report(folder: str | Path, target: str | None = None) -> dict:
+def report(folder: str | Path, target: str | None = None, progress: bool = False) -> dict:
     """Rebuild ``report.md``/``report.html`` (verdict first) and the plots of a sweep folder
-    from its Parquet; ``target`` (``good50``/``equal``) overrides the parity kept in its manifest."""
-    return _build_report(folder, target)
+    from its Parquet. ``target`` (``good50``/``equal``) other than the parity kept in its
+    manifest writes ``report-<target>.md``/``.html`` beside the sweep's report instead.
+    ``progress`` shows each stage on stderr."""
+    return _build_report(folder, target, progress)
 
 
-def _build_report(folder: str | Path, target: str | None = None) -> dict:
+def _build_report(folder: str | Path, target: str | None = None, progress: bool = False) -> dict:
     """The report of a sweep folder (``reports.build.build_report``). ``sweep`` and ``skill``
     build theirs here once the sweep is done: the experiments do not know the reports."""
     from lotr_sim.reports.build import build_report
-    return build_report(folder, target)
+    return build_report(folder, target, progress)
 
 
+def export_csv(folder: str | Path) -> Path:
+    """Write ``results.csv`` (the results table, one row per point) beside a sweep folder's
+    ``results.parquet``; returns its path."""
+    from lotr_sim.reports.build import export_csv as _export
+    return _export(folder)
+
+
+@_setup_lines
 def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any] = (),
                games: int = 100_000, seed: int = 1, track: "FellowshipTrack | None" = None,
                players: int = 2, threads: int | None = None) -> "FellowshipResult":
@@ -332,13 +362,14 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     return fellowship_result(track, games, seed, players, threads)
 
 
+@_setup_lines
 def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
           sets: Sequence[str] | Mapping[str, Any] | None = None, policies: Mapping[str, str] | None = None,
           threads: int | None = None, out: str | Path | None = None, force: bool = False) -> "TilesResult":
     """The Search's tile-draw outcomes (what ``lotr-sim tiles`` prints): play games
     ``0..games-1`` (game i on stream (seed, i)) of the tile catalogue and placing rules given
     by ``config``/``sets`` (TS-1.2, TS-3) with ``policies`` (``{"frodo": ..., "sam": ...}``,
-    default greedy v greedy), and report the share of turns with an unplaceable hand (TS-3.4),
+    default the game's players, tuned v tuned), and report the share of turns with an unplaceable hand (TS-3.4),
     neutral tiles per game, where Mount Doom ends up (6 x 8, TS-5.3) and its distance from the
     Shire, token sites per colour (TS-4.3), tokens never collected and phase lengths (TS-5),
     each with a 95% interval over games.

@@ -272,7 +272,8 @@ def test_one_side_tuned_from_a_start_player_against_its_own_pool(tmp_path, monke
     assert any(not np.array_equal(r["good"], start["good"]) for r in cands)
     prov = got.provenance
     assert prov["tuned_sides"] == ["good"] and prov["start"] == "tuned" and prov["opponents"] == "greedy"
-    played = sum(1 for _ in gen) * (2 + 2) * 20 + 2 * 20 * 2   # 4 players a generation; final: 2 x 2 sides
+    # 4 players a generation; final: the tuned weights, greedy and the start player x 2 sides
+    played = sum(1 for _ in gen) * (2 + 2) * 20 + 3 * 20 * 2
     assert prov["games"] == played
 
 

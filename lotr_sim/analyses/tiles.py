@@ -84,8 +84,10 @@ def tile_report(game: Any, compiled: Any, policies: Mapping[str, str], seed: int
 
 def format_text(rep: dict) -> str:
     """The report as plain text: the table and the heat map in percent of games."""
+    from lotr_sim.games.account import players_text
+    params = ", ".join(f"{k}={v}" for k, v in rep["params"].items())
     lines = [f"The Search tile-draw outcomes: {rep['games']} games, seed {rep['seed']}, "
-             f"policies {rep['policies']}" + (f", params {rep['params']}" if rep["params"] else "")]
+             f"{players_text(rep['policies'])}" + (f"; {params}" if params else "")]
     w = max(len(r["quantity"]) for r in rep["rows"])
     for r in rep["rows"]:
         pct = r["quantity"].startswith("share")

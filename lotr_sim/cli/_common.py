@@ -1,11 +1,9 @@
 """Helpers shared by the command modules: one-line errors, JSON output, common options."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -108,25 +106,11 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, old)
 
 
-@contextlib.contextmanager
 def _setup_warnings_printed():
     """While a command runs, print each set-up warning a game's ``load`` issues
     (``Game.setup_warnings``) once, as ``lotr-sim: warning: ...`` on stderr."""
-    from lotr_sim.games.base import SetupWarning
-    seen: set[str] = set()
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", SetupWarning)
-        shown = warnings.showwarning
-
-        def show(message, category, *args, **kwargs):
-            if not issubclass(category, SetupWarning):
-                return shown(message, category, *args, **kwargs)
-            text = str(message)
-            if text not in seen:
-                seen.add(text)
-                typer.echo(f"lotr-sim: warning: {text}", err=True)
-        warnings.showwarning = show
-        yield
+    from lotr_sim.games.base import setup_warnings_printed
+    return setup_warnings_printed()
 
 
 # What a character the terminal cannot show is written as (others: their unaccented letters,

@@ -42,10 +42,10 @@ def balance(
     if as_json:
         print_json(r)
         return
-    o, equal = r["outcome"], r["target"] == "equal"
+    o, o1, equal = r["outcome"], r["second_outcome"], r["target"] == "equal"
     typer.echo(f"parity: {r['parity']}")
     for e in r["evaluated"]:
-        extra = f"; evil {100 * e['rate_evil']:.2f}%" if equal else ""
+        extra = f"; {o1} {100 * e['rate_second']:.2f}%" if equal else ""
         typer.echo(f"  {param}={e['value']}: {o} {100 * e['rate']:.2f}% "
                    f"[{100 * e['ci95'][0]:.2f}, {100 * e['ci95'][1]:.2f}]{extra} ({e['games']} games)")
     typer.echo(r["message"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import os
 import sys
 from typing import Any
@@ -123,15 +124,36 @@ def root(
     """Monte Carlo balance analysis for Lord of the Rings board games."""
 
 
+def flowed_help(doc: str | None) -> str | None:
+    """A command's docstring as help text that flows: the lines of each paragraph joined, so
+    the terminal wraps them at its own width (Typer prints the docstring's own line breaks,
+    which cut sentences in half at 80 columns). A paragraph that is a list (lines starting
+    "* " or "- ") keeps its lines."""
+    if not doc:
+        return doc
+    paras = inspect.cleandoc(doc).split("\n\n")
+    out = []
+    for p in paras:
+        lines = p.splitlines()
+        if any(x.lstrip().startswith(("* ", "- ", "\b")) for x in lines):
+            out.append(p)
+        else:
+            out.append(" ".join(x.strip() for x in lines))
+    return "\n\n".join(out)
+
+
 for _name, _target in COMMANDS:
     _mod, _fn = _target.split(":")
-    app.command(_name)(getattr(importlib.import_module(_mod), _fn))
+    _func = getattr(importlib.import_module(_mod), _fn)
+    app.command(_name, help=flowed_help(_func.__doc__))(_func)
 
 
 def main() -> None:
     """The ``lotr-sim`` program. A bug escaping a command (never bad input: that is a
     ``LotrSimError``) still prints one line, with exit code 1; ``LOTR_SIM_TRACEBACK=1``
     shows the traceback for a bug report."""
+    from lotr_sim.kernels import compile_notice
+    compile_notice.want()       # a first run's compile says so on stderr, even when piped
     try:
         app()
     except (Exception, MemoryError) as e:  # noqa: BLE001 - the last net under every command

@@ -67,16 +67,11 @@ def play(
         except OSError as e:
             raise LotrSimError(f"cannot write trace {trace}: {e.strerror}") from None
     if not quiet:
-        if g.seat_keys:
-            players = ", ".join(f"{k} ({g.sides[g.seat_side(comp, i)]}) {p}"
-                                for i, (k, p) in enumerate(g.seat_policies(comp, pols).items()))
-        else:
-            players = " vs ".join(f"{side.capitalize()} {pols[side]}" for side in g.sides)
-        typer.echo(f"{g.title}: seed {seed}, game {index}, {players}")
-        typer.echo(g.account(events))
+        typer.echo(g.account(events))     # header line first, end line last (lotr_sim.games.account)
     else:
         end = [e for e in events if e["event"] == "game_end"]
         if end:
-            typer.echo(g.account(end[-1:]).strip())
+            from lotr_sim.games.account import end_line
+            typer.echo(end_line(end[-1]).strip())
     if trace is not None:
         typer.echo(f"wrote {len(events)} events to {trace}")

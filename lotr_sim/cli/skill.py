@@ -28,6 +28,7 @@ def skill(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    csv: bool = typer.Option(False, "--csv", help="Also write results.csv (the results table, one row per pairing)."),
     as_json: bool = typer.Option(False, "--json", help="Print the pairings and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -45,6 +46,9 @@ def skill(
     res = api.skill(game, names, games, seed, sets or None, str(config) if config else None, threads,
                     out, resume, scheduler, cluster, workers, not quiet and not as_json, None, target)
     v = res.verdict
+    if csv:
+        from lotr_sim.reports.build import export_csv
+        export_csv(res.out)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
         print_json(dict(out=str(res.out), verdict=v, results=df.to_dict(orient="records")))
@@ -54,9 +58,10 @@ def skill(
     g = api.get_game(game)
     con = Console()
     for item in console_summary(res.results, list(g.outcomes), list(g.sides), v,
-                                title=f"skill {g.name}, seed {res.manifest['seed']}"):
+                                title=f"skill {g.name}, seed {res.manifest['seed']}", width=con.width):
         con.print(item)
     if not v.get("skill"):
         con.print("no search player among the players: nothing says whether the verdict holds for stronger play")
     lr = res.manifest["last_run"]
-    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s; results in {res.out}/ (report.html)")
+    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s; results in {res.out}/ (report.html"
+              + (", results.csv" if csv else "") + ")")

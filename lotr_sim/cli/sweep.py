@@ -55,6 +55,7 @@ def sweep(
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
     connect_timeout: float = typer.Option(5.0, "--connect-timeout", help="Seconds to reach the scheduler."),
     save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
+    csv: bool = typer.Option(False, "--csv", help="Also write results.csv (the results table, one row per point)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results and the verdict as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run a sweep of more than 1,000 points (a large "
@@ -91,9 +92,13 @@ def sweep(
                     save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
                     connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision,
                     None if yes else MAX_POINTS)
+    csv_path = None
+    if csv:
+        from lotr_sim.reports.build import export_csv
+        csv_path = export_csv(res.out)
     if as_json:
         df = res.results.drop(columns=["rounds_hist"])
-        print_json(dict(out=str(res.out), verdict=res.verdict,
+        print_json(dict(out=str(res.out), **({"csv": str(csv_path)} if csv_path else {}), verdict=res.verdict,
                         manifest=dict(spec_hash=res.manifest["spec_hash"], target=res.manifest["target"],
                                       games=res.manifest["games"], last_run=res.manifest["last_run"],
                                       precision=res.manifest.get("precision")),
@@ -103,9 +108,10 @@ def sweep(
     from lotr_sim.reports.tables import console_summary
     con = Console()  # the terminal's width, else $COLUMNS or 80: the summary fits 80 columns
     for item in console_summary(res.results, list(g.outcomes), list(g.sides), res.verdict,
-                                title=f"sweep {g.name}, seed {res.manifest['seed']}"):
+                                title=f"sweep {g.name}, seed {res.manifest['seed']}", width=con.width):
         con.print(item)
     lr = res.manifest["last_run"]
     gps = lr.get("games_per_second")
     con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s"
-              + (f" ({gps:,.0f} games/s)" if gps else "") + f"; results in {res.out}/ (report.html)")
+              + (f" ({gps:,.0f} games/s)" if gps else "") + f"; results in {res.out}/ (report.html"
+              + (", results.csv" if csv_path else "") + ")")

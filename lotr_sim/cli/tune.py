@@ -67,21 +67,48 @@ def tune(
                    sides=_names(sides), start=start, opponents=_names(opponents))
     table = g.policy_table
     weights = table.describe(res.name)
+    f = res.final
+    policy = policy_args(g, res.tuned_sides, res.path)
     if as_json:
         print_json(dict(out=str(res.out), file=str(res.path), player=f"tuned:{res.path}", weights=weights,
-                        final=res.final, history=res.history))
+                        tuned_sides=list(res.tuned_sides), start=res.start, policy=policy,
+                        worse=f.get("worse", {}), final=f, history=res.history))
         return
-    f = res.final
-    typer.echo(f"tuned {g.name}: {len(res.history)} generations; weights in {res.path}")
+    gens = len(res.history)
+    typer.echo(f"tuned {g.name} for {_and(res.played_sides)}, from {res.start}'s weights: "
+               f"{gens} generation{'s' if gens != 1 else ''}; weights in {res.path}")
     for s in table.sides:
         w = ", ".join(f"{k} {v:.3g}" for k, v in weights[s].items())
-        typer.echo(f"  {s}: {w}")
+        kept = "" if s in res.played_sides else f" (not tuned: {res.start}'s weights)"
+        typer.echo(f"  {s}: {w}{kept}")
     n = f["games_per_side"]
     for s in g.sides:
         x = f[s]
+        start = f"; start {res.start} {100 * x['start_rate']:.1f}%" if res.start != "greedy" else ""
         typer.echo(f"  as {s} v greedy: {100 * x['rate']:.1f}% [{100 * x['lo']:.1f}, {100 * x['hi']:.1f}] "
-                   f"of {n:,} games (greedy v greedy {100 * x['greedy_rate']:.1f}%)")
-    typer.echo(f"play it with: --policy {g.sides[0]}=tuned:{res.path}")
+                   f"of {n:,} games (greedy v greedy {100 * x['greedy_rate']:.1f}%{start})")
+    for s, refs in f.get("worse", {}).items():
+        x = f[s]
+        names = [r if r == "greedy" else f"its start ({r})" for r in refs]
+        rates = " and ".join(f"{r} won {100 * x['greedy_rate' if r == 'greedy' else 'start_rate']:.1f}%" for r in refs)
+        typer.echo(f"lotr-sim: warning: as {s}, the tuned weights did worse than {' and than '.join(names)}: "
+                   f"they won {100 * x['rate']:.1f}% of the same {n:,} games against greedy, where {rates}. This "
+                   f"tune was too short to trust: run more --generations and --games (the shipped weights took "
+                   f"-G 40 -n 500)", err=True)
+    typer.echo("play it with: " + " ".join(f"--policy {p}" for p in policy))
+
+
+def policy_args(game, tuned_sides, path) -> list[str]:
+    """``SIDE=tuned:PATH`` (``--policy`` values) for each side that plays the weights tuned
+    for ``tuned_sides``: those sides, or every side when the sides share one tuned row."""
+    table = game.policy_table
+    sides = game.sides if table is not None and table.tie_sides else tuned_sides
+    return [f"{s}=tuned:{path}" for s in game.sides if s in sides]
+
+
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _names(text: Optional[str]) -> Optional[list[str]]:

@@ -210,6 +210,10 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
     range): Wilson intervals for a rate, the adjusted Wald interval of a trinomial mean for
     Good - Evil. ``bracket_delta`` is Good's win rate at the upper bracket value minus at the
     lower one (paired).
+
+    "Good" and "Evil" stand for the game's first and second outcomes, named in the result as
+    ``outcome`` and ``second_outcome`` (Frodo and Sam in The Search); each evaluated value has
+    ``rate``/``ci95`` (the first's) and ``rate_second``/``ci95_second`` (the second's).
     """
     from lotr_sim.config import closest
     from lotr_sim.experiments.spec import _num
@@ -256,7 +260,7 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
                 ke = int(np.count_nonzero(w == 1))
                 lo, hi = wilson(k, games)
                 elo, ehi = wilson(ke, games)
-                e = dict(value=v, rate=k / games, ci95=[lo, hi], rate_evil=ke / games, ci95_evil=[elo, ehi],
+                e = dict(value=v, rate=k / games, ci95=[lo, hi], rate_second=ke / games, ci95_second=[elo, ehi],
                          games=games)
                 if equal:
                     e["score"] = (k - ke) / games
@@ -293,7 +297,7 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
     ea, eb = cache[a], cache[b]
     parity = (f"{o0}'s win rate = {o1}'s win rate" if equal else f"{o0}'s win rate = {100 * target:g}%")
     out = dict(game=game.name, param=param, kind=P.kind, target=target, parity=parity, outcome=o0,
-               games_per_value=games, bracketed=bool(bracketed), evaluated=[cache[v] for v in order], seed=seed,
+               second_outcome=o1, games_per_value=games, bracketed=bool(bracketed), evaluated=[cache[v] for v in order], seed=seed,
                policies=pol)
     x = winners[a]          # Good won, at the lower bracket value
     y = winners[b]          # ... at the upper one
@@ -305,7 +309,7 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
 
     def pct(e):
         if equal:
-            return (f"{o0} {100 * e['rate']:.1f}% vs {o1} {100 * e['rate_evil']:.1f}%, "
+            return (f"{o0} {100 * e['rate']:.1f}% vs {o1} {100 * e['rate_second']:.1f}%, "
                     f"difference {100 * e['score']:+.1f} [{100 * e['score_ci95'][0]:+.1f}, "
                     f"{100 * e['score_ci95'][1]:+.1f}]")
         return f"{100 * e['rate']:.1f}% [{100 * e['ci95'][0]:.1f}, {100 * e['ci95'][1]:.1f}]"

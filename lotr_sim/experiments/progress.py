@@ -3,6 +3,7 @@ occasional lines in a Jupyter notebook (rich's live display there needs ipywidge
 prints noise without them), or nothing."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -114,13 +115,74 @@ class RichProgress:
         self._p.advance(self._task, n)
 
 
+class Stages:
+    """Progress of a job made of a few named stages (a report: its results, the verdict, the
+    plots, the files), on stderr: on a terminal one transient rich bar whose text names the
+    stage (``advance`` moves it, e.g. a plot at a time); elsewhere (a pipe, a log file, a
+    notebook) one plain line per stage; nothing when ``show`` is false."""
+
+    def __init__(self, show: bool, title: str, total: int = 0):
+        self._title = title
+        self._total = total
+        self._mode = "off"
+        self._p = self._task = None
+        if show:
+            from rich.console import Console
+            con = Console(file=sys.stderr)
+            self._mode = "bar" if con.is_terminal and not in_notebook() else "lines"
+            if self._mode == "bar":
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+                self._p = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                   TimeElapsedColumn(), console=con, transient=True)
+
+    def __enter__(self):
+        if self._p is not None:
+            self._p.__enter__()
+            self._task = self._p.add_task(self._title, total=self._total or None)
+        return self
+
+    def __exit__(self, *exc):
+        if self._p is not None:
+            return self._p.__exit__(*exc)
+        return False
+
+    def set_total(self, total: int) -> None:
+        self._total = total
+        if self._p is not None:
+            self._p.update(self._task, total=total)
+
+    def stage(self, text: str) -> None:
+        """A new stage: the bar's text, or one line ``TITLE: TEXT``."""
+        if self._mode == "lines":
+            print(f"{self._title}: {text}", file=sys.stderr, flush=True)
+        elif self._p is not None:
+            self._p.update(self._task, description=f"{self._title}: {text}")
+
+    def advance(self, n: int = 1) -> None:
+        if self._p is not None:
+            self._p.advance(self._task, n)
+
+
+@contextlib.contextmanager
 def compile_status(game):
     """The spinner (a context manager, on stderr) that says why the first use of a game's
-    engine waits: numba compiles it once, later runs load it from the cache."""
+    engine waits: numba compiles it once, later runs load it from the cache. Where it cannot
+    be seen (stderr not a terminal) the program's one-line notice says it instead
+    (``kernels.compile_notice``)."""
     from rich.console import Console
-    return Console(file=sys.stderr).status(
-        f"preparing the {game.name} engine (numba compiles it on the first run, "
-        f"about a minute; later runs load it from the cache)")
+
+    from lotr_sim.kernels import compile_notice
+    con = Console(file=sys.stderr)
+    if not con.is_terminal:
+        yield
+        return
+    compile_notice.spinner_showing(True)
+    try:
+        with con.status(f"preparing the {game.name} engine (numba compiles it on the first run, "
+                        f"about a minute; later runs load it from the cache)"):
+            yield
+    finally:
+        compile_notice.spinner_showing(False)
 
 
 def warm_up(game, compiled, policies, seed: int, show: bool, timed: bool = False) -> None:
@@ -134,8 +196,13 @@ def warm_up(game, compiled, policies, seed: int, show: bool, timed: bool = False
             game.simulate(compiled, policies, seed, 0, 1, threads=1)
         return
     if in_notebook():
+        from lotr_sim.kernels import compile_notice
         print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)
-        game.simulate(compiled, policies, seed, 0, 1, threads=1)
+        compile_notice.spinner_showing(True)
+        try:
+            game.simulate(compiled, policies, seed, 0, 1, threads=1)
+        finally:
+            compile_notice.spinner_showing(False)
         return
     with compile_status(game):
         game.simulate(compiled, policies, seed, 0, 1, threads=1)

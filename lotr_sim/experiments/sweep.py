@@ -55,7 +55,7 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points, count_points
+from lotr_sim.experiments.spec import SweepSpec, build_points, count_points, run_kind
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
                                         ensure_writable_dir, folder_lock, machine_info, now_iso,
@@ -99,13 +99,16 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
               workers: int | None = None, save_games: bool = False, progress: bool = False,
               resume: str | Path | None = None,
               connect_timeout: float = 5.0, target: str | None = None,
-              pairings: bool | list[str] | None = None, max_points: int | None = None) -> SweepResult:
+              pairings: bool | list[str] | None = None, max_points: int | None = None,
+              command: str = "sweep") -> SweepResult:
     """Run (or resume) a sweep; see the module docstring. ``target`` is the parity of the
     verdict (``good50``: Good wins 50%, default; ``equal``: Good wins as often as Evil),
     kept in the manifest; ``pairings`` also plays the baseline under every pairing of the
     game's policies (overrides the spec's ``pairings``). ``max_points`` refuses a new sweep
     of more points (the CLI's ``MAX_POINTS`` unless ``--yes``), before any point is built.
     With ``progress`` the first line on stderr says how many points and games it plays.
+    ``command`` names the run in the progress bar and the manifest (``"skill"`` for a skill
+    run, which is a sweep underneath; a resumed run keeps its manifest's).
     It writes no report: the caller builds one from the folder (``api.sweep``:
     ``lotr_sim.reports.build.build_report``)."""
     from lotr_sim.kernels.rng import check_seed
@@ -128,6 +131,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         spec = spec or old
         if target is None:
             target = manifest.get("target")
+        command = run_kind(manifest)
     if spec is None:
         raise LotrSimError("no sweep specification")
     check_threads(threads, workers)
@@ -178,7 +182,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         raise LotrSimError(f"this sweep has {plan} (more than {max_points:,} points); give --yes to run it, "
                            f"or fewer --param values")
     if progress:
-        print(f"sweep {game.name}: {plan}", file=sys.stderr, flush=True)
+        print(f"{command} {game.name}: {plan}", file=sys.stderr, flush=True)
     with make_progress(progress and n_max > PREPARE_BAR, f"preparing {n_max:,} points", n_max) as bar:
         points, cfgs = build_points(game, spec, tick=lambda: bar.advance(1))
     shash = spec_hash(spec, cfgs, points)
@@ -202,7 +206,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     be = stack.enter_context(make_backend(threads, scheduler, cluster, workers, connect_timeout))
     with stack:
         return _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume,
-                    manifest if resume is not None else None, threads, scheduler, cluster, target)
+                    manifest if resume is not None else None, threads, scheduler, cluster, target, command)
 
 
 def default_max_games(spec: SweepSpec) -> int | None:
@@ -403,18 +407,18 @@ class _PairCounts:
 
 
 def _run(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
-         threads, scheduler, cluster, target="good50"):
+         threads, scheduler, cluster, target="good50", command="sweep"):
     """``_run_locked`` with the output folder held for this process (``folder_lock``): a
     second sweep on the same folder is refused before it touches anything there."""
     outp = Path(resume) if resume is not None else Path(out) if out is not None else default_out(game.name)
     ensure_writable_dir(outp)
     with folder_lock(outp, "sweep"):
         return _run_locked(game, spec, points, cfgs, shash, be, outp if resume is None else None, save_games,
-                           progress, resume, manifest, threads, scheduler, cluster, target)
+                           progress, resume, manifest, threads, scheduler, cluster, target, command)
 
 
 def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, resume, manifest,
-                threads, scheduler, cluster, target="good50"):
+                threads, scheduler, cluster, target="good50", command="sweep"):
     from lotr_sim import __version__
 
     if resume is not None:
@@ -433,7 +437,7 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
         store = Store(outp)
         store.create()
         manifest = dict(
-            format=1, kind="sweep", game=game.name, package_version=__version__,
+            format=1, kind="sweep", command=command, game=game.name, package_version=__version__,
             spec=spec.as_dict(), spec_hash=shash, seed=spec.seed,
             policies={p.label: p.policies for p in points},
             config=dict(file=spec.config, base_sets=spec.base_sets,
@@ -473,7 +477,7 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
     t0 = time.perf_counter()
     played = 0
     counted = {p.index: (0, 0) for p in points}    # precision: (games counted, outcome-0 wins)
-    with make_progress(progress, f"sweep {game.name}", sum(targets.values())) as bar:
+    with make_progress(progress, f"{command} {game.name}", sum(targets.values())) as bar:
         done_upto = {p.index: 0 for p in points}
         while True:
             have = {(pt, a, n) for pt, lst in store.chunk_index().items() for a, n, _ in lst}

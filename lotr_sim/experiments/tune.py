@@ -67,7 +67,8 @@ class _Randn:
 @dataclass
 class TuneResult:
     """What ``tune`` returns: the best weights (rows per side, and as a player name), the
-    file written, the per-generation history and the final evaluation against greedy."""
+    file written, the per-generation history, the final evaluation against greedy and the
+    tune's scope (sides tuned, start player)."""
     rows: dict[str, np.ndarray]
     name: str
     out: Path
@@ -75,6 +76,9 @@ class TuneResult:
     history: list[dict]
     final: dict[str, Any]
     manifest: dict[str, Any] = field(default_factory=dict)
+    tuned_sides: tuple[str, ...] = ()   # the sides whose weights were tuned
+    played_sides: tuple[str, ...] = ()  # the sides that play the tuned rows (all, when they share one)
+    start: str = "greedy"               # the player whose weights the tune started from
 
 
 def _scale(table, sides):
@@ -114,20 +118,36 @@ def _score_games(game, be, compiled, seed: int, first: int, n: int, players: Seq
 
 
 def final_evaluation(game, compiled, name: str, seed: int, first: int, n: int, be, chunk: int,
-                     progress: bool = False) -> dict[str, Any]:
+                     progress: bool = False, start: str | None = None,
+                     judged: Sequence[str] | None = None) -> dict[str, Any]:
     """``name`` against greedy on every side, games ``first .. first+n-1`` (fresh ones, not
-    used while tuning): per side its win share with a Wilson 95% interval, and greedy's own
-    share on that side in the same games (greedy v greedy) for comparison."""
+    used while tuning): per side its win share with a Wilson 95% interval, greedy's own share
+    on that side in the same games (greedy v greedy) and, when the tune started from another
+    player, that ``start`` player's share too (``start_rate``; greedy's otherwise).
+
+    ``worse`` names, for each side in ``judged`` (the sides whose weights were tuned), the
+    players on those same games that did better than the tuned weights: ``greedy`` and/or the
+    start player. A short tune can write weights that lose to where it started."""
     sides = list(game.sides)
-    with make_progress(progress, f"final {game.name}", 2 * n * len(sides)) as bar:
-        sc = _score_games(game, be, compiled, seed, first, n, [name, "greedy"], ["greedy"], sides, chunk, bar)
-    out: dict[str, Any] = {"games_per_side": int(n), "first_game": int(first)}
+    base = game.policy_table.base if game.policy_table is not None else "greedy"
+    start = start or base
+    players = [name, "greedy"] + ([start] if start != "greedy" else [])
+    with make_progress(progress, f"final {game.name}", len(players) * n * len(sides)) as bar:
+        sc = _score_games(game, be, compiled, seed, first, n, players, ["greedy"], sides, chunk, bar)
+    out: dict[str, Any] = {"games_per_side": int(n), "first_game": int(first), "start": start}
     for k, s in enumerate(sides):
         k_won = int(round(sc[0, 0, k] * n))
         lo, hi = wilson(k_won, n)
         out[s] = {"rate": float(sc[0, 0, k]), "lo": float(lo), "hi": float(hi),
-                  "greedy_rate": float(sc[1, 0, k])}
+                  "greedy_rate": float(sc[1, 0, k]), "start_rate": float(sc[-1, 0, k])}
     out["mean_gain"] = float(np.mean([out[s]["rate"] - out[s]["greedy_rate"] for s in sides]))
+    worse: dict[str, list[str]] = {}
+    for s in (judged if judged is not None else sides):
+        refs = [("greedy", out[s]["greedy_rate"])] + ([(start, out[s]["start_rate"])] if start != "greedy" else [])
+        below = [who for who, rate in refs if out[s]["rate"] < rate]
+        if below:
+            worse[s] = below
+    out["worse"] = worse
     return out
 
 
@@ -276,7 +296,7 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
             best = rows_of(st["best"])
             name = table.inline_name(best)
             final = final_evaluation(game, compiled, name, seed, generations * games, final_games, be,
-                                     chunk, progress)
+                                     chunk, progress, start=start, judged=play_sides)
     except KeyboardInterrupt:
         st["manifest"]["status"] = "interrupted"
         atomic_write_json(outp / "manifest.json", st["manifest"])
@@ -285,19 +305,23 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
     man = st["manifest"]
     man.update(status="finished", finished=now_iso(), final=final,
                last_run=dict(games_played=int(played), elapsed_s=round(time.perf_counter() - t0, 3)))
-    games_total = st["games_played"] + 2 * final_games * len(game.sides)
+    n_final = 2 if final["start"] == "greedy" else 3
+    games_total = st["games_played"] + n_final * final_games * len(game.sides)
     prov = dict(seed=int(seed), generations=int(generations), games_per_match=int(games),
                 popsize=int(es.popsize), games=int(games_total), opponents=_pool_text(pool),
                 tuned_sides=list(sides), start=start,
                 score_v_greedy=round(final["mean_gain"], 5),
                 **{f"{s}_v_greedy": round(final[s]["rate"], 5) for s in game.sides},
                 **{f"{s}_greedy_v_greedy": round(final[s]["greedy_rate"], 5) for s in game.sides},
+                **({f"{s}_start_v_greedy": round(final[s]["start_rate"], 5) for s in game.sides}
+                   if final["start"] != "greedy" else {}),
                 final_games_per_side=int(final_games), date=now_iso()[:10], package_version=__version__)
     path = table.write(outp / RESULT, best, cfg.hash, prov)
     atomic_write_json(outp / "manifest.json", man)
     atomic_write_bytes(outp / STATE, pickle.dumps(st))
     return TuneResult(rows=best, name=name, out=outp, path=path, history=list(st["history"]),
-                      final=final, manifest=man)
+                      final=final, manifest=man, tuned_sides=tuple(sides), played_sides=tuple(play_sides),
+                      start=start)
 
 
 def _check_scope(game, table, sides, start, opponents) -> tuple[tuple[str, ...], str, tuple[str, ...]]:

@@ -55,8 +55,8 @@ def check_target(target: str | None) -> str:
         return "good50"
     t = str(target).strip().lower()
     if t not in TARGETS:
-        raise LotrSimError(f"--target must be one of {', '.join(TARGETS)} (Good's win rate = 50%, "
-                           f"or Good = Evil), got {target!r}")
+        raise LotrSimError(f"--target must be one of {', '.join(TARGETS)} (the first side's win rate = 50%, "
+                           f"or the first side's = the second's), got {target!r}")
     return t
 
 

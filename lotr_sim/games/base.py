@@ -23,6 +23,9 @@ plus any game-specific columns (e.g. units lost per type).
 from __future__ import annotations
 
 import abc
+import contextlib
+import sys
+import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -35,6 +38,49 @@ from lotr_sim.kernels.outcomes import COMMON_COLUMNS  # noqa: F401  (the columns
 
 class SetupWarning(UserWarning):
     """A set-up that departs from the rulebook (``Game.setup_warnings``)."""
+
+
+_printing = [0]     # how many setup_warnings_printed contexts are open (the outermost prints)
+
+
+def _setup_warnings_ignored() -> bool:
+    """Does the first warnings filter that applies to every SetupWarning say "ignore"?"""
+    for action, message, category, module, lineno in warnings.filters:
+        if issubclass(SetupWarning, category) and (message is None or message.pattern in ("", ".*")) \
+                and module is None and not lineno:
+            return action == "ignore"
+    return False
+
+
+@contextlib.contextmanager
+def setup_warnings_printed():
+    """While open, each ``SetupWarning`` a game's ``load`` issues is printed once, as the one
+    line ``lotr-sim: warning: ...`` on stderr (the CLI's and the API's form, not Python's
+    ``path:line: SetupWarning: ...``), however often the same set-up is loaded; other
+    warnings pass through. A filter that ignores SetupWarning is respected. Nested contexts
+    print through the outermost."""
+    if _printing[0]:
+        yield
+        return
+    seen: set[str] = set()
+    with warnings.catch_warnings():
+        if not _setup_warnings_ignored():
+            warnings.simplefilter("always", SetupWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, *args, **kwargs):
+            if not issubclass(category, SetupWarning):
+                return shown(message, category, *args, **kwargs)
+            text = str(message)
+            if text not in seen:
+                seen.add(text)
+                print(f"lotr-sim: warning: {text}", file=sys.stderr, flush=True)
+        warnings.showwarning = show
+        _printing[0] += 1
+        try:
+            yield
+        finally:
+            _printing[0] -= 1
 
 
 class Game(abc.ABC):
@@ -286,8 +332,11 @@ class Game(abc.ABC):
 
     # -- traces -----------------------------------------------------------------------------
     def account(self, events: list[dict]) -> str:
-        """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints)."""
-        return "\n".join(f"{e.get('event')}: {e}" for e in events if e.get("event") != "header")
+        """A readable turn-by-turn account of a trace (what ``lotr-sim play`` prints), in the
+        shape every game's account shares (``lotr_sim.games.account``: header line first, end
+        line last); a game renders its own events by overriding this."""
+        from lotr_sim.games.account import plain_line, render
+        return render(events, plain_line)
 
     def replay_check(self, compiled: Any, events: list[dict]) -> int:
         """Audit a trace on its own: from each state snapshot, replaying the events must give

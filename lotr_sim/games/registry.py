@@ -40,10 +40,11 @@ def get_game(name: str):
         raise ConfigError(f"unknown game '{name}'{closest(name, _GAMES)} (games: {', '.join(_GAMES)})")
     if name not in _cache:
         from lotr_sim.games.adapter import FULLY_OPTIMISED
-        from lotr_sim.kernels import warmup
+        from lotr_sim.kernels import compile_notice, warmup
 
         # a cold first compile gets a helper process and lean callees (kernels/warmup.py)
         warmup.install(keep=FULLY_OPTIMISED)
+        compile_notice.install()      # and, in the lotr-sim program, one line saying so
         mod, cls = _GAMES[name].split(":")
         _cache[name] = getattr(importlib.import_module(mod), cls)()
     return _cache[name]

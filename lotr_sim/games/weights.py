@@ -154,6 +154,24 @@ class PolicyTable:
         rows = self.rows(name)
         return {s: {w.name: float(rows[s][w.index]) for w in self.side_weights(s)} for s in self.sides}
 
+    def describe_weights(self, players: Sequence[str] = ("greedy", TUNED)) -> list[dict[str, Any]]:
+        """Every tunable weight, for ``lotr-sim params``: its name, the sides whose heuristic
+        reads it, the range ``lotr-sim tune`` searches, its help and its value per side in each
+        of ``players`` (a player this table cannot resolve, e.g. a missing tuned file, is left
+        out)."""
+        values = {}
+        for p in players:
+            try:
+                values[p] = self.rows(p)
+            except ConfigError:
+                continue
+        out = []
+        for w in self.weights:
+            sides = [s for s in self.sides if w.sides is None or s in w.sides]
+            out.append(dict(name=w.name, sides=sides, lo=w.lo, hi=w.hi, help=w.help,
+                            **{p: {s: float(rows[s][w.index]) for s in sides} for p, rows in values.items()}))
+        return out
+
     def fingerprint(self, name: str) -> str:
         """A short hash of player ``name``'s tunable weights on every side: what skill
         figures record, so figures measured for other weights (a re-tuned ``tuned``) are

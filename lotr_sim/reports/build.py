@@ -65,6 +65,32 @@ def _check_results_match(rp: Path, df, manifest: dict) -> None:
                            "was it copied from another sweep? Resume or re-run the sweep to rebuild it")
 
 
+def export_csv(folder: str | Path) -> Path:
+    """Write ``results.csv`` beside a sweep folder's ``results.parquet``: the same table, one
+    row per point, every column (numbers at full precision; the game-length histogram
+    ``rounds_hist`` as a JSON list), for a spreadsheet. Returns its path."""
+    import io
+    import json
+
+    import numpy as np
+
+    from lotr_sim.experiments.store import atomic_write_bytes
+    folder = Path(folder)
+    df, _ = load_results(folder)
+    df = df.copy()
+    for c in df.columns:
+        if df[c].dtype == object and any(isinstance(v, (np.ndarray, list, tuple)) for v in df[c]):
+            df[c] = [json.dumps([x.item() if hasattr(x, "item") else x for x in v]) for v in df[c]]
+    buf = io.StringIO()
+    df.to_csv(buf, index=False)
+    path = folder / "results.csv"
+    try:
+        atomic_write_bytes(path, buf.getvalue().encode())
+    except OSError as e:
+        raise LotrSimError(f"cannot write {path}: {e.strerror or e}") from None
+    return path
+
+
 def labels_from(df, manifest):
     outcomes = manifest.get("outcomes") or [c[5:] for c in df.columns if c.startswith("wins_")]
     reasons = manifest.get("reasons") or [c[7:] for c in df.columns if c.startswith("reason_")]
@@ -98,33 +124,65 @@ def _wide(table_html: str) -> str:
     return f"<div class='wide'>{table_html}</div>"
 
 
-def build_report(folder: str | Path, target: str | None = None) -> dict:
-    """Write plots (``plots/*.png``), ``report.md`` and ``report.html``; return their paths
-    and the verdict (``target``: parity, default the manifest's, else ``good50``).
+def report_stem(manifest: dict, target: str | None) -> str:
+    """The report's file name without its suffix: ``report`` for the parity the sweep was run
+    with, ``report-<target>`` for another one (written beside it, never over it)."""
+    from lotr_sim.experiments.verdict import check_target
+    if target is None:
+        return "report"
+    own = check_target(manifest.get("target"))
+    return "report" if check_target(target) == own else f"report-{check_target(target)}"
 
-    Both reports answer first (issue 21), in the same order: the verdict (with the game's
+
+def build_report(folder: str | Path, target: str | None = None, progress: bool = False) -> dict:
+    """Write plots (``plots/*.png``), ``report.md`` and ``report.html``; return their paths
+    and the verdict (``target``: parity, default the manifest's, else ``good50``). A
+    ``target`` other than the sweep's own writes ``report-<target>.md``/``.html`` beside the
+    sweep's report, which stays as it is (``own_report`` in the result names it then).
+    ``progress`` shows each stage on stderr (``experiments.progress.Stages``).
+
+    Both reports answer first, in the same order: the verdict (with the game's
     notes); the answering pictures, the tornado chart, the skill ladder (a skill run) and the
     AI-pairing heat map, with the levers' numbers; the compact "closest to parity" table; then the win rate against each
     parameter, the full results table, the per-seat table, game lengths, end reasons and the
     sweep's particulars."""
+    from lotr_sim.experiments.progress import Stages
+    from lotr_sim.experiments.spec import run_kind
+    folder = Path(folder)
+    df, manifest = load_results(folder)      # a bad folder is one error line, before any progress
+    with Stages(progress, "report") as bar:
+        bar.set_total(2)     # the verdict and the files; the plots are added once counted
+        return _build(folder, df, manifest, target, run_kind(manifest), bar)
+
+
+def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar) -> dict:
     from lotr_sim.experiments.verdict import verdict
     from lotr_sim.reports import plots, tables
     from lotr_sim.reports.verdict_text import verdict_html, verdict_markdown
-    folder = Path(folder)
-    df, manifest = load_results(folder)
     outcomes, reasons = labels_from(df, manifest)
+    stem = report_stem(manifest, target)
+    bar.stage(f"the verdict ({len(df)} points)")
     v = verdict(df, manifest, target)
+    bar.advance(1)
     pdir = folder / "plots"
     try:
         pdir.mkdir(exist_ok=True)
     except OSError as e:
         raise LotrSimError(f"cannot write plots to {pdir}: {e.strerror or e}") from None
+    bar.stage("drawing the plots")
+
+    def saved(i: int, n: int) -> None:
+        if i == 1:
+            bar.set_total(n + 2)
+        bar.advance(1)
     figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
-                           ladder=(v.get("skill") or {}).get("ladder"))
+                           ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved)
+    bar.stage(f"writing {stem}.md and {stem}.html")
     answers, per_param, rest = plots.report_sections(figs)
     game = manifest.get("game", "?")
     o0 = outcomes[0]
-    title = f"lotr-sim sweep report: {game}"
+    title = f"lotr-sim {kind} report: {game}"
+    section = "Skill run" if kind == "skill" else "Sweep"
     meta = [
         ("game", game),
         ("package version", manifest.get("package_version", "?")),
@@ -165,8 +223,8 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         md += ["## Win rate per seat", "", SEATS_TEXT, "", seats_md, ""]
     for f in rest:
         md += _img_md(*f)
-    md += ["## Sweep", ""] + [f"- **{k}**: {val}" for k, val in meta] + [""]
-    (folder / "report.md").write_text("\n".join(md))
+    md += [f"## {section}", ""] + [f"- **{k}**: {val}" for k, val in meta] + [""]
+    (folder / f"{stem}.md").write_text("\n".join(md))
 
     levers_h, parity_h, seats_h = tables.levers_html(v), tables.parity_html(v), tables.seats_html(df)
     h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
@@ -189,8 +247,13 @@ def build_report(folder: str | Path, target: str | None = None) -> dict:
         h += ["<section id='seats'><h2>Win rate per seat</h2>", f"<p>{html.escape(SEATS_TEXT)}</p>",
               _wide(seats_h), "</section>"]
     h += [_img_html(*f) for f in rest]
-    h += ["<section id='sweep'><h2>Sweep</h2><ul>"]
+    h += [f"<section id='sweep'><h2>{section}</h2><ul>"]
     h += [f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(val))}</li>" for k, val in meta]
     h += ["</ul></section>", "</body></html>"]
-    (folder / "report.html").write_text("\n".join(h))
-    return dict(md=folder / "report.md", html=folder / "report.html", plots=[p for _, p, _ in figs], verdict=v)
+    (folder / f"{stem}.html").write_text("\n".join(h))
+    bar.advance(1)
+    out = dict(md=folder / f"{stem}.md", html=folder / f"{stem}.html", plots=[p for _, p, _ in figs], verdict=v)
+    if stem != "report":
+        out["own_report"] = folder / "report.html"
+        out["own_target"] = manifest.get("target") or "good50"
+    return out

@@ -301,17 +301,32 @@ def plot_ladder(ladder: list[dict], o0: str, path=None):
     return fig
 
 
+MAX_SERIES = 12        # game-length lines named one by one in the legend; more: the baseline and a grey bundle
+MAX_HEIGHT_IN = 38     # the tallest figure (inches; 3,800 pixels at 100 dpi)
+
+
 def plot_lengths(dim, items, path=None):
-    """Game-length distributions per value of a dimension; returns the Figure."""
+    """Game-length distributions per value of a dimension; returns the Figure. Up to
+    ``MAX_SERIES`` values each get a line named in the legend; with more (a large grid) the
+    baseline is drawn in colour and every other point as a thin grey line under one legend
+    entry, so the legend never outgrows the figure."""
     fig = new_figure((7, 4))
     ax = fig.subplots()
-    for v, r in items:
-        h = np.asarray(r["rounds_hist"], dtype=float)
-        if h.sum() == 0:
-            continue
+    series = [(v, r, np.asarray(r["rounds_hist"], dtype=float)) for v, r in items]
+    series = [(v, r, h) for v, r, h in series if h.sum() > 0]
+    bundle = len(series) > MAX_SERIES
+    others = 0
+    for v, r, h in series:
         x = np.arange(h.size)
-        lbl = f"{dim}={_fmt(v)}" + (" (baseline)" if r["point"] == 0 else "")
-        ax.step(x, 100 * h / h.sum(), where="mid", label=lbl, lw=2 if r["point"] == 0 else 1)
+        base = r["point"] == 0
+        if bundle and not base:
+            ax.step(x, 100 * h / h.sum(), where="mid", color="0.6", lw=0.5, alpha=0.5,
+                    label=None if others else f"{len(series) - 1} other points")
+            others += 1
+            continue
+        lbl = f"{dim}={_fmt(v)}" + (" (baseline)" if base else "")
+        ax.step(x, 100 * h / h.sum(), where="mid", label=lbl, lw=2 if base else 1,
+                zorder=3 if bundle else None)
     ax.set_xlabel("rounds")
     ax.set_ylabel("% of games")
     ax.set_title(f"Game length by {dim}")
@@ -325,20 +340,24 @@ def plot_lengths(dim, items, path=None):
 
 
 def plot_reasons(df, reasons, path=None):
-    """End-reason shares per point (percent of games); legend below the bars."""
-    fig = new_figure((8, 0.3 * len(df) + 2.2))
+    """End-reason shares per point (percent of games); legend beside the bars. The figure
+    grows with the points up to ``MAX_HEIGHT_IN``; beyond that every k-th point is named."""
+    n = len(df)
+    height = min(0.3 * n + 2.2, MAX_HEIGHT_IN)
+    fig = new_figure((8, height))
     ax = fig.subplots()
-    left = np.zeros(len(df))
-    y = np.arange(len(df))
+    left = np.zeros(n)
+    y = np.arange(n)
     for r in reasons:
         v = 100 * df[f"reason_{r}"].to_numpy(dtype=float)
         ax.barh(y, v, left=left, label=r)
         left += v
-    ax.set_yticks(y)
-    ax.set_yticklabels(df["label"].tolist(), fontsize=7)
+    step = max(1, int(np.ceil(n / ((height - 2.2) / 0.14))))   # ~0.14 inch a name at 7 points
+    ax.set_yticks(y[::step])
+    ax.set_yticklabels(df["label"].tolist()[::step], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of games")
+    ax.set_xlabel("% of games" + (f" (one point in {step} named)" if step > 1 else ""))
     ax.set_title("End reasons")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, title="reason")
     if path is not None:
@@ -396,13 +415,18 @@ def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None)
     return out
 
 
-def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None) -> list[tuple[str, Path, str]]:
-    """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``."""
+def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None,
+              on_saved=None) -> list[tuple[str, Path, str]]:
+    """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``. ``on_saved(i, n)``,
+    when given, is called after the i-th of n plots is written (progress)."""
     out = []
-    for name, fig, caption in figures(df, outcomes, reasons, sides, ladder):
+    figs = figures(df, outcomes, reasons, sides, ladder)
+    for i, (name, fig, caption) in enumerate(figs, start=1):
         p = Path(pdir) / f"{name}.png"
         save_figure(fig, p)
         out.append((name, p, caption))
+        if on_saved is not None:
+            on_saved(i, len(figs))
     return out
 
 

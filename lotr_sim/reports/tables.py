@@ -170,21 +170,57 @@ def _is_pairing(r) -> bool:
     return r.get("varied") == "pairings"
 
 
-def compact_rich(df, outcomes, title: str = ""):
-    """The terminal table, 80 columns wide for Minas Tirith: point, Good's rate with its
-    interval, the other outcomes' rates (the draw rate with its interval too when draws are
-    not negligible, ``draws_shown``), Good's paired change in percentage points (games only
-    when they differ between points). Pairing points are left to ``pairings_rich``; labels
-    wrap, never "…"."""
+def point_label(label, width: int | None = None) -> str:
+    """A point's label for the terminal table, with room to break only between words: a grid
+    point's settings separated by ", ", and, when ``width`` is given, a setting longer than
+    it broken after its "=" (``end_on_last_card=`` / ``end_of_turn``); never inside a name or
+    a value."""
+    text = str(label)
+    parts = text.split(",")
+    if not (len(parts) > 1 and all("=" in x for x in parts)):
+        parts = [text]
+    return ", ".join(x.replace("=", "=\n", 1) if width is not None and len(x) + 1 > width and "=" in x else x
+                     for x in parts)
+
+
+def _table_width(t) -> int:
+    """The width a rich table takes with every cell on its lines as given (no wrapping)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+    con = Console(width=100_000)
+    return Measurement.get(con, con.options, t).maximum
+
+
+def compact_rich(df, outcomes, title: str = "", width: int = 80):
+    """The terminal table within ``width`` columns: point, Good's rate with its interval,
+    the other outcomes' rates (the draw rate with its interval too when draws are not
+    negligible, ``draws_shown``), Good's paired change in percentage points (games only when
+    they differ between points). Pairing points are left to ``pairings_rich``. Never "…",
+    and a label breaks only between words: when the table is too wide the paired change's
+    interval goes under it, then a grid point's settings and a long setting's value go on
+    lines of their own."""
+    sel = df[[not _is_pairing(r) for _, r in df.iterrows()]] if "varied" in df else df
+    t = _compact(sel, outcomes, title, delta_lines=False, label_width=None)
+    if _table_width(t) <= width:
+        return t
+    t = _compact(sel, outcomes, title, delta_lines=True, label_width=None)
+    if _table_width(t) <= width:
+        return t
+    rest = _table_width(_compact(sel, outcomes, title, delta_lines=True, label_width=None, labels=False))
+    return _compact(sel, outcomes, title, delta_lines=True, label_width=max(12, width - rest))
+
+
+def _compact(sel, outcomes, title: str, delta_lines: bool, label_width: int | None, labels: bool = True):
     from rich import box
     from rich.table import Table
     o0 = outcomes[0]
-    sel = df[[not _is_pairing(r) for _, r in df.iterrows()]] if "varied" in df else df
     same = sel["games"].nunique() == 1 and "precision_met" not in sel
     if same and len(sel):
         title = f"{title} ({int(sel['games'].iloc[0]):,} games per point)" if title else ""
     t = Table(title=title or None, box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0), pad_edge=False)
-    t.add_column("point", overflow="fold")
+    texts = [point_label(r["label"], label_width) if labels else "" for _, r in sel.iterrows()]
+    longest = max((len(w) for x in texts for w in x.split()), default=5)
+    t.add_column("point", overflow="fold", min_width=max(5, longest) if label_width is not None else None)
     if not same:
         t.add_column("games", justify="right", overflow="fold")
     t.add_column(f"{_name(o0)} %\n[95% CI]", justify="right", overflow="fold")
@@ -192,9 +228,10 @@ def compact_rich(df, outcomes, title: str = ""):
     for o in outcomes[1:]:
         t.add_column(f"{_name(o)} %\n[95% CI]" if draws and o == DRAW else f"{_name(o)}\n%",
                      justify="right", overflow="fold")
-    t.add_column(f"Δ{_name(o0)}, percentage\npoints [95% CI]", justify="right", overflow="fold")
-    for _, r in sel.iterrows():
-        cells = [str(r["label"])]
+    t.add_column(f"Δ{_name(o0)}, percentage\npoints [95% CI]" if not delta_lines
+                 else f"Δ{_name(o0)},\npercentage\npoints [95% CI]", justify="right", overflow="fold")
+    for text, (_, r) in zip(texts, sel.iterrows()):
+        cells = [text]
         if not same:
             cells.append(f"{int(r['games'])}" + ("*" if _missed(r) else ""))
         # with draws shown, the intervals go under their rates: the table stays within 80 columns
@@ -204,8 +241,8 @@ def compact_rich(df, outcomes, title: str = ""):
         if r["point"] == 0:
             cells.append("baseline")
         else:
-            cells.append(f"{100 * r[f'delta_{o0}']:+.1f} [{100 * r[f'delta_{o0}_lo']:.1f}, "
-                         f"{100 * r[f'delta_{o0}_hi']:.1f}]")
+            cells.append(f"{100 * r[f'delta_{o0}']:+.1f}{chr(10) if delta_lines else ' '}"
+                         f"[{100 * r[f'delta_{o0}_lo']:.1f}, {100 * r[f'delta_{o0}_hi']:.1f}]")
         t.add_row(*cells)
     return t
 
@@ -310,11 +347,11 @@ def pairings_rich(df, outcomes, sides):
     return t
 
 
-def console_summary(df, outcomes, sides, verdict: dict | None, title: str = "") -> list:
-    """What ``lotr-sim sweep`` prints: the compact table, the pairings matrix and the
-    verdict (plain text: no rich markup is read from it)."""
+def console_summary(df, outcomes, sides, verdict: dict | None, title: str = "", width: int = 80) -> list:
+    """What ``lotr-sim sweep`` prints within ``width`` columns: the compact table, the
+    pairings matrix and the verdict (plain text: no rich markup is read from it)."""
     from rich.text import Text
-    out = [compact_rich(df, outcomes, title)]
+    out = [compact_rich(df, outcomes, title, width)]
     pm = pairings_rich(df, outcomes, sides)
     if pm is not None:
         out.append(pm)

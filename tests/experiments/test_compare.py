@@ -197,8 +197,8 @@ def test_balance_target_equal_good_equals_evil(fake):
     assert [e["value"] for e in eq["bracket"]] == [2, 3]
     assert [e["value"] for e in half["bracket"]] == [4, 5]
     a, b = eq["bracket"]
-    assert a["rate"] < a["rate_evil"] and b["rate"] > b["rate_evil"]
-    assert a["score"] == pytest.approx(a["rate"] - a["rate_evil"])
+    assert a["rate"] < a["rate_second"] and b["rate"] > b["rate_second"]
+    assert a["score"] == pytest.approx(a["rate"] - a["rate_second"])
     assert eq["interval"][0] <= 2.8 <= eq["interval"][1]
     f = api.balance(fake, "edge", "-0.2:0.2", target="equal", sets={"strength": 4, "draw_rate": 0.2}, games=8000,
                     seed=4, tol=0.01)

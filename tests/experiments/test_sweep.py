@@ -353,7 +353,7 @@ def test_report_target_option(fake, tmp_path):
     res = api.sweep(fake, params=["strength=4"], games=300, out=tmp_path / "t", report=False)
     r = runner.invoke(app, ["report", str(res.out), "--target", "equal"])
     assert r.exit_code == 0 and "verdict:" in r.stdout
-    assert "parity = Good wins as often as Evil" in (res.out / "report.md").read_text()
+    assert "parity = Good wins as often as Evil" in (res.out / "report-equal.md").read_text()
     r = runner.invoke(app, ["report", str(res.out), "--target", "x"])
     assert r.exit_code == 2 and "--target must be one of" in r.stderr
 

@@ -577,8 +577,8 @@ def test_account_and_trace_number_turns_alike(comp):
     snaps = [e for e in ev if e["event"] == "turn_start"]
     text = G.account(ev)
     assert snaps[0]["turn"] == 1 and snaps[0]["round"] == 1
-    assert f"== turn {snaps[-1]['turn']} (round {snaps[-1]['round']})" in text
-    assert "== turn 0 " not in text
+    assert f"== Turn {snaps[-1]['turn']} (round {snaps[-1]['round']})" in text
+    assert "== Turn 0 " not in text
     assert G.replay_check(comp, ev) > 0
 
 

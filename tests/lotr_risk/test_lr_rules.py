@@ -756,4 +756,4 @@ def test_lr_9_3_traces_with_both_cards_replay(comp):
             break
     assert {"bridge", "withdrawal"} <= seen
     text = G.account(ev)
-    assert "game over" in text
+    assert "Game over" in text

@@ -183,4 +183,4 @@ def test_play_names_every_seat_LR_2_3():
     code, out, _ = _cli(["play", "-g", "lotr-risk", "-p", "4", "--policy", "p2=random", "--good", "cautious"])
     assert code == 0
     evil = G.default_policies["evil"]
-    assert f"p1 (good) cautious, p2 (evil) random, p3 (good) cautious, p4 (evil) {evil}" in out.splitlines()[0]
+    assert f"p1 (Good) cautious, p2 (Evil) random, p3 (Good) cautious, p4 (Evil) {evil}" in out.splitlines()[0]

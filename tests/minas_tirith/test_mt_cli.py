@@ -32,7 +32,7 @@ def test_play_account_and_trace(tmp_path):
     r = runner.invoke(app, ["play", "--game", "minas-tirith", "--seed", "7", "--good", "greedy",
                             "--evil", "greedy", "--trace", str(f)])
     assert r.exit_code == 0, r.output
-    assert "Round 1" in r.output and "Game over" in r.output
+    assert "(round 1)" in r.output and "Game over" in r.output
     lines = f.read_text().splitlines()
     events = [json.loads(x) for x in lines]
     assert events[0]["event"] == "header" and events[1]["event"] == "setup" and events[-1]["event"] == "game_end"

@@ -119,3 +119,13 @@ def test_tiles_bad_input_is_one_config_error(kw, msg):
 def test_tiles_bad_seed_is_refused():
     with pytest.raises(LotrSimError, match="seed"):
         api.tiles(games=5, seed=-1)
+
+
+def test_tiles_text_names_the_players_and_rules_not_python_dicts():
+    """TS-2.3: the first line says "Frodo random v Sam tuned" and the changed rules as name=value,
+    not a Python dict."""
+    a = api.tiles(games=20, seed=2, sets=["unplaceable_hand=redraw"], policies={"frodo": "random"})
+    first = a.text().splitlines()[0]
+    sam = api.get_game("the-search").default_policies["sam"]
+    assert f"Frodo random v Sam {sam}; unplaceable_hand=redraw" in first, first
+    assert "{" not in first

@@ -67,7 +67,7 @@ def test_trace_account_draws_the_map(game, comp):
     assert all("rotation" in e for e in ev if e["event"] == "place")
     assert game.replay_check(comp, ev) > 40
     text = game.account(ev)
-    assert "GAME END" in text and "H" in text and text.count("== turn") > 40
+    assert "Game over" in text and "H" in text and text.count("== Turn") > 40
     # a tampered trace is caught
     bad = [dict(e) for e in ev]
     k = next(i for i, e in enumerate(bad) if e["event"] == "token_taken")

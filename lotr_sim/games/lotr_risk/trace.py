@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from lotr_sim.kernels.tracebuf import iter_events
+from lotr_sim.games.account import render, seat_label, turn_line
 from lotr_sim.games.lotr_risk import config as C
 from lotr_sim.games.lotr_risk import layout as L
 
@@ -315,7 +316,7 @@ def format_event(e: dict) -> str | None:
             held[o] = held.get(o, 0) + 1
         army = {o: sum(n for t, n in e["battalions"].items() if e["owners"][t] == o) for o in held}
         parts = ", ".join(f"{o} {held[o]} terr/{army[o]} batt" for o in sorted(held))
-        return f"\n== turn {e['turn']} (round {e['round']}): {p} ({e['side']}) — Ring in {e['ring']}; {parts}"
+        return turn_line(e["turn"], e["round"], seat_label(p, e["side"]), f"Ring in {e['ring']}; {parts}")
     if ev == "place":
         if e["why"] in ("dealt", "neutral", "claim", "setup"):
             return None
@@ -366,24 +367,10 @@ def format_event(e: dict) -> str | None:
     if ev == "fellowship":
         roll = f" (roll {e['roll']}{'+' + str(e['modifier']) if e['modifier'] else ''})" if e["roll"] else ""
         return f"  the Fellowship {'moves ' + e['from'] + ' -> ' + e['to'] if e['moved'] else 'stays in ' + e['from']}{roll}"
-    if ev == "game_end":
-        pts = ", ".join(f"{k} {v}" for k, v in e["points"].items())
-        return f"\n== game over ({e['reason']}): {e['winner_player']} ({e['winner']}) wins; points {pts}"
     return None
 
 
 def account(events: list[dict]) -> str:
-    """A readable turn-by-turn account of a trace (``lotr-sim play``)."""
-    lines = []
-    for e in events:
-        if e["event"] == "header":
-            lines.append(f"{e['game_name']} seed {e['seed']} game {e['game_index']}: "
-                         f"{e['players']} players, "
-                         + ", ".join(f"{k} {sd} {e['seat_policies'][k]}" if "seat_policies" in e else f"{k} {sd}"
-                                     for k, sd in zip((f"p{i + 1}" for i in range(len(e["seat_sides"]))),
-                                                      e["seat_sides"])))
-            continue
-        s = format_event(e)
-        if s is not None:
-            lines.append(s)
-    return "\n".join(lines)
+    """A readable turn-by-turn account of a trace (``lotr-sim play``), in the shape every
+    game's account shares (``lotr_sim.games.account``: header, turn headings, end line)."""
+    return render(events, format_event)

@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import copy
 
+from lotr_sim.games.account import render, turn_line
 from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.kernels.tracebuf import iter_events
 
@@ -525,27 +526,28 @@ def _cards(cards: list[dict]) -> str:
 
 def format_event(e: dict) -> str | None:
     ev = e["event"]
-    if ev == "header":
-        return None  # the play command prints its own title line
+    if ev in ("header", "game_end"):
+        return None  # the shared header and end lines (lotr_sim.games.account)
     S = e["side"].capitalize()
     if ev == "setup":
         n = {s: sum(sum(v.get(s, {}).values()) for v in e["units"].values()) for s in SIDES}
         return f"Set-up: Good {n['good']} units, Evil {n['evil']} units; {e['deck_left']} reinforcement cards."
     if ev == "turn_start":
-        head = ""
-        if "dice_rolled" in e:
-            head = f"\n== Round {e['round']} == mission dice {e['dice_rolled']}\n"
+        dice = (f"the round's mission dice {', '.join(str(d) for d in e['dice_rolled'])}; "
+                if "dice_rolled" in e else "")
         drawn = _cards(e["cards_drawn"])
         hand = e.get("hands", {}).get(e["side"])
-        return (f"{head}-- Turn {e['turn']}: {S} takes die {e['die']}: {e['missions']} missions, "
-                f"draws {len(e['cards_drawn'])} card(s){': ' + drawn if drawn else ''} "
-                f"[deck {e['deck_left']}]" + (f"\n  hand: {_cards(hand) or 'empty'}" if hand is not None else ""))
+        return turn_line(e["turn"], e["round"], S,
+                         f"{dice}takes die {e['die']}: {e['missions']} missions, draws {len(e['cards_drawn'])} "
+                         f"card(s){': ' + drawn if drawn else ''} [deck {e['deck_left']}]") + \
+            (f"\n  hand: {_cards(hand) or 'empty'}" if hand is not None else "")
     if ev == "trade":
         s = f"  {S} trades a set of {e['set']} ({_cards(e['cards'])})"
         if e["mt_card"]:
             s += f", draws '{e['mt_card']}'" + ("" if e["mt_kept"] else " (unusable, discarded)")
         if e["bonus"] == "draw_two":
-            s += f"; bonus: draws {e['bonus_drawn']}, keeps {e['bonus_kept'] or 'nothing'}"
+            drawn = ", ".join(f"'{c}'" for c in e["bonus_drawn"]) or "nothing"
+            s += f"; bonus: draws {drawn}, keeps " + (f"'{e['bonus_kept']}'" if e["bonus_kept"] else "nothing")
         elif e["bonus"] == "from_discard":
             s += f"; bonus: takes '{e['bonus_card']}' from the discard pile"
         elif e["bonus"] == "unit":
@@ -593,13 +595,10 @@ def format_event(e: dict) -> str | None:
         return f"  '{e['card']}' is lost in {e['territory']}"
     if ev == "discard":
         return f"  {S} discards {len(e['cards'])} card(s) to the hand limit"
-    if ev == "game_end":
-        p = e["points"]
-        return (f"\nGame over after round {e['round']}: {e['winner'].upper()} "
-                f"({e['reason']}); points Good {p['good']}, Evil {p['evil']}")
     return None
 
 
 def account(events: list[dict]) -> str:
-    lines = [format_event(e) for e in events]
-    return "\n".join(x for x in lines if x is not None)
+    """A readable turn-by-turn account of a trace (``lotr-sim play``), in the shape every
+    game's account shares (``lotr_sim.games.account``)."""
+    return render(events, format_event)

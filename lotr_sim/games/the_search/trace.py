@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lotr_sim.games.account import render, side_name, turn_line
 from lotr_sim.kernels.tracebuf import iter_events
 
 from .layout import (
@@ -238,65 +239,68 @@ def draw_map(e: dict, doom: int | None = None, origin: tuple[int, int] | None = 
 
 def account(events: list[dict]) -> str:
     """A readable turn-by-turn account with the map drawn at each turn's start (rows and
-    columns of the drawn 6 x 8 map), both hands, and the score's parts at the end."""
-    out = []
-    doom = None
+    columns of the drawn 6 x 8 map), both hands, and the score's parts at the end, in the
+    shape every game's account shares (``lotr_sim.games.account``)."""
     origin = _origin(events)
-    for e in events:
+    doom = None
+
+    def hands(h: dict) -> str:
+        return "; ".join(f"{side_name(s)} {' '.join(x) or '-'}" for s, x in h.items())
+
+    def line(e: dict) -> str | None:
+        nonlocal doom
         k = e["event"]
-        who = e.get("side") or ""
+        who = side_name(e.get("side") or "")
         if k == "header":
-            out.append(f"The Search - seed {e['seed']} game {e['game_index']} - policies {e['policies']}")
-            out.append("(rows and columns are those of the drawn 6 x 8 map, from 0 at its top-left tile)")
-        elif k == "setup":
-            out.append("hands dealt: " + "; ".join(f"{s} {' '.join(h)}" for s, h in e["hands"].items()))
-        elif k == "turn_start":
-            out.append(f"\n== turn {e['turn']} (phase {e['phase']}) - {who} ==")
-        elif k == "snapshot":
-            out.append(draw_map(e, doom, origin))
-            if "hands" in e:
-                out.append("hands: " + "; ".join(f"{s} {' '.join(h) or '-'}" for s, h in e["hands"].items()))
-        elif k == "place" and not who:
-            out.append(f"the Shire tile {e['pattern']} lies in the middle (TS-2.1), row {e['row']} col {e['col']}")
-        elif k == "place":
+            return "(rows and columns are those of the drawn 6 x 8 map, from 0 at its top-left tile)"
+        if k == "setup":
+            return "hands dealt: " + hands(e["hands"])
+        if k == "turn_start":
+            return turn_line(e["turn"], e["round"], who, context=f"phase {e['phase']}")
+        if k == "snapshot":
+            return draw_map(e, doom, origin) + (f"\nhands: {hands(e['hands'])}" if "hands" in e else "")
+        if k == "place" and not who:
+            return f"the Shire tile {e['pattern']} lies in the middle (TS-2.1), row {e['row']} col {e['col']}"
+        if k == "place":
             what = "a NEUTRAL tile" if e["neutral"] else f"tile {e['pattern']} turned {e['rotation']} -> {e['sections']}"
-            out.append(f"{who} places {what} at row {e['row']} col {e['col']}")
-        elif k == "draw":
-            out.append(f"{who} draws tile {e['pattern']}")
-        elif k == "region_closed":
-            out.append(f"  region of {e['size']} {e['terrain']} section(s) closed")
-        elif k == "token_placed":
-            out.append(f"  token site: {e['token']['name']} ({e['colour']}) placed")
-        elif k == "move":
+            return f"{who} places {what} at row {e['row']} col {e['col']}"
+        if k == "draw":
+            return f"{who} draws tile {e['pattern']}"
+        if k == "region_closed":
+            return f"  region of {e['size']} {e['terrain']} section(s) closed"
+        if k == "token_placed":
+            return f"  token site: {e['token']['name']} ({e['colour']}) placed"
+        if k == "move":
             used = f" using {e['token_used']['name']}" if e.get("token_used") else ""
             to = e["to"] if isinstance(e["to"], str) else f"row {e['to'][0]} col {e['to'][1]} ({e['to'][2]})"
-            out.append(f"{who} moves {e['how']}{used} to {to}")
-        elif k == "token_taken":
-            out.append(f"{who} takes {e['token']['name']}")
-        elif k == "token_used":
-            out.append(f"{who} uses {e['token']['name']}")
-        elif k == "fight":
+            return f"{who} moves {e['how']}{used} to {to}"
+        if k == "token_taken":
+            return f"{who} takes {e['token']['name']}"
+        if k == "token_used":
+            return f"{who} uses {e['token']['name']}"
+        if k == "fight":
             f = e.get("fighters", 0)
             with_f = f" with {f} fighter(s)" if f else ""
-            out.append(f"{who} meets {e['token']['name']}{with_f}: " + (
-                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)"))
-        elif k == "move_lost":
-            out.append(f"{who} loses a move to a fight ({e['fight_moves_left']} left)")
-        elif k == "boat":
-            out.append(f"{who} buys a boat")
-        elif k == "unplaceable":
-            out.append(f"{who} cannot place any tile of the hand")
-        elif k == "redraw":
-            out.append(f"{who} puts the hand in the open stock and draws again")
-        elif k == "phase":
+            return f"{who} meets {e['token']['name']}{with_f}: " + (
+                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)")
+        if k == "move_lost":
+            return f"{who} loses a move to a fight ({e['fight_moves_left']} left)"
+        if k == "boat":
+            return f"{who} buys a boat"
+        if k == "unplaceable":
+            return f"{who} cannot place any tile of the hand"
+        if k == "redraw":
+            return f"{who} puts the hand in the open stock and draws again"
+        if k == "phase":
             if e["phase"] == 3:
                 doom = e["doom_cell"]
-            out.append(f"-- phase {e['phase']} begins ({who} first)" +
-                       (f"; Mount Doom at row {doom // MAP_C} col {doom % MAP_C}" if e["phase"] == 3 else ""))
-        elif k == "game_end":
-            out.append(f"\nGAME END: winner {e['winner']} ({e['reason']}), points {e['points']}, "
-                       f"reached Mount Doom: {e['reached']}")
-            for side, p in (e.get("score") or {}).items():
-                out.append(f"  {side}: tokens {p['tokens']} - used {p['used']} + Mount Doom/Gollum "
-                           f"{p['mount_doom']:+d} = {e['points'][side]} (TS-8)")
-    return "\n".join(out)
+            return (f"-- phase {e['phase']} begins ({who} first)" +
+                    (f"; Mount Doom at row {doom // MAP_C} col {doom % MAP_C}" if e["phase"] == 3 else ""))
+        if k == "game_end":
+            reached = side_name(e["reached"]) if e.get("reached") else "nobody"
+            parts = [f"{side_name(side)}: tokens {p['tokens']} - used {p['used']} + Mount Doom/Gollum "
+                     f"{p['mount_doom']:+d} = {e['points'][side]}" for side, p in (e.get("score") or {}).items()]
+            return f"\nreached Mount Doom: {reached}" + "".join(f"\n  {x} (TS-8)" for x in parts)
+        return None
+
+    return render(events, line)
