@@ -1,6 +1,7 @@
 """Helpers shared by the command modules: one-line errors, JSON output, common options."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
