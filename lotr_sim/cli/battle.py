@@ -100,7 +100,7 @@ def _print_battle(rep: dict) -> None:
         s.add_row(str(k), cell("attacker", k), cell("defender", k))
     con.print(s)
     if "plot" in rep:
-        con.print(f"plot written to {rep['plot']}")
+        con.print(f"plot written to {rep['plot']}", soft_wrap=True)
 
 
 @cli_errors

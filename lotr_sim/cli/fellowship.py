@@ -123,4 +123,4 @@ def _print(rep: dict) -> None:
               + f"; the game ends after the turn of {seats}; last round cut short with "
                 f"P = {rd['p_last_round_partial']:.4f}")
     if "plot" in rep:
-        con.print(f"plot written to {rep['plot']}")
+        con.print(f"plot written to {rep['plot']}", soft_wrap=True)

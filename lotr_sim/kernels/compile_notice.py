@@ -8,7 +8,7 @@ nothing, and with ``--json``/``--quiet`` there is none. So the ``lotr-sim`` prog
 the process (a compile event, which a warm cache never fires) while no spinner is showing,
 it prints once::
 
-    lotr-sim: compiling the minas-tirith engine once (numba, about a minute on a first run;
+    lotr-sim: compiling the engine for minas-tirith once (numba, about a minute on a first run;
     later runs load it from the cache)
 
 Nothing is printed by the library itself (``wanted`` stays false unless the program sets it),
@@ -46,7 +46,7 @@ def _on_start(dispatcher) -> None:
         return
     _state["shown"] = True
     game = _game_of(dispatcher)
-    what = f"the {game} engine" if game else "the game engine"
+    what = f"the engine for {game}" if game else "the game engine"
     print(f"lotr-sim: compiling {what} once (numba, about a minute on a first run; later runs load it "
           f"from the cache)", file=sys.stderr, flush=True)
 
