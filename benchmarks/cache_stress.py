@@ -145,6 +145,32 @@ def stress(cache: Path, tmp: Path, rounds: int, workers: int, kill_share: float,
     return counts
 
 
+def check_cache(root: Path) -> dict[str, int]:
+    """Every index entry of a cache folder against its data file: how many indexes, how many
+    hold more than one signature, and how many entries name a data file that is missing or
+    holds another signature (or that another entry names too)."""
+    import collections
+    import pickle
+
+    n = {"indexes": 0, "multi_signature": 0, "wrong_data": 0, "missing_data": 0}
+    for idx in Path(root).rglob("*.nbi"):
+        n["indexes"] += 1
+        with open(idx, "rb") as f:
+            pickle.load(f)                       # numba's version
+            _, overloads = pickle.loads(f.read())
+        n["multi_signature"] += len(overloads) > 1
+        names = collections.Counter(overloads.values())
+        for key, name in overloads.items():
+            try:
+                payload = pickle.loads((idx.parent / name).read_bytes())
+            except FileNotFoundError:
+                n["missing_data"] += 1
+                continue
+            if tuple(payload[3].args) != tuple(key[0]) or names[name] > 1:
+                n["wrong_data"] += 1
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -163,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     counts = stress(cache, tmp, a.rounds, a.workers, a.kill_share, a.max_kill_after, rng)
     print(f"stress: {counts} in {time.time() - t0:.0f} s", flush=True)
+    entries = check_cache(cache)
+    print(f"cache entries: {entries}", flush=True)
     warm = run_checks(cache, "stressed")
     ref = run_checks(a.reference or (a.out / "clean-cache"), "clean")
     bad = 0
@@ -174,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"summary: {counts['jobs']} stress jobs ({counts['killed']} killed, {counts['crashed']} crashed, "
           f"{counts['failed']} failed); warm checks: {len(warm)} run, {bad} different, "
           f"{sum(rc < 0 for _, rc, _ in warm)} crashed", flush=True)
-    return 1 if bad or crashed else 0
+    return 1 if bad or crashed or entries["wrong_data"] else 0
 
 
 if __name__ == "__main__":
