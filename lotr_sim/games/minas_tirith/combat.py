@@ -61,7 +61,7 @@ from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import (
     check_win_nb, cross_ok_nb, holds_nb, leader_mask_at_nb, leaders_at_nb, side_units_nb, wk_at_nb,
 )
-from lotr_sim.games.minas_tirith.movement import break_gate_nb, move_units_nb
+from lotr_sim.games.minas_tirith.movement import break_gate_nb, carry_fired_nb, move_units_nb
 
 
 @njit(cache=True, _nrt=False)
@@ -256,7 +256,7 @@ def retreat_choice_nb(cf, st, pol, s, act, n):
 @njit(cache=True, _nrt=False)
 def retreat_step_nb(cf, st, c):
     """Move the retreating force (units in st[S_RT_VEC:], leaders in S_RT_LMASK) one step to c;
-    archers that fired carry that with them (MT-6.1, as ``move_units_nb``)."""
+    archers that fired carry that with them (MT-6.1, ``carry_fired_nb``, as ``move_units_nb``)."""
     cur = st[S_RT_CUR]
     vec = st[S_RT_VEC]
     lmask = st[S_RT_LMASK]
@@ -266,11 +266,7 @@ def retreat_step_nb(cf, st, c):
         st[O_UNITS + c * MAXU + u] += st[vec + u]
         if cf[O_UARCH + u] == 1:
             narch += st[vec + u]
-    fired = st[O_FIRED + cur]
-    if narch < fired:
-        fired = narch
-    st[O_FIRED + cur] -= fired
-    st[O_FIRED + c] += fired
+    carry_fired_nb(st, cur, c, narch)
     for l in range(cf[C_NL]):
         if (lmask >> l) & 1:
             st[O_LLOC + l] = c

@@ -34,6 +34,18 @@ from lotr_sim.games.minas_tirith.board import cross_ok_nb, side_units_nb
 
 
 @njit(cache=True, _nrt=False)
+def carry_fired_nb(st, a, b, narch):
+    """``narch`` archers move from ``a`` to ``b`` (a move or a retreat step): MT-6.1 / MT-7.2,
+    an archer fires once per turn, so those that fired carry that with them (as many as moved,
+    at most the fired count of ``a``)."""
+    fired = st[O_FIRED + a]
+    if narch < fired:
+        fired = narch
+    st[O_FIRED + a] -= fired
+    st[O_FIRED + b] += fired
+
+
+@njit(cache=True, _nrt=False)
 def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
     """Move k eligible units a -> b (via for the cavalry double move, MT-6.2 c), cheapest
     types first; leaders follow when a is left without combat units (MT-8.3)."""
@@ -66,12 +78,7 @@ def move_units_nb(cf, st, tr, side, a, via, b, k, cav_only, cost):
         st[O_UNITS + b * MAXU + u] += st[vec + u]
         if u < cf[C_NU] and cf[O_UARCH + u] == 1:
             narch += st[vec + u]
-    # MT-6.1 / MT-7.2: an archer fires once per turn - archers that fired carry that with them
-    fired = st[O_FIRED + a]
-    if narch < fired:
-        fired = narch
-    st[O_FIRED + a] -= fired
-    st[O_FIRED + b] += fired
+    carry_fired_nb(st, a, b, narch)
     lm = 0
     if side_units_nb(cf, st, a, side) == 0:
         for l in range(cf[C_NL]):
