@@ -142,6 +142,19 @@ def opt_suffix() -> str:
 
 
 _KEY: list[str] = []
+_CHECKED: list[str] = []     # the folder configure_numba_cache chose (and found writable)
+
+
+def _user_cache_root() -> Path:
+    """``$XDG_CACHE_HOME/lotr-sim/numba`` (``~/.cache/lotr-sim/numba`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "lotr-sim" / "numba"
+
+
+def checked_cache_dir() -> str | None:
+    """The cache folder this process's ``configure_numba_cache`` chose and found writable, or
+    None when the user's ``NUMBA_CACHE_DIR`` (or numba's own locators) is used."""
+    return _CHECKED[0] if _CHECKED else None
 
 
 def package_key() -> str:
@@ -150,8 +163,7 @@ def package_key() -> str:
     it into every kernel's cache stamp, so an edit of any module the kernels read invalidates
     them whatever folder numba caches in, a ``NUMBA_CACHE_DIR`` the user chose included."""
     if not _KEY:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        memo = Path(base) / "lotr-sim" / "numba"
+        memo = _user_cache_root()
         _KEY.append(_memo_source_hash(memo) if _writable(memo) else source_hash())
     return _KEY[0]
 
@@ -161,8 +173,7 @@ def configure_numba_cache() -> str | None:
     ``NUMBA_OPT`` level: ``opt_suffix``)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return os.environ["NUMBA_CACHE_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    candidates = [Path(base) / "lotr-sim" / "numba",
+    candidates = [_user_cache_root(),
                   Path(tempfile.gettempdir()) / f"lotr-sim-{os.getuid()}" / "numba"]
     key = None
     for c in candidates:
@@ -172,5 +183,6 @@ def configure_numba_cache() -> str | None:
         d = c / (key + opt_suffix())
         if _writable(d):
             os.environ["NUMBA_CACHE_DIR"] = str(d)
+            _CHECKED.append(str(d))
             return str(d)
     return None  # numba falls back to its own locators

@@ -56,22 +56,22 @@ def numba_cache_problem() -> str | None:
     (beside the installed package, or no cache and a compile every run) when it is a file, a
     path through a file or a folder it cannot write."""
     import os
-    import tempfile
+
+    from lotr_sim._numba_cache import checked_cache_dir
     value = os.environ.get("NUMBA_CACHE_DIR")
-    if not value:
+    if not value or value == checked_cache_dir():
         return None
-    p = Path(value)
-    where = p
-    while not where.exists() and where != where.parent:
-        where = where.parent
-    if where.exists() and not where.is_dir():
-        why = "is a file, not a folder" if where == p else f"cannot be made: {where} is a file"
+    from lotr_sim.experiments.store import write_blocker
+    blocked = write_blocker(Path(value))
+    if blocked is None:
+        return None
+    where, why = blocked
+    if why is not None:
+        why = f"is not writable ({why})"
+    elif where == Path(os.path.abspath(value)):
+        why = "is a file, not a folder"
     else:
-        try:
-            tempfile.TemporaryDirectory(prefix=".lotr-sim-probe-", dir=where).cleanup()
-            return None
-        except OSError as e:
-            why = f"is not writable ({e.strerror or e})"
+        why = f"cannot be made: {where} is a file"
     return (f"NUMBA_CACHE_DIR={value} {why}: numba cannot keep the compiled engines there and compiles "
             "them again (about a minute a game) or caches them elsewhere; unset NUMBA_CACHE_DIR or point "
             "it at a writable folder")

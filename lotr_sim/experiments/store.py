@@ -97,20 +97,30 @@ def ensure_writable_dir(path: Path) -> Path:
     return path
 
 
-def probe_writable(path: Path) -> None:
-    """Check, before anything is created, that the output folder ``path`` can be made (or
-    written in): one clear error naming the real problem (a file on the way, no permission,
-    a file system that takes no folders) rather than a later, misleading one."""
-    path = Path(path)
+def write_blocker(path: Path) -> tuple[Path, str | None] | None:
+    """What stops a folder being made (or written in) at ``path``, found without creating it:
+    None when nothing does; else the nearest existing path on the way (absolute) with the
+    system's reason when a folder cannot be created there, or with None when it is a file."""
     where = Path(os.path.abspath(path))
     while not where.exists() and where != where.parent:
         where = where.parent
     if not where.is_dir():
-        raise LotrSimError(f"cannot write to output folder {path}: {where} is a file")
+        return where, None
     try:
         tempfile.TemporaryDirectory(prefix=".tmp-probe-", dir=where).cleanup()
     except OSError as e:
-        raise LotrSimError(f"cannot write to output folder {path}: {e.strerror or e}") from None
+        return where, str(e.strerror or e)
+    return None
+
+
+def probe_writable(path: Path) -> None:
+    """Check, before anything is created, that the output folder ``path`` can be made (or
+    written in): one clear error naming the real problem (a file on the way, no permission,
+    a file system that takes no folders) rather than a later, misleading one."""
+    blocked = write_blocker(path)
+    if blocked is not None:
+        where, why = blocked
+        raise LotrSimError(f"cannot write to output folder {path}: {why or f'{where} is a file'}")
 
 
 #: What each command leaves in its output folder, as it is named in messages.
