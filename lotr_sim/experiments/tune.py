@@ -215,9 +215,7 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
         outp = Path(out) if out is not None else (
             Path("reports") / game.name / ("tune-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
         refuse_other_output(outp, "tune")
-        if (outp / STATE).exists() or (outp / RESULT).exists():
-            raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
-                               f"to continue it or choose another --out")
+        _refuse_finished_tune(outp)
         st = None
     sides, start, pool = _check_scope(game, table, sides, start, opponents)
     play_sides = game.sides if table.tie_sides else sides
@@ -236,9 +234,7 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
     if st is None:
         ensure_writable_dir(outp)
         stack.enter_context(folder_lock(outp, "tune"))
-        if (outp / STATE).exists():       # another tune there finished its first generation meanwhile
-            raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
-                               f"to continue it or choose another --out")
+        _refuse_finished_tune(outp)     # again: another tune there may have saved meanwhile
         u0 = (base - lo) / (hi - lo)
         opts = {"bounds": [0.0, 1.0], "seed": int(seed) % (2 ** 31 - 1) or 1, "randn": _Randn(seed),
                 "verbose": -9, "tolfun": 0.0, "tolx": 1e-6}
@@ -322,6 +318,13 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
     return TuneResult(rows=best, name=name, out=outp, path=path, history=list(st["history"]),
                       final=final, manifest=man, tuned_sides=tuple(sides), played_sides=tuple(play_sides),
                       start=start)
+
+
+def _refuse_finished_tune(outp: Path) -> None:
+    """A new tune's output folder must not hold a tune run already (its state or result)."""
+    if (outp / STATE).exists() or (outp / RESULT).exists():
+        raise LotrSimError(f"output folder {outp} already holds a tune run; use --resume {outp} "
+                           f"to continue it or choose another --out")
 
 
 def _check_scope(game, table, sides, start, opponents) -> tuple[tuple[str, ...], str, tuple[str, ...]]:

@@ -41,6 +41,8 @@ from typing import Any
 import numba
 from numba.core import sigutils
 
+from lotr_sim._numba_cache import package_key
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: saves are not locked
@@ -145,17 +147,11 @@ def guard(disp: Any) -> Any:
             return None
         return cache._impl.rebuild(target_context, payload)
 
-    cf._source_stamp = (cf._source_stamp, _package_key())
+    cf._source_stamp = (cf._source_stamp, package_key())
     cf.save = save
     cache._load_overload = load_overload
     cache._lotr_guarded = True
     return disp
-
-
-def _package_key() -> str:
-    from lotr_sim._numba_cache import package_key
-
-    return package_key()
 
 
 def guarded(disp: Any) -> bool:
