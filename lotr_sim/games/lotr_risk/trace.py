@@ -1,10 +1,10 @@
 """Decode the LOTR Risk engine's flat trace into JSON events, replay them on a snapshot
 (``replay_check``), follow every territory card (``follow_territory_cards``), and tell the game
-turn by turn (``account``). The events are those of issue 18 (decision events, hands in
-snapshots, the set-up roll and deal, the trade's bonus territory, power targets, the attack's
-defender, turns from 1) and, since ``trace_version`` 5, the defender's and the card holders'
-decisions (kinds ``courage``, ``dice``, ``smeagol``, ``balrog``) and the territory deck's
-secret draws (``territory_deck``, ``turned_up``, ``uprising``); the header is every game's
+turn by turn (``account``). The events: every decision (its kind, seat and options; the
+defender's and the card holders' kinds ``courage``, ``dice``, ``smeagol``, ``balrog`` too),
+hands in snapshots, the set-up roll and deal, the trade's bonus territory, power targets, the
+attack's defender, turns from 1, and the territory deck's secret draws (``territory_deck``,
+``turned_up``, ``uprising``); the header is every game's
 (``lotr_sim.games.adapter.trace_header``).
 
 Every event has ``game, round, turn, side`` (the side whose turn it is; null in the set-up

@@ -17,7 +17,7 @@
   section across their side, now or when that cell is filled, and two side-sharing sections
   of the neutral tile that took the same terrain link like any others - never mountains,
   which keep TS-1.3's regions of exactly 2; a neutral section facing a neutral section
-  takes no terrain, so it no longer keeps its side-sharing sections' regions open), updates
+  takes no terrain, so it keeps no side-sharing section's region open), updates
   the regions incrementally (regions.py), closes the sides a full-height or full-width map
   shuts (TS-4.2: the map edge closes) and puts a token on every region of exactly two
   sections that this placement closes (TS-4.3, the placer draws it; an empty stack leaves

@@ -1,8 +1,7 @@
 """The Search traces: decoding the engine's event buffer into JSON-able events, drawing the
 map as text turn by turn (``account``), and auditing a trace on its own (``replay_check``).
-The events are those of issue 18 (decision and draw events, both hands in snapshots, map
-coordinates, the score's parts at the end); the header is every game's
-(``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 since issue 20).
+The events: decisions and draws, both hands in snapshots, map coordinates, the score's parts
+at the end; the header is every game's (``lotr_sim.games.adapter.trace_header``).
 
 Events (besides the header): ``setup`` (the hands), ``draw`` (who drew which tile, the
 first six included), ``turn_start``, ``snapshot`` (placed tiles with their rotation and
