@@ -304,21 +304,11 @@ def pairing_players(game, pairings: bool | list[str]) -> list[str]:
     return names
 
 
-def count_points(game, spec: SweepSpec) -> int:
-    """How many points ``build_points`` makes at most (the baseline, every swept value or grid
-    cell, every pairing; a point equal to another is played once, so there may be fewer),
-    counted without building any: what a sweep says, or refuses, before its first point."""
-    sizes = [len(v) for _, v in spec.dims]
-    n = 1 + (math.prod(sizes) if spec.grid and sizes else sum(sizes))
-    if spec.pairings:
-        n += len(pairing_players(game, spec.pairings)) ** len(game.sides)
-    return n
-
-
-def build_points(game, spec: SweepSpec, tick: Callable[[], None] | None = None) -> tuple[list[Point], dict[str, dict]]:
-    """Validate every point against the game (one clear error on anything wrong) and
-    return the points plus each point's loaded config (``{label: GameConfig}`` by index).
-    ``tick`` is called once per point considered (a progress bar's step)."""
+def check_spec(game, spec: SweepSpec) -> tuple[dict[str, str], Any]:
+    """Check what every point shares, one clear error on anything wrong: the swept names are
+    the game's parameters or seats, each given once, and the baseline's players and rules
+    load. Returns the baseline's policies and its loaded config (what ``build_points`` starts
+    from), so a sweep can say what it will play before it builds a point."""
     pnames = {p.name for p in game.params()}
     dim_names = [n for n, _ in spec.dims]
     if len(set(dim_names)) != len(dim_names):
@@ -330,6 +320,27 @@ def build_points(game, spec: SweepSpec, tick: Callable[[], None] | None = None) 
     base_pol = game.check_policies(spec.policies)
     base_cfg = game.load(spec.config, spec.base_sets)
     game.seat_policies(base_cfg, base_pol)
+    return base_pol, base_cfg
+
+
+def count_points(game, spec: SweepSpec) -> int:
+    """How many points ``build_points`` makes at most (the baseline, every swept value or grid
+    cell, every pairing; a point equal to another is played once, so there may be fewer),
+    counted without building any: what a sweep says, or refuses, before its first point."""
+    sizes = [len(v) for _, v in spec.dims]
+    n = 1 + (math.prod(sizes) if spec.grid and sizes else sum(sizes))
+    if spec.pairings:
+        n += len(pairing_players(game, spec.pairings)) ** len(game.sides)
+    return n
+
+
+def build_points(game, spec: SweepSpec, tick: Callable[[], None] | None = None,
+                 base: tuple[dict[str, str], Any] | None = None) -> tuple[list[Point], dict[str, dict]]:
+    """Validate every point against the game (one clear error on anything wrong) and
+    return the points plus each point's loaded config (``{label: GameConfig}`` by index).
+    ``tick`` is called once per point considered (a progress bar's step); ``base`` is
+    ``check_spec``'s result when the caller has it already."""
+    base_pol, base_cfg = base if base is not None else check_spec(game, spec)
 
     def make(sets_pol: dict[str, Any]) -> tuple[dict, dict]:
         sets = {k: v for k, v in sets_pol.items() if k not in game.policy_keys}

@@ -55,7 +55,7 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points, count_points, run_kind
+from lotr_sim.experiments.spec import SweepSpec, build_points, check_spec, count_points, run_kind
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
                                         ensure_writable_dir, folder_lock, machine_info, now_iso,
@@ -173,6 +173,7 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
                            f"play only {spec.max_games:,}; give --games {spec.max_games:,} (--max-games caps "
                            f"--precision and --paired-precision)")
 
+    base = check_spec(game, spec)      # (one error line before the plan line)
     n_max = count_points(game, spec)
     per_point = int(spec.games if spec.max_games is None else
                     spec.max_games if spec.games is None else min(spec.games, spec.max_games))
@@ -181,10 +182,15 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     if resume is None and max_points is not None and n_max > max_points:
         raise LotrSimError(f"this sweep has {plan} (more than {max_points:,} points); give --yes to run it, "
                            f"or fewer --param values")
-    if progress:
+    # the plan line: once every point is checked (a bad value is then the only line), but
+    # before preparing a sweep large enough to take a while
+    large = n_max > PREPARE_BAR
+    if progress and large:
         print(f"{command} {game.name}: {plan}", file=sys.stderr, flush=True)
-    with make_progress(progress and n_max > PREPARE_BAR, f"preparing {n_max:,} points", n_max) as bar:
-        points, cfgs = build_points(game, spec, tick=lambda: bar.advance(1))
+    with make_progress(progress and large, f"preparing {n_max:,} points", n_max) as bar:
+        points, cfgs = build_points(game, spec, tick=lambda: bar.advance(1), base=base)
+    if progress and not large:
+        print(f"{command} {game.name}: {plan}", file=sys.stderr, flush=True)
     shash = spec_hash(spec, cfgs, points)
     if resume is not None and manifest.get("spec_hash") != shash:
         raise LotrSimError(f"resume folder {resume} was made with another configuration "

@@ -130,7 +130,7 @@ def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
     assert len(js["results"]) == 4 and js["results"][0]["games"] == 100
 
 
-@pytest.mark.parametrize("args,msg", [
+BAD_POINTS = [
     (["-p", "strenght=1,2"], "did you mean 'strength'"),
     (["-p", "strength=5:2"], "inverted range"),
     (["-p", "strength=1:3:0"], "step must be positive"),
@@ -139,6 +139,11 @@ def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
     (["-p", "strength=3,12"], "outside the allowed"),
     (["-p", "mode=fair,wobbly"], "is not one of"),
     (["-p", "good=random,clever"], "unknown policy"),
+    (["-p", "strength=1,2", "--set", "strenght=1"], "unknown parameter"),
+]
+
+
+@pytest.mark.parametrize("args,msg", BAD_POINTS + [
     (["-p", "strength=1,2", "--games", "0"], "at least 1"),
     (["-p", "strength=1,2", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"], "cannot reach Dask scheduler"),
     (["-p", "strength=1,2", "--max-games", "5"], "--max-games 5 is below --games 10"),
@@ -147,6 +152,16 @@ def test_cli_sweep_default_file_and_table(tmp_path, monkeypatch):
 ])
 def test_cli_sweep_bad_input_one_line(tmp_path, args, msg):
     r = runner.invoke(app, ["sweep", "-g", "fake", "-q", "-n", "10", "-o", str(tmp_path / "x")] + args)
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lotr-sim: error:") and msg in err[0], r.stderr
+
+
+@pytest.mark.parametrize("args,msg", BAD_POINTS)
+def test_cli_sweep_bad_point_is_the_only_line_without_quiet(tmp_path, args, msg):
+    """Without -q a sweep says how many points and games it plays: only once every point is
+    checked, so a bad name, value or player is still the one line on stderr."""
+    r = runner.invoke(app, ["sweep", "-g", "fake", "-n", "10", "-o", str(tmp_path / "x")] + args)
     assert r.exit_code == 2, r.output
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("lotr-sim: error:") and msg in err[0], r.stderr
