@@ -102,6 +102,7 @@ COMMANDS = [
     ("balance", "lotr_sim.cli.balance:balance"),
     ("skill", "lotr_sim.cli.skill:skill"),
     ("tune", "lotr_sim.cli.tune:tune"),
+    ("learn", "lotr_sim.cli.learn:learn"),
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
     ("params", "lotr_sim.cli.params:params"),

@@ -241,6 +241,23 @@ class NumbaGame(Game):
                          np.int64(n), out)
         return out
 
+    def action_features(self, compiled: Any, state: State) -> np.ndarray | None:
+        """What the learned player learns from at this decision: per legal row, the seat's
+        heuristic's score (column 0, its learned term left out) and the row's features (one
+        column per learned weight, ``PolicyTable.learned_weights``); None at a decision the
+        learned term does not score, or for a game without a learned player (no
+        ``features_nb`` kernel)."""
+        K = self.K
+        table = self.policy_table
+        if not hasattr(K, "features_nb") or table is None:
+            return None
+        n = self.legal_actions(compiled, state).shape[0]
+        nf = len(table.learned_weights(table.sides[0]))
+        out = np.zeros((n, 1 + nf), dtype=np.float64)
+        ok = K.features_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.scr, state.s,
+                           np.int64(n), out)
+        return out if ok else None
+
     def heuristic_rows(self, compiled: Any, seat_players: Sequence[str]) -> np.ndarray:
         return self._policy_rows(compiled, [self.engine_player(p) for p in seat_players])
 

@@ -44,6 +44,7 @@ class Weight:
     hi: float
     help: str = ""
     sides: tuple[str, ...] | None = None   # the sides whose heuristic reads it (None: every side)
+    learned: bool = False   # a weight of the learned term (set by ``lotr-sim learn``, not by the tuner)
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,15 @@ class PolicyTable:
         """The tunable weights ``side``'s heuristic reads, in the table's order."""
         return tuple(w for w in self.weights if w.sides is None or side in w.sides)
 
-    def slots(self, sides: Sequence[str] | None = None) -> list[tuple[str, Weight]]:
-        """``(side, weight)`` of every entry of a tunable vector over ``sides``."""
-        return [(s, w) for s in (sides or self.sides) for w in self.side_weights(s)]
+    def slots(self, sides: Sequence[str] | None = None, learned: bool = False) -> list[tuple[str, Weight]]:
+        """``(side, weight)`` of every entry of a tunable vector over ``sides``: the tuner's
+        weights, or with ``learned`` the learned term's (``lotr-sim learn``)."""
+        return [(s, w) for s in (sides or self.sides) for w in self.side_weights(s) if w.learned == learned]
+
+    def learned_weights(self, side: str) -> tuple[Weight, ...]:
+        """The learned term's weights of ``side``'s row, in the table's order (empty for a game
+        without a learned player)."""
+        return tuple(w for w in self.side_weights(side) if w.learned)
 
     def _full(self, v: Sequence[float]) -> np.ndarray:
         row = np.zeros(self.width, dtype=np.float64)
@@ -178,8 +185,10 @@ class PolicyTable:
         not cited for these."""
         import hashlib
         import json
-        text = json.dumps({s: {w: round(v, 6) for w, v in ws.items()} for s, ws in self.describe(name).items()},
-                          sort_keys=True)
+        # a learned weight at 0 plays as if absent: weights without a learned term keep their print
+        zero = {w.name for w in self.weights if w.learned}
+        text = json.dumps({s: {w: round(v, 6) for w, v in ws.items() if not (w in zero and v == 0.0)}
+                           for s, ws in self.describe(name).items()}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def row(self, name: str, side: str) -> np.ndarray:
@@ -277,10 +286,11 @@ class PolicyTable:
                             tuple(s for s in self.sides if s in table))
 
     def write(self, path: str | Path, rows: Mapping[str, np.ndarray], rules_hash: str,
-              provenance: Mapping[str, Any]) -> Path:
-        """Write ``rows``' tunable weights with their provenance as a tuned file."""
+              provenance: Mapping[str, Any], by: str = "lotr-sim tune") -> Path:
+        """Write ``rows``' tunable weights with their provenance as a tuned file (``by``: the
+        command that wrote it, for its first line)."""
         p = Path(path)
-        lines = ["# Tuned heuristic weights, written by lotr-sim tune. Play them: --policy SIDE=tuned:THIS_FILE",
+        lines = [f"# Tuned heuristic weights, written by {by}. Play them: --policy SIDE=tuned:THIS_FILE",
                  "# They are tuned for the rules with this hash: re-tune after changing a default rule.",
                  f'game = "{self.game}"', f'rules_hash = "{rules_hash}"', "", "[provenance]"]
         for k, v in provenance.items():

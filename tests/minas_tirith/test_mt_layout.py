@@ -17,12 +17,12 @@ OLD = {
     'EV_ASSAULT': 9, 'EV_BOMBARD': 10, 'EV_CAPTURE': 11, 'EV_RETREAT': 12, 'EV_LREMOVED': 13,
     'EV_GATE': 14, 'EV_END': 15, 'EV_CATLOST': 16, 'EV_DISCARD': 17, 'GOOD': 0, 'HMAX': 48,
     'K_HOLDER': 0, 'K_LEADER': 1, 'K_MUSTER': 2, 'K_SIEGE': 3, 'K_GROND': 4, 'K_CATAPULT': 5,
-    'MAX_TURNS': 600, 'MAXA': 3000, 'NPOL': 18, 'O_UNITS': 64, 'O_POOL': 640, 'O_CAPT': 652,
+    'MAX_TURNS': 600, 'MAXA': 3000, 'O_UNITS': 64, 'O_POOL': 640, 'O_CAPT': 652,
     'O_LLOC': 664, 'O_CST': 676, 'O_CLOC': 708, 'O_CFIRED': 740, 'O_HOLD': 772, 'O_MTORD': 1156,
     'O_DORD': 1188, 'O_HAND': 1388, 'O_FIRED': 1484, 'O_DMG': 1532, 'O_SCA': 1580, 'O_SCB': 1592,
     'O_PATH': 1604, 'O_DRAWN': 1620, 'O_TOT': 1636, 'O_THR': 1732, 'O_LAT': 1828, 'O_WKAT': 1924,
     'O_DEC': 1972, 'PH_ROUND': 0, 'PH_DIE': 1, 'PH_ACT': 2, 'PL_TYPE': 0, 'PL_THR': 1, 'PL_MW': 2,
-    'PL_CW': 3, 'PL_DEF': 4, 'PL_ADV': 5, 'R_LEADERS': 0, 'R_CITY': 1, 'R_DECK': 2, 'ST_SIZE': 1980,
+    'PL_CW': 3, 'PL_DEF': 4, 'PL_ADV': 5, 'R_LEADERS': 0, 'R_CITY': 1, 'R_DECK': 2,
     'S_ROUND': 0, 'S_TURN': 1, 'S_SIDE': 2, 'S_GATE': 3, 'S_OVER': 4, 'S_WINNER': 5, 'S_REASON': 6,
     'S_MISS': 7, 'S_DTOP': 8, 'S_MTTOP': 9, 'S_DECKOUT': 12,
     'S_TURNEND': 13, 'S_HN': 14, 'S_LCAP': 16, 'S_BAD': 18, 'S_TIR': 19, 'S_PG': 20, 'S_PE': 21,
@@ -51,7 +51,14 @@ OLD_CF = {
 
 def test_every_layout_value_is_unchanged():
     assert {k: getattr(L, k) for k in OLD} == OLD
-    assert L.ST_SIZE == 1980 and L.O_UNITS == 64
+    assert L.O_UNITS == 64
+
+
+def test_the_learned_players_slots_come_after_the_old_ones():
+    # the learned player's caches follow the old state, its weights the old policy row (18
+    # entries), so every earlier slot and weight keeps its place
+    assert (L.O_EXP, L.O_ADJ, L.ST_SIZE) == (1980, 1980 + 2 * C.MAXT, 1980 + 4 * C.MAXT)
+    assert (L.PL_LF0, L.NPOL) == (18, 18 + L.NLF)
 
 
 def test_offsets_are_plain_ints():

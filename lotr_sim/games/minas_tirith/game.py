@@ -131,6 +131,32 @@ _POL = {
                  (1.0, 0.7, 0.8, 0.9, 1.0, 0.6, 0.0, 0.3, 1.0, 0.0, 0.01, 0.0, 0.01, 0.0, 2.0, 1.0, 0.0, 0.0)),
 }
 
+# The learned term's weights, one per feature of an action row (layout LF_*, policies.row_features_nb),
+# set by ``lotr-sim learn``.
+_LEARNED = (
+    ("lf_pass", "learned: ending the turn's actions"),
+    ("lf_pass_miss", "learned: ending them per mission step left"),
+    ("lf_mv", "learned: a move"),
+    ("lf_mv_exp", "learned: a move, per unit times the change in enemy archers within range"),
+    ("lf_mv_risk", "learned: a move, the change in own leaders' exposure (last unit falls, MT-8.4)"),
+    ("lf_mv_adj", "learned: a move, per unit times the change in adjacent enemy units"),
+    ("lf_mv_imp", "learned: a move, the change in the territory's importance"),
+    ("lf_mv_city", "learned: a move, steps towards the city"),
+    ("lf_mv_frac", "learned: a move, the share of the territory's units moving"),
+    ("lf_mv_early", "learned: a move, steps towards the city in the first rounds"),
+    ("lf_lm", "learned: a leader moving alone"),
+    ("lf_lm_risk", "learned: a leader moving alone, the change in its exposure"),
+    ("lf_as", "learned: an assault"),
+    ("lf_as_p", "learned: an assault, P(take the territory)"),
+    ("lf_as_k", "learned: an assault, its dice"),
+    ("lf_as_ldr", "learned: an assault, enemy leaders in the territory"),
+    ("lf_bb", "learned: a bombardment"),
+    ("lf_bb_dice", "learned: a bombardment, its dice"),
+    ("lf_bb_kill", "learned: a bombardment that may take an enemy leader"),
+    ("lf_card", "learned: a card action (holder, leader card, catapult, exchange)"),
+)
+assert len(_LEARNED) == L.NLF
+
 # What ``lotr-sim tune`` may change (the mission weight stays 1: the die choice (MT-4.2)
 # depends only on the card weight's ratio to it).
 TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
@@ -159,6 +185,7 @@ TABLE = PolicyTable("minas-tirith", ("good", "evil"), L.NPOL, (
     Weight("cav2", L.PL_CAV2, 0.0, 10.0,
            "added to the worth of a Good cavalry move of two territories (MT-6.2 c) over a plain move",
            sides=("good",)),
+    *(Weight(name, L.PL_LF0 + k, -50.0, 50.0, help, learned=True) for k, (name, help) in enumerate(_LEARNED)),
 ), {name: {"good": v[0], "evil": v[1]} for name, v in _POL.items()})
 
 
@@ -252,8 +279,7 @@ class MinasTirith(NumbaGame):
         ph = state.st[L.S_PHASE]
         if ph == L.PH_DIE or ph >= L.PH_LOSS:
             return int(np.argmax(scores))   # PH_CARD too: the first highest is card_phase_nb's
-        best = int(np.argmax(scores))   # choose_action_nb: the first strict maximum above PASS's 0
-        return best if scores[best] > 0.0 else 0
+        return int(np.argmax(scores))   # choose_action_nb: the first maximum, PASS (row 0) first
 
     def decision_kind(self, compiled, state):
         """"die" (mission die, MT-4.2/4.5), "action" (the mission menu, MT-6/7/9), "loss" (a

@@ -104,6 +104,8 @@ O_LAT = STATE.array("lat", 2 * MAXT)  # per-decision cache: leaders of a side at
 O_WKAT = STATE.array("wkat", MAXT)    # per-decision cache: 1 if a Witch-king (reversed leader) is at t
 O_DEC = STATE.array("dec", 8)         # per-decision flags: [0] Evil siege holds_nb, [1] Evil Grond holds_nb,
                                       # [2 + side] catapults of side on the board
+O_EXP = STATE.array("exp", 2 * MAXT)  # the learned player's cache: enemy archers within 2 of t, per side
+O_ADJ = STATE.array("adj", 2 * MAXT)  # the learned player's cache: enemy units next to t, per side
 STATE.freeze()
 ST_SIZE = STATE.size
 
@@ -140,7 +142,14 @@ PL_CATN, PL_CATF, PL_LCN, PL_LCW = range(10, 14)
 PL_FLEE, PL_FLEER = 14, 15
 PL_GUARD = 16
 PL_CAV2 = 17
-NPOL = 18
+# The learned player's weights (policies.learned_bonus_nb): one per feature of an action row
+# (LF_*), added to the heuristic's score; all zero for the presets, so they play as before.
+PL_LF0 = 18
+(LF_PASS, LF_PASS_MISS, LF_MV, LF_MV_EXP, LF_MV_RISK, LF_MV_ADJ, LF_MV_IMP, LF_MV_CITY, LF_MV_FRAC,
+ LF_MV_EARLY, LF_LM, LF_LM_RISK, LF_AS, LF_AS_P, LF_AS_K, LF_AS_LDR, LF_BB, LF_BB_DICE, LF_BB_KILL,
+ LF_CARD) = range(20)
+NLF = 20
+NPOL = PL_LF0 + NLF
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2
 R_LEADERS, R_CITY, R_DECK = 0, 1, 2

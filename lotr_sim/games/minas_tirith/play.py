@@ -49,7 +49,7 @@ from lotr_sim.games.minas_tirith.config import (
     P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, NLF, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
     S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
@@ -63,7 +63,10 @@ from lotr_sim.games.minas_tirith.combat import (
     assault_resume_nb, catapults_check_nb, lose_one_nb, loss_options_nb, next_loss_nb, remove_leader_nb,
     retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
 )
-from lotr_sim.games.minas_tirith.policies import choose_action_nb, choose_die_nb, score_action_nb
+from lotr_sim.games.minas_tirith.policies import (
+    choose_action_nb, choose_die_nb, learned_bonus_nb, learned_on_nb, refresh_learned_nb, row_features_nb,
+    score_action_nb,
+)
 from lotr_sim.games.minas_tirith.cards import (
     card_options_nb, card_phase_nb, card_score_nb, card_step_nb, draw_cards_nb,
 )
@@ -488,6 +491,28 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     out[0] = pol[side, PL_PASS]
     for i in range(1, n):
         out[i] = score_action_nb(cf, st, wp, pol, side, act, i)
+    if learned_on_nb(pol, side):   # the learned player's term (policies.learned_bonus_nb)
+        refresh_learned_nb(cf, st)
+        for i in range(n):
+            out[i] += learned_bonus_nb(cf, st, wp, pol, side, act, i)
+
+
+@njit(cache=True, nogil=True)
+def features_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """What the learned player learns from, at a mission-phase action decision (MT-6/MT-7):
+    per legal row, the heuristic's own score (``pol`` row, its learned term left out) in
+    column 0 and the row's features (policies.row_features_nb, ``NLF`` of them) after it.
+    Returns 1, or 0 at any other decision (dice, losses, retreats, cards: nothing written)."""
+    if st[S_PHASE] != PH_ACT:
+        return 0
+    side = st[S_SIDE]
+    refresh_learned_nb(cf, st)
+    for i in range(n):
+        out[i, 0] = pol[side, PL_PASS] if i == 0 else score_action_nb(cf, st, wp, pol, side, act, i)
+        f = row_features_nb(cf, st, wp, side, act, i)
+        for k in range(NLF):
+            out[i, 1 + k] = f[k]
+    return 1
 
 
 @njit(cache=True, nogil=True)

@@ -14,6 +14,17 @@ helpers value territories (``importance_nb``: the city, walls, banner territorie
 ``threat_nb``, ``good_want_nb``) and assaults (``winp_nb`` from the battle table ``wp`` and
 the MT-8.2 modifiers). A policy row with ``PL_TYPE == 0`` is the random player: uniform over
 the menu (PASS included) and over the dice.
+
+The learned player (``tuned`` once ``lotr-sim learn`` has shipped its weights) is the heuristic
+plus a linear term: each action row's features (``row_features_nb``, the ``LF_*`` of layout.py:
+what a move does to the exposure of the moving units and of the seat's leaders to enemy archers
+within bombardment range (MT-7.2; a leader is captured when its territory's last unit falls,
+MT-8.4), to the enemy units next to them, to importance and distance from the city; an
+assault's P(take), dice and enemy leaders; a bombardment's dice and its chance to take a
+leader; a bias per action kind) weighted by the row's ``PL_LF0..`` entries and added to
+``score_action_nb``'s score (``learned_bonus_nb``). With every such weight 0 (the presets) the
+heuristic plays exactly as without them. Only the mission-phase actions (MT-6/MT-7) are scored
+this way; dice, losses, retreats and cards stay the heuristic's.
 """
 from __future__ import annotations
 
@@ -21,13 +32,14 @@ from __future__ import annotations
 from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
-    C_CITY, C_ND, C_NU, C_T, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NTS, O_TKIND,
-    O_UARCH, O_UCLS, P_HOLDER_CAP, P_MISSION_BASE, WMAX,
+    C_CITY, C_ND, C_NU, C_T, MAXDEG, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NB, O_NBN,
+    O_NTS, O_TKIND, O_UARCH, O_UCLS, P_HOLDER_CAP, P_MISSION_BASE, WMAX,
 )
 from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
     PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, PL_CAV2, S_DICE, S_DTOP,
+    NLF, O_ADJ, O_EXP, O_UNITS, PL_LF0, S_MISS, S_ROUND,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -188,13 +200,136 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
 
 
 @njit(cache=True, _nrt=False)
+def learned_on_nb(pol, side):
+    """Does ``side``'s row carry learned weights (any ``PL_LF0..`` entry not 0)?"""
+    for k in range(NLF):
+        if pol[side, PL_LF0 + k] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def refresh_learned_nb(cf, st):
+    """The learned player's per-decision caches (after refresh_tot_nb): per side and territory,
+    the enemy archers within 2 territories (O_EXP: MT-7.2's archer range) and the enemy units
+    next to it (O_ADJ)."""
+    T = cf[C_T]
+    for side in range(2):
+        E = 1 - side
+        for t in range(T):
+            st[O_EXP + side * MAXT + t] = 0
+            m = 0
+            for j in range(cf[O_NBN + t]):
+                m += st[O_TOT + E * MAXT + cf[O_NB + t * MAXDEG + j]]
+            st[O_ADJ + side * MAXT + t] = m
+        for a in range(T):
+            arch = 0
+            for jj in range(cf[O_NTS + E]):
+                u = cf[O_LORD + E * MAXU + jj]
+                if cf[O_UARCH + u] == 1:
+                    arch += st[O_UNITS + a * MAXU + u]
+            if arch == 0:
+                continue
+            for t in range(T):
+                if cf[O_DIST + a * MAXT + t] <= 2:
+                    st[O_EXP + side * MAXT + t] += arch
+
+
+@njit(cache=True, _nrt=False)
+def leader_risk_nb(nl, exposure, own):
+    """How exposed ``nl`` leaders are in a territory with ``own`` units under ``exposure`` enemy
+    archers in range: a leader is captured when the last unit falls (MT-8.4)."""
+    if nl <= 0:
+        return 0.0
+    e = exposure if exposure < 6 else 6
+    return nl * e / (1.0 + (own if own > 0 else 0))
+
+
+@njit(cache=True, _nrt=False)
+def row_features_nb(cf, st, wp, side, act, i):
+    """The learned player's features of action row ``i`` for ``side`` (the ``LF_*`` order);
+    the caches of refresh_tot_nb and refresh_learned_nb must be current."""
+    f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = f8 = f9 = 0.0
+    f10 = f11 = f12 = f13 = f14 = f15 = f16 = f17 = f18 = f19 = 0.0
+    kind = act[i, 0]
+    a = act[i, 1]
+    b = act[i, 2]
+    E = 1 - side
+    tot = O_TOT + side * MAXT
+    ex = O_EXP + side * MAXT
+    adj = O_ADJ + side * MAXT
+    lat = O_LAT + side * MAXT
+    if kind == A_PASS:
+        f0 = 1.0
+        f1 = float(st[S_MISS])
+    elif kind == A_MOVE or kind == A_CAV2:
+        k = act[i, 3]
+        to = act[i, 5] if kind == A_CAV2 else b
+        oa = st[tot + a]
+        ot = st[tot + to]
+        la = st[lat + a]
+        lt = st[lat + to]
+        f2 = 1.0
+        f3 = k * (st[ex + to] - st[ex + a]) / 6.0
+        before = leader_risk_nb(la, st[ex + a], oa) + leader_risk_nb(lt, st[ex + to], ot)
+        if oa - k <= 0:      # the leaders go with the last units
+            after = leader_risk_nb(lt + la, st[ex + to], ot + k)
+        else:
+            after = leader_risk_nb(la, st[ex + a], oa - k) + leader_risk_nb(lt, st[ex + to], ot + k)
+        f4 = after - before
+        f5 = k * (st[adj + to] - st[adj + a]) / 10.0
+        f6 = importance_nb(cf, to) - importance_nb(cf, a)
+        f7 = float(cf[O_DCITY + a] - cf[O_DCITY + to])
+        f8 = k / (oa if oa > 0 else 1.0)
+        early = 3 - st[S_ROUND]
+        if early > 0:
+            f9 = f7 * early / 3.0
+    elif kind == A_LMOVE:
+        src = st[O_LLOC + a]
+        f10 = 1.0
+        if src >= 0:
+            f11 = leader_risk_nb(1, st[ex + b], st[tot + b]) - leader_risk_nb(1, st[ex + src], st[tot + src])
+    elif kind == A_ASSAULT:
+        f12 = 1.0
+        f13 = winp_nb(cf, st, wp, side, a, b, act[i, 5])
+        f14 = act[i, 3] / 3.0
+        f15 = float(st[O_LAT + E * MAXT + b])
+    elif kind == A_BOMBARD:
+        dice = act[i, 4]
+        f16 = 1.0
+        f17 = dice / 3.0
+        if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + E * MAXT + b] <= dice:
+            f18 = 1.0
+    elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
+        f19 = 1.0
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
+
+
+@njit(cache=True, _nrt=False)
+def learned_bonus_nb(cf, st, wp, pol, side, act, i):
+    """The learned term of row ``i``'s score: its features weighted by ``side``'s ``PL_LF0..``."""
+    f = row_features_nb(cf, st, wp, side, act, i)
+    v = 0.0
+    for k in range(NLF):
+        v += pol[side, PL_LF0 + k] * f[k]
+    return v
+
+
+@njit(cache=True, _nrt=False)
 def choose_action_nb(cf, st, wp, pol, s, side, act, n):
     if pol[side, PL_TYPE] == 0:
         return randint_nb(s, n)
+    lw = learned_on_nb(pol, side)
+    if lw:
+        refresh_learned_nb(cf, st)
     best = 0
     bestv = pol[side, PL_PASS]      # row 0 is the pass (MT-6): the action to beat
+    if lw:
+        bestv += learned_bonus_nb(cf, st, wp, pol, side, act, 0)
     for i in range(1, n):
         v = score_action_nb(cf, st, wp, pol, side, act, i)
+        if lw:
+            v += learned_bonus_nb(cf, st, wp, pol, side, act, i)
         if v > bestv:
             bestv = v
             best = i

@@ -1,0 +1,373 @@
+"""Learn a fast player from a wider, slower search (expert iteration), and check it paired.
+
+The fast player is a game's heuristic plus a linear term over features of each legal action
+row (``PolicyTable.learned_weights``; Minas Tirith: ``policies.row_features_nb``), scored inside
+the numba step loop at the cost of a dot product per row. ``learn`` sets that term's weights:
+
+1. **Data.** A recording search player (``RecordingSearch``: the search player with every legal
+   action as a candidate, screened on a few playouts each and raced by halving, its playouts
+   played by the current player for every seat) takes one side's seat against the current
+   player; at every decision the learned term scores, it keeps the rows' features and the row
+   the search chose. Game ``i`` of iteration ``k`` is game ``i`` of the seed's stream, its
+   search streams its own (``SearchPlayer``), so the data are reproducible from the seed. Data
+   are saved per chunk of games (``data/k<K>-<side>-<first>.npz``): an interrupted run goes on
+   from its last chunk (``resume``).
+2. **Fit.** Per side, a conditional logit over each decision's legal rows: the chosen row's
+   probability is ``softmax(beta * h + w . f)`` over the rows, ``h`` the heuristic's score,
+   ``f`` the features, fitted by L-BFGS (SciPy) with an L2 penalty on ``w``, on every
+   iteration's data so far. The player's weights are ``w / beta`` (the heuristic's score keeps
+   its scale), clipped to the weights' range.
+3. **Check.** The fitted player against the current one on paired games (game ``i`` of both
+   on stream ``i``), each side against the current player on the other: the gain in the side's
+   score (win 1, draw 1/2) with a 95% interval from the paired differences. Each side keeps its
+   fitted row where it gained; the loop stops when no side gains (or after ``iterations``).
+
+The search's own result in the data games against the current player on the same indices is
+the iteration's exploitability estimate (``search_gain``): how much the wide search still
+finds against the player it searched on.
+"""
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lotr_sim.errors import LotrSimError
+from lotr_sim.players.search import SearchPlayer
+
+#: the recording search's settings: every legal action, 2 playouts each to screen, halving
+#: until the budget (per decision) is spent; the current player plays every seat in its playouts
+SEARCH = dict(width=10_000, start=2, budget=1024, z=1.0, model="opponents")
+STATE_FILE = "learn.json"
+RESULT = "learned.toml"
+
+
+class RecordingSearch(SearchPlayer):
+    """The search player on a base heuristic, keeping (features, chosen row) at every decision
+    the learned term scores (``Game.action_features``)."""
+
+    def __init__(self, game, seed: int, **settings: Any):
+        super().__init__(game, seed, **settings)
+        self.records: list[tuple[np.ndarray, int]] = []
+
+    def choose(self, compiled, state) -> int:
+        if self._rows is None:
+            seat = self.game.to_move(state)
+            self._rows = self.game.heuristic_rows(compiled, self._seat_models(compiled, state, seat))
+        self.game.use_heuristic(compiled, state, self._rows)
+        feats = self.game.action_features(compiled, state)
+        pick = super().choose(compiled, state)
+        if feats is not None and feats.shape[0] > 1:
+            self.records.append((feats, int(pick)))
+        return pick
+
+
+def play_recorded(game, compiled, player: str, side: str, seed: int, index: int,
+                  settings: Mapping[str, Any]) -> tuple[list[tuple[np.ndarray, int]], dict[str, np.ndarray]]:
+    """Game ``index`` with a recording search on ``side`` (on ``player``'s weights) and
+    ``player`` on every other seat: the decisions it recorded and the game's result row."""
+    policies = {s: player for s in game.sides}
+    state = game.new_state(compiled, policies, seed, index)
+    seat = list(game.sides).index(side)
+    rec = RecordingSearch(game, seed, base=player, **settings)
+    rec.prepare(compiled, state)
+    while True:
+        s = game.run_builtin(compiled, state, [seat])
+        if s < 0:
+            break
+        game.apply(compiled, state, rec.choose(compiled, state))
+    return rec.records, game.result(compiled, state)
+
+
+def side_scores(game, res: Mapping[str, np.ndarray], side: str) -> np.ndarray:
+    """Each game's score for ``side``: 1 for a win, 1/2 for a draw, 0 for a loss."""
+    w = np.asarray(res["winner"])
+    i = list(game.outcomes).index(side)
+    draw = list(game.outcomes).index("draw") if "draw" in game.outcomes else -1
+    return (w == i).astype(float) + 0.5 * (w == draw)
+
+
+def paired_gain(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Mean of ``a - b`` (paired scores) with a 95% normal interval and the games."""
+    d = np.asarray(a, float) - np.asarray(b, float)
+    n = d.size
+    m = float(d.mean()) if n else 0.0
+    se = float(d.std(ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
+    return dict(gain=m, lo=m - 1.96 * se, hi=m + 1.96 * se, games=int(n))
+
+
+# -- fitting ----------------------------------------------------------------------------------
+def fit_logit(records: Sequence[tuple[np.ndarray, int]], l2: float = 1.0,
+              h_clip: tuple[float, float] = (-5.0, 60.0)) -> dict[str, Any]:
+    """Fit ``softmax(beta * h + w . f)`` to the chosen rows (see the module docstring).
+
+    Returns ``beta``, ``w`` (the raw coefficients), ``weights`` (``w / beta``), the mean log
+    likelihood per decision with and without the features, the share of decisions whose
+    chosen row the fitted scores rank first, and the decisions used."""
+    from scipy.optimize import minimize
+    recs = [(f, p) for f, p in records if f.shape[0] > 1]
+    if not recs:
+        raise LotrSimError("no decisions to learn from: play more games")
+    X = np.concatenate([f for f, _ in recs])
+    X[:, 0] = np.clip(X[:, 0], *h_clip)
+    sizes = np.array([f.shape[0] for f, _ in recs])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    chosen = starts + np.array([p for _, p in recs])
+    seg = np.repeat(np.arange(len(recs)), sizes)
+    scale = X[:, 1:].std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = X.copy()
+    Z[:, 1:] /= scale
+    nd = len(recs)
+
+    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        u = Z @ theta
+        mx = np.maximum.reduceat(u, starts)
+        e = np.exp(u - mx[seg])
+        den = np.add.reduceat(e, starts)
+        lse = mx + np.log(den)
+        p = e / den[seg]
+        val = float(lse.sum() - u[chosen].sum()) / nd
+        g = (np.add.reduceat(p[:, None] * Z, starts).sum(axis=0) - Z[chosen].sum(axis=0)) / nd
+        pen = np.zeros_like(theta)
+        pen[1:] = theta[1:]
+        return val + 0.5 * l2 / nd * float(theta[1:] @ theta[1:]), g + l2 / nd * pen
+
+    theta0 = np.zeros(Z.shape[1])
+    theta0[0] = 1.0
+    base = minimize(lambda t: nll(np.concatenate((t, np.zeros(Z.shape[1] - 1))))[0],
+                    theta0[:1], method="L-BFGS-B")
+    res = minimize(nll, theta0, jac=True, method="L-BFGS-B")
+    theta = res.x
+    beta = float(theta[0])
+    w = theta[1:] / scale
+    u = Z @ theta
+    top = np.maximum.reduceat(u, starts)
+    hit = float(np.mean(u[chosen] >= top[np.arange(nd)] - 1e-12))
+    return dict(beta=beta, w=w, weights=w / beta if beta > 1e-6 else np.zeros_like(w),
+                loglik=-float(res.fun), loglik_h_only=-float(base.fun), top1=hit, decisions=nd,
+                converged=bool(res.success))
+
+
+# -- the loop ---------------------------------------------------------------------------------
+@dataclass
+class LearnResult:
+    """What ``learn`` did: the weights file it wrote, the player name that plays it
+    (``tuned:FILE``), and per iteration the data, fit, paired check and search gain."""
+    out: Path
+    path: Path | None
+    player: str
+    iterations: list[dict] = field(default_factory=list)
+    manifest: dict = field(default_factory=dict)
+
+
+def _record_chunk(game, compiled, player: str, side: str, seed: int, first: int, n: int, settings: Mapping,
+                  threads: int) -> tuple[list, np.ndarray]:
+    """Games first..first+n-1 with a recording search on ``side``: records and the side's scores."""
+    def one(i: int):
+        return play_recorded(game, compiled, player, side, seed, first + i, settings)
+    if threads > 1:
+        with ThreadPoolExecutor(max_workers=threads) as ex:
+            out = list(ex.map(one, range(n)))
+    else:
+        out = [one(i) for i in range(n)]
+    recs = [r for rs, _ in out for r in rs]
+    scores = np.concatenate([side_scores(game, res, side) for _, res in out])
+    return recs, scores
+
+
+def _save_chunk(path: Path, recs: list, scores: np.ndarray) -> None:
+    from lotr_sim.experiments.store import atomic_write_bytes
+    import io
+    sizes = np.array([f.shape[0] for f, _ in recs], dtype=np.int64)
+    X = np.concatenate([f for f, _ in recs]) if recs else np.zeros((0, 1))
+    picks = np.array([p for _, p in recs], dtype=np.int64)
+    buf = io.BytesIO()
+    np.savez(buf, X=X, sizes=sizes, picks=picks, scores=scores)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _load_chunk(path: Path) -> tuple[list, np.ndarray]:
+    with np.load(path) as z:
+        X, sizes, picks, scores = z["X"], z["sizes"], z["picks"], z["scores"]
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    recs = [(X[bounds[j]:bounds[j + 1]], int(picks[j])) for j in range(len(sizes))]
+    return recs, scores
+
+
+def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any] | None = None,
+          seed: int = 1, iterations: int = 3, games: int = 100, check_games: int = 20_000,
+          budget: int = SEARCH["budget"], start: str = "tuned", l2: float = 1.0, chunk: int = 10,
+          threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
+          progress: bool = False) -> LearnResult:
+    """Expert iteration for ``game``'s learned player (see the module docstring): ``iterations``
+    rounds of ``games`` recorded search games a side, a fit on all data so far and a paired
+    check on ``check_games`` games a side; starting from player ``start`` (default the
+    shipped ``tuned``). Writes ``learned.toml`` (readable as ``tuned:FILE``; copied to
+    ``configs/tuned/<game>.toml`` it is the built-in ``tuned``), ``learn.json`` (the
+    iterations) and the data. Ctrl-C keeps every finished chunk of games (``resume``)."""
+    from lotr_sim import __version__
+    from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso
+    from lotr_sim.kernels.rng import check_seed
+
+    table = game.policy_table
+    if table is None or not table.learned_weights(table.sides[0]) or not hasattr(game.K, "features_nb"):
+        raise LotrSimError(f"game '{game.name}' has no learned player yet (no features for its actions)")
+    if resume is not None:
+        outp = Path(resume)
+        if not (outp / STATE_FILE).is_file():
+            raise LotrSimError(f"{outp} holds no learn run to resume (no {STATE_FILE})")
+        st = json.loads((outp / STATE_FILE).read_text())
+        if st.get("game") != game.name:
+            raise LotrSimError(f"{outp} is a learn run of '{st.get('game')}', not '{game.name}'")
+        a = st["args"]
+        config, sets, seed, iterations, games = a["config"], a["sets"], a["seed"], a["iterations"], a["games"]
+        check_games, budget, start, l2, chunk = a["check_games"], a["budget"], a["start"], a["l2"], a["chunk"]
+    else:
+        check_seed(seed)
+        for name, v, lo in (("--iterations", iterations, 1), ("--games", games, 1), ("--check-games", check_games, 100),
+                            ("--budget", budget, 4), ("--chunk", chunk, 1)):
+            if not isinstance(v, int) or v < lo:
+                raise LotrSimError(f"{name} must be an integer of at least {lo}, got {v}")
+        if not l2 >= 0:
+            raise LotrSimError(f"--l2 must be >= 0, got {l2}")
+        outp = Path(out) if out is not None else Path("reports") / game.name / (
+            "learn-" + time.strftime("%Y%m%d-%H%M%S"))
+        if (outp / STATE_FILE).is_file():
+            raise LotrSimError(f"{outp} already holds a learn run: continue it with --resume {outp}")
+        st = dict(game=game.name, package_version=__version__, started=now_iso(), iterations=[],
+                  args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
+                            seed=int(seed), iterations=int(iterations), games=int(games),
+                            check_games=int(check_games), budget=int(budget), start=start, l2=float(l2),
+                            chunk=int(chunk)))
+    if not table.knows(start):
+        raise LotrSimError(f"--start {start!r} is not a player of {game.name}'s weight table: give a preset "
+                           f"({', '.join(table.presets)}), tuned or tuned:FILE")
+    table.check(start)
+    ensure_writable_dir(outp)
+    with folder_lock(outp, "learn"):
+        return _run(game, table, st, outp, config, sets, seed, iterations, games, check_games, budget, start,
+                    l2, chunk, threads, progress)
+
+
+def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations: int, games: int,
+         check_games: int, budget: int, start: str, l2: float, chunk: int, threads: int | None,
+         progress: bool) -> LearnResult:
+    """``learn`` with its folder locked: the data of finished iterations, then the rest."""
+    from lotr_sim.experiments.store import atomic_write_json
+    from lotr_sim.kernels.runner import resolve_threads
+    (outp / "data").mkdir(exist_ok=True)
+    cfg = game.load(config, sets)
+    compiled = game.compile(cfg)
+    threads = resolve_threads(threads)
+    settings = dict(SEARCH, budget=int(budget))
+    st.setdefault("rules_hash", cfg.hash)
+    atomic_write_json(outp / STATE_FILE, st)
+
+    current = st["iterations"][-1]["player"] if st["iterations"] else start
+    data: dict[str, list] = {s: [] for s in table.tuned_sides}
+    for k in range(len(st["iterations"])):        # the data of finished iterations
+        for s in data:
+            for p in sorted((outp / "data").glob(f"k{k}-{s}-*.npz")):
+                data[s] += _load_chunk(p)[0]
+    n_chunks = -(-games // chunk)
+    try:
+        current = _iterate(game, compiled, table, st, outp, data, current, seed, iterations, games, chunk,
+                           n_chunks, check_games, settings, l2, threads, progress)
+    except KeyboardInterrupt:
+        from lotr_sim.errors import Interrupted
+        raise Interrupted(f"interrupted: the finished chunks of games are saved in {outp}; continue with: "
+                          f"lotr-sim learn --game {game.name} --resume {outp}") from None
+    return _finish(game, table, st, outp, cfg, current, start, seed, games, budget, l2, check_games)
+
+
+def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: str, seed: int, iterations: int,
+             games: int, chunk: int, n_chunks: int, check_games: int, settings: Mapping, l2: float,
+             threads: int, progress: bool) -> str:
+    """The iterations still to do; returns the player the last one kept."""
+    from lotr_sim.experiments.progress import make_progress
+    from lotr_sim.experiments.store import atomic_write_json
+    while len(st["iterations"]) < iterations:
+        k = len(st["iterations"])
+        it: dict[str, Any] = dict(iteration=k + 1, searched_on=current)
+        t0 = time.perf_counter()
+        with make_progress(progress, f"learn {game.name}: iteration {k + 1}, search games",
+                           n_chunks * chunk * len(data)) as bar:
+            gains = {}
+            for s in data:
+                scores = []
+                for c in range(n_chunks):
+                    first = c * chunk
+                    n = min(chunk, games - first)
+                    path = outp / "data" / f"k{k}-{s}-{first:06d}.npz"
+                    if path.is_file():
+                        recs, sc = _load_chunk(path)
+                    else:
+                        recs, sc = _record_chunk(game, compiled, current, s, seed, first, n, settings, threads)
+                        _save_chunk(path, recs, sc)
+                    data[s] += recs
+                    scores.append(sc)
+                    bar.advance(n)
+                sc = np.concatenate(scores)
+                pols = {x: current for x in game.sides}
+                base = side_scores(game, game.simulate(compiled, pols, seed, 0, games, threads=threads), s)
+                gains[s] = paired_gain(sc, base)
+        it["search_gain"] = gains
+        it["search_seconds"] = round(time.perf_counter() - t0, 1)
+        rows = {x: r.copy() for x, r in table.rows(current).items()}
+        fits = {}
+        for s in data:
+            f = fit_logit(data[s], l2=l2)
+            fits[s] = {key: (v.tolist() if isinstance(v, np.ndarray) else v) for key, v in f.items()}
+            for w, x in zip(table.learned_weights(s), f["weights"]):
+                rows[s][w.index] = float(np.clip(x, w.lo, w.hi))
+        if table.tie_sides:
+            for x in game.sides:
+                rows[x] = rows[table.sides[0]].copy()
+        new = table.inline_name(rows)
+        check = {}
+        first = 1_000_000 * (k + 1)     # check games apart from the data games
+        for s in game.sides if not table.tie_sides else table.sides[:1]:
+            a = game.simulate(compiled, {x: (new if x == s else current) for x in game.sides}, seed, first,
+                              check_games, threads=threads)
+            b = game.simulate(compiled, {x: current for x in game.sides}, seed, first, check_games, threads=threads)
+            check[s] = paired_gain(side_scores(game, a, s), side_scores(game, b, s))
+        # each side keeps its fitted row where it gained on the paired games
+        kept = [s for s, c in check.items() if c["gain"] > 0]
+        old_rows = table.rows(current)
+        final = {x: (rows[x] if (x in kept or (table.tie_sides and kept)) else old_rows[x]).copy()
+                 for x in game.sides}
+        it.update(fit=fits, check=check, kept=kept, seconds=round(time.perf_counter() - t0, 1))
+        it["player"] = table.inline_name(final) if kept else current
+        st["iterations"].append(it)
+        atomic_write_json(outp / STATE_FILE, st)
+        if not kept:
+            break
+        current = it["player"]
+    return current
+
+
+def _finish(game, table, st: dict, outp: Path, cfg, current: str, start: str, seed: int, games: int,
+            budget: int, l2: float, check_games: int) -> LearnResult:
+    """Write the learned weights (when an iteration was kept) and the run's record."""
+    from lotr_sim import __version__
+    from lotr_sim.experiments.store import atomic_write_json, now_iso
+    path = None
+    if current != start:
+        rows = table.rows(current)
+        prov = dict(seed=int(seed), iterations=len(st["iterations"]), games_per_side=int(games),
+                    budget=int(budget), start=start, l2=float(l2), check_games=int(check_games),
+                    **{f"{s}_gain_v_start": round(sum(it["check"][s]["gain"] for it in st["iterations"]
+                                                      if s in it["kept"]), 5)
+                       for s in game.sides if not table.tie_sides or s == table.sides[0]},
+                    date=now_iso()[:10], package_version=__version__, learned_by="lotr-sim learn")
+        path = table.write(outp / RESULT, rows, cfg.hash, prov, by="lotr-sim learn")
+    st["finished"] = now_iso()
+    atomic_write_json(outp / STATE_FILE, st)
+    return LearnResult(out=outp, path=path, player=f"tuned:{path}" if path else start,
+                       iterations=list(st["iterations"]), manifest=st)
