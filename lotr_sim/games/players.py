@@ -94,6 +94,8 @@ _SEARCH = dict(budget=48, width=4, z=0.5, start=6, keep_pass=False, base="tuned"
                horizon=1)
 _SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="tuned", model="opponents",
                     horizon=1)
+_SEARCH_WIDE = dict(budget=2048, width=0, start=2, final=64, z=0.0, keep_pass=False, base="tuned",
+                   model="opponents", horizon=2)
 _SEARCH_CLASSIC = dict(budget=384, width=6, z=1.0, start=8, keep_pass=False, base="greedy", model="self")
 
 register_player("search", _SEARCH_PLAYER, "Monte Carlo search on the tuned weights: their four best "
@@ -103,6 +105,11 @@ register_player("search", _SEARCH_PLAYER, "Monte Carlo search on the tuned weigh
 register_player("search-fast", _SEARCH_PLAYER, "the search player with 16 playouts per decision "
                 "(the tuned weights' three best candidates, 4 playouts each; in LOTR Risk one round "
                 "each, as search)", _SEARCH_FAST)
+register_player("search-wide", _SEARCH_PLAYER, "the judge of exploitability: Monte Carlo search over "
+                "every legal action (2 playouts each, then the better half raced on until two have 64 "
+                "each; at most 2,048 playouts per decision), playouts by tuned for its seat and the "
+                "actual player on every other; in LOTR Risk each playout stops after two rounds, "
+                "scored by the points", _SEARCH_WIDE)
 register_player("search-classic", _SEARCH_PLAYER, "the search player before issue 19: the "
                 "greedy heuristic's six best candidates raced on playouts by greedy for every seat "
                 "(at most 384 playouts per decision; about six times the CPU of search)", _SEARCH_CLASSIC)
