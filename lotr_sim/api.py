@@ -242,6 +242,10 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
         names = list(players) if players else skill_players(g)
         names = pairing_players(g, names)
         judge = skill_judge(names, judge)
+        from lotr_sim.games.players import is_generic
+        if not is_generic(judge):
+            raise LotrSimError(f"--judge must be a search player (a player from lotr_sim.players: "
+                               f"search-wide, search, ...), not '{judge}'")
         names = pairing_players(g, names + ([judge] if judge not in names else []))
         if len(names) < 2:
             raise LotrSimError("skill needs at least two players to pair")

@@ -81,10 +81,18 @@ def test_search_is_a_sweep_dimension(fake, tmp_path):
         assert abs(r["rate_good"] - pg) / math.sqrt(pg * (1 - pg) / 4000) < 4, (label, r["rate_good"], pg)
 
 
-def test_skill_bad_input_is_one_line(fake):
+def test_skill_bad_input_is_one_line(fake, tmp_path):
     for args, msg in ((["--games", "0"], "--games must be at least 1"),
-                      (["--players", "random"], "at least two players"),
-                      (["--threads", "0"], "--threads must be")):
-        r = runner.invoke(app, ["skill", "-g", "fake", "-q", *args])
+                      (["--players", "search-wide"], "at least two players"),
+                      (["--judge", "greedy"], "--judge must be a search player"),
+                      (["--threads", "0"], "--threads must be"),
+                      (["--max-games", "40", "--chunk", "50"], "--max-games 40 is below --chunk 50"),
+                      (["--half-width", "0"], "--half-width must be above 0"),
+                      (["--half-width", "-2"], "--half-width must be above 0"),
+                      (["--half-width", "nan"], "--half-width must be above 0"),
+                      (["--games", "100", "--half-width", "3"], "give either --games"),
+                      (["--resume", str(tmp_path), "--max-games", "400"], "--resume continues a run")):
+        r = runner.invoke(app, ["skill", "-g", "fake", "-q", "-o", str(tmp_path / "never"), *args]
+                          if "--resume" not in args else ["skill", "-g", "fake", "-q", *args])
         assert r.exit_code == 2, (args, r.output)
         assert msg in r.stderr and r.stderr.count("\n") == 1, r.stderr
