@@ -215,7 +215,9 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
           scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
           progress: bool = False, chunk: int | None = None, target: str | None = None,
           report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None,
-          half_width: float | None = None, max_games: int | None = None, judge: str | None = None):
+          half_width: float | None = None, max_games: int | None = None, judge: str | None = None,
+          best_response: bool = False, br_generations: int | None = None, br_games: int | None = None,
+          br_check_games: int | None = None):
     """How exploitable are the players, and does the verdict hold for stronger play? Play the
     baseline rules (defaults plus ``sets``) under every pairing of ``players`` (default
     ``skill_players``: random, greedy, tuned, the judge ``search-wide``) and give each
@@ -232,7 +234,11 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     are a function of the games played, so a resumed or re-chunked run gives the same result)
     and Dask. Returns a ``SweepResult`` whose ``verdict["skill"]`` holds the answer; the
     judge's gains are also written to ``skill.toml`` in the folder (``experiments.skillfig``:
-    copied to ``configs/skill/<game>.toml``, every verdict cites them)."""
+    copied to ``configs/skill/<game>.toml``, every verdict cites them). With ``best_response``
+    it also tunes, for each player with a weight family (greedy, tuned), each side's weights
+    against it and measures their paired gain on fresh games (``experiments.exploitability``;
+    ``br_generations``, ``br_games`` per candidate and generation, ``br_check_games``), written
+    beside the judge's gains."""
     from lotr_sim.config import parse_overrides
     from lotr_sim.experiments.spec import SweepSpec, pairing_players
     from lotr_sim.experiments.sweep import run_sweep
@@ -281,6 +287,16 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     from lotr_sim.experiments import skillfig
     base = res.points[0].label
     fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
+    if fig is not None and best_response:
+        from lotr_sim.experiments import exploitability as ex
+        kw = {k: v for k, v in (("generations", br_generations), ("games", br_games),
+                                ("check_games", br_check_games)) if v is not None}
+        spec_d = res.manifest["spec"]
+        fig["best_response"] = {
+            p: ex.best_response(g, p, seed=int(res.manifest["seed"]), sets=spec_d.get("base_sets") or None,
+                                config=spec_d.get("config"), threads=threads,
+                                out=Path(res.out) / "best-response", progress=progress, **kw)
+            for p in ex.family_players(g, list(fig["players"]))}
     if fig is not None:   # copied to configs/skill/<game>.toml, every verdict can cite it
         skillfig.write(Path(res.out) / skillfig.FILE, fig)
     return res

@@ -40,6 +40,9 @@ def skill(
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
     csv: bool = typer.Option(False, "--csv", help="Also write results.csv (the results table, one row per pairing)."),
     as_json: bool = typer.Option(False, "--json", help="Print the pairings and the verdict as JSON."),
+    best_response: bool = typer.Option(False, "--best-response", help="Also tune each side's weights against "
+                                       "each player with weights (greedy, tuned) and measure their paired gain: "
+                                       "the best response in the player's own family (costs a short tune each)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Play the baseline under every pairing of players, weak to strong, and say whether the
@@ -63,7 +66,7 @@ def skill(
     res = api.skill(game, names, games, seed, sets or None, str(config) if config else None, threads,
                     out, resume, scheduler, cluster, workers, not quiet and not as_json, chunk, target,
                     half_width=None if half_width is None else half_width / 100.0, max_games=max_games,
-                    judge=judge)
+                    judge=judge, best_response=best_response)
     v = res.verdict
     if csv:
         from lotr_sim.reports.build import export_csv
@@ -81,6 +84,12 @@ def skill(
         con.print(item)
     if not v.get("skill"):
         con.print("no search player among the players: nothing says whether the verdict holds for stronger play")
+    from lotr_sim.experiments import skillfig
+    fig = skillfig.read(res.out / skillfig.FILE) or {}
+    for p, sides in (fig.get("best_response") or {}).items():
+        con.print(f"Best response to {p} in its own weight family (paired, fresh games): " + ", ".join(
+            f"as {s} {100 * x['gain']:+.1f} [{100 * x['lo']:+.1f}, {100 * x['hi']:+.1f}] ({x['games']:,} games)"
+            for s, x in sides.items()) + " points.")
     lr = res.manifest["last_run"]
     con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s; results in {res.out}/ (report.html"
               + (", results.csv" if csv else "") + ")")

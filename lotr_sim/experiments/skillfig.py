@@ -9,6 +9,8 @@ measured for other weights (say, before ``tuned`` was re-tuned) are not cited fo
 Likewise the fingerprint of the strong (search) player's settings for the game
 (``strong_fingerprint``): a gain measured by a search player with another budget or horizon
 is not the gain of today's, so it is not cited either.
+With ``--best-response`` the file also holds, per player with weights and side, the paired
+gain of a best response in the player's own weight family (``experiments.exploitability``).
 ``configs/skill/<game>.toml`` is the copy a release ships; ``lookup`` finds the figures of
 some players for some rules there, or says they were not measured for these rules.
 """
@@ -95,6 +97,12 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
                          f"games = {int(x['games'])} }}")
         if (fig.get("weights") or {}).get(player):
             lines.append(f'weights = "{fig["weights"][player]}"   # fingerprint of its weights')
+    for player, sides in (fig.get("best_response") or {}).items():
+        lines += ["", "# a best response in the player's own weight family: each side's weights tuned against it,",
+                  "# paired gain on fresh games (experiments.exploitability)", f'[best_response."{player}"]']
+        for side, x in sides.items():
+            lines.append(f"{side} = {{ gain = {round(float(x['gain']), 5)!r}, lo = {round(float(x['lo']), 5)!r}, "
+                         f"hi = {round(float(x['hi']), 5)!r}, games = {int(x['games'])} }}")
     p = Path(path)
     atomic_write_bytes(p, ("\n".join(lines) + "\n").encode())
     return p
@@ -138,5 +146,10 @@ def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str,
             return dict(status="not measured", why=f"not measured for these {player} weights "
                                                    "(the shipped figures were measured for other ones)")
         sides[side] = dict(player=player, **x)
+    br = {}
+    for side, player in policies.items():
+        x = ((fig.get("best_response") or {}).get(player) or {}).get(side)
+        if x is not None:
+            br[side] = dict(player=player, **x)
     return dict(status="measured", sides=sides, date=fig.get("date"), strong=strong,
-                games_per_pairing=fig.get("games_per_pairing"))
+                games_per_pairing=fig.get("games_per_pairing"), best_response=br or None)

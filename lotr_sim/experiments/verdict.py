@@ -530,7 +530,14 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
              for s, x in found["sides"].items()]
     found["text"] = (f"How exploitable these players are: {found['strong']} gains " + ", ".join(parts)
                      + f" percentage points against them (skill run of {found['date']}, "
-                       f"{found['games_per_pairing']:,} games per pairing).")
+                       f"{found['games_per_pairing']:,} games per pairing")
+    br = found.get("best_response")
+    if br:
+        found["text"] += ("; a best response in their own weight family gains " + ", ".join(
+            f"as {_name(s, sides)} {fmt_pp(x['gain'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}] ({int(x['games']):,} games)"
+            for s, x in br.items()) + ").")
+    else:
+        found["text"] += "; no best response in their weight family measured)."
     return found
 
 
