@@ -94,6 +94,17 @@ _SEARCH = dict(budget=48, width=4, z=0.5, start=6, keep_pass=False, base="tuned"
                horizon=1)
 _SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="tuned", model="opponents",
                     horizon=1)
+# search-wide, the judge of exploitability (what `lotr-sim skill` measures the other players
+# with): every legal action screened with 2 playouts, halved down to two finalists of 64 each,
+# its seat played by tuned and every other seat by its actual player in the playouts. Measured
+# against tuned (`lotr-sim bench search -L search-wide -a tuned`, games 0..n-1 of seed 1 a side,
+# gain paired over tuned v tuned): Minas Tirith +40.0 [+23.8, +56.2] as Good and +12.0 [-0.4,
+# +24.4] as Evil at 2.2/1.9 CPU-s a game (n=50); The Search +44.0 [+29.7, +58.3] / +54.0
+# [+38.6, +69.4] at 1.4/1.3 (n=50); LOTR Risk +45.8 [+21.0, +70.7] / +8.3 [-8.9, +25.6] at
+# 3.0/9.8 (n=24). In LOTR Risk its playouts stop after two rounds, scored by the points: one
+# round ends a playout of a decision late in a round before the other players have answered
+# the move, so a judge with horizon 1 would credit grabs that the reply takes back; playouts
+# to the end cost about three times as much and measured no stronger for the narrow search.
 _SEARCH_WIDE = dict(budget=2048, width=0, start=2, final=64, z=0.0, keep_pass=False, base="tuned",
                    model="opponents", horizon=2)
 _SEARCH_CLASSIC = dict(budget=384, width=6, z=1.0, start=8, keep_pass=False, base="greedy", model="self")

@@ -22,6 +22,14 @@ time per game. Scoring each playout by its points lead as well as its result (a 
 of up to a quarter of a win) added +1 ± 4 points to racing at 37% more time, so the
 playouts count results only.
 
+The wide mode (``width=0``) is the judge of exploitability (``search-wide``): a narrow race
+cannot see an action its base heuristic ranks low, and the actions a strong opponent finds are
+often exactly those. It screens every legal action with ``start`` paired playouts (2), then
+halves the field round by round (the heuristic's choice always stays), topping each survivor
+up to ``final / 2**h`` playouts, ``h`` being the halvings still to come, until two remain with
+``final`` (64) each; ``budget`` caps a decision's playouts. It does not stop when the screening's
+playouts all ended alike (``_race_wide``), and it takes the better finalist at ``z = 0``.
+
 What it improves on and who it plays against in its playouts: ``base`` names the heuristic
 whose candidates it races and which plays its own seat in the playouts (a name of the game's
 policy table: ``greedy``, ``tuned``...; the decisions the engine makes inside its seat's
@@ -73,8 +81,8 @@ _TAG = 0x5345415243480000  # "SEARCH"
 
 
 class SearchPlayer:
-    """Monte Carlo search racing the heuristic's best candidates within a per-decision
-    budget of playouts."""
+    """Monte Carlo search racing the heuristic's best candidates (or, with ``width=0``, every
+    legal action) within a per-decision budget of playouts."""
 
     name = "search"
 
