@@ -41,6 +41,7 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
     return dict(game=manifest.get("game"), rules_hash=rules_hash, date=now_iso()[:10],
                 strong=sk.get("player"), strong_settings=strong_fingerprint(game, str(sk.get("player"))),
                 games_per_pairing=int(games), seed=manifest.get("seed"),
+                half_width_goal=(manifest.get("spec") or {}).get("gain_precision"),
                 players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
                                                        hi=round(float(x["hi"]), 5), games=int(x["games"]))
                                        for x in e["sides"]} for e in expl},
@@ -83,13 +84,17 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
     """Write skill figures as TOML (``figures``' layout)."""
     from lotr_sim.experiments.store import atomic_write_bytes
     lines = ["# How much the search player gains against each player (lotr-sim skill), per side:",
-             "# share of that side's games, 95% Newcombe interval. Measured for the rules with this hash.",
+             "# share of that side's games, 95% interval (paired over the player against itself on the",
+             "# same games; Newcombe's unpaired one in files written before). Measured for these rules.",
              f'game = "{fig["game"]}"', f'rules_hash = "{fig["rules_hash"]}"', f'date = "{fig["date"]}"',
              f'strong = "{fig["strong"]}"', f'games_per_pairing = {int(fig["games_per_pairing"])}']
     if fig.get("strong_settings"):
         lines.append(f'strong_settings = "{fig["strong_settings"]}"   # fingerprint of its settings for this game')
     if fig.get("seed") is not None:
         lines.append(f"seed = {int(fig['seed'])}")
+    if fig.get("half_width_goal") is not None:
+        lines.append(f"half_width_goal = {float(fig['half_width_goal'])!r}   # each gain played until its 95% "
+                     "half-width was within this, or the cap")
     for player, sides in fig["players"].items():
         lines += ["", f'[players."{player}"]']
         for side, x in sides.items():

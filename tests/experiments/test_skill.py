@@ -130,6 +130,11 @@ def test_skill_plays_each_side_until_its_gain_is_known_to_the_half_width(fake, t
     assert all(x["paired"] for e in expl.values() for x in e["sides"])
     assert res.verdict["skill"]["answer"] is None
     assert not res.verdict["sentence"].startswith("Not yet an answer")
+    from lotr_sim.experiments import skillfig     # the figures keep each side's games and interval
+    fig = skillfig.read(res.out / skillfig.FILE)
+    assert fig["strong"] == "search-wide" and fig["half_width_goal"] == 0.05
+    x = fig["players"]["random"]["good"]
+    assert x["games"] == g.loc["good=search-wide,evil=random", "games"] and (x["hi"] - x["lo"]) / 2 <= 0.05
 
 
 @pytest.mark.slow
