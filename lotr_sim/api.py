@@ -174,23 +174,38 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     return res
 
 
-SKILL_GAMES = 200
+#: skill's sequential mode: the 95% half-width every side's gain is measured to (points / 100),
+#: the cap of games per pairing and the chunk (the unit of work and of resuming)
+SKILL_HALF_WIDTH = 0.03
+SKILL_MAX_GAMES = 4000
+SKILL_CHUNK = 50
+#: the judge of exploitability: the player whose gains ``skill`` measures
+SKILL_JUDGE = "search-wide"
 
 
 def skill_players(game) -> list[str]:
     """``skill``'s default ladder, weak to strong: random, greedy, the shipped tuned weights
-    (when the game has them) and the search player; a game without a greedy player pairs its
-    own players and search."""
+    (when the game has them) and the judge (``search-wide``); a game without a greedy player
+    pairs its own players and the judge."""
     g = get_game(game)
     own = list(g.builtin_policies)
     if "random" not in own or "greedy" not in own:
-        return own + ["search"]
+        return own + [SKILL_JUDGE]
     names = ["random", "greedy"]
     if g.policy_table is not None:
         from lotr_sim.games.weights import shipped_path
         if shipped_path(g.name).is_file():
             names.append("tuned")
-    return names + ["search"]
+    return names + [SKILL_JUDGE]
+
+
+def skill_judge(names: Sequence[str], judge: str | None = None) -> str:
+    """The judge of a skill run: ``judge`` when given, else the last player of ``names`` from
+    ``lotr_sim.players`` (the search players), else ``SKILL_JUDGE``."""
+    from lotr_sim.games.players import is_generic
+    if judge is not None:
+        return judge
+    return next((p for p in reversed(list(names)) if is_generic(p)), SKILL_JUDGE)
 
 
 @_setup_lines
@@ -199,17 +214,31 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
           scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
           progress: bool = False, chunk: int | None = None, target: str | None = None,
-          report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None):
-    """Does the verdict hold for stronger play? Play the baseline rules (defaults plus
-    ``sets``) under every pairing of ``players`` (default ``skill_players``: random, greedy,
-    tuned, search), ``games`` per pairing (default 200: search games are slow), and give
-    each pairing's win rates with intervals. The verdict says whether the side favoured under
-    the baseline's players (``policies``, default the game's) is still favoured with the
-    search player on every seat. A sweep underneath: same folder layout, ``--resume`` and
-    Dask (``scheduler``/``cluster``: where search games pay for a cluster). Returns a
-    ``SweepResult`` whose ``verdict["skill"]`` holds the answer; the search player's gains
-    against each player are also written to ``skill.toml`` in the folder
-    (``experiments.skillfig``: copied to ``configs/skill/<game>.toml``, every verdict cites them)."""
+          report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None,
+          half_width: float | None = None, max_games: int | None = None, judge: str | None = None,
+          best_response: bool = False, br_generations: int | None = None, br_games: int | None = None,
+          br_check_games: int | None = None):
+    """How exploitable are the players, and does the verdict hold for stronger play? Play the
+    baseline rules (defaults plus ``sets``) under every pairing of ``players`` (default
+    ``skill_players``: random, greedy, tuned, the judge ``search-wide``) and give each
+    pairing's win rates with intervals. The judge's gain against each player P on each side
+    (the judge on that side, P on the others, against P v P on the same games) is measured
+    sequentially: batch by batch until the paired 95% interval of each side's gain has a
+    half-width of at most ``half_width`` (points / 100, default 0.03), each side stopping on
+    its own, at most ``max_games`` games a pairing (default 4,000); the other pairings aim at
+    twice that half-width on their own rate. ``games`` instead plays a fixed number of games
+    per pairing. The verdict says whether the side favoured under the baseline's players
+    (``policies``, default the game's) is still favoured with the judge on every seat, and a
+    run whose gains are not yet known to the goal says so in its headline. A sweep
+    underneath: same folder layout, ``--resume`` (finished chunks are kept; the batch targets
+    are a function of the games played, so a resumed or re-chunked run gives the same result)
+    and Dask. Returns a ``SweepResult`` whose ``verdict["skill"]`` holds the answer; the
+    judge's gains are also written to ``skill.toml`` in the folder (``experiments.skillfig``:
+    copied to ``configs/skill/<game>.toml``, every verdict cites them). With ``best_response``
+    it also tunes, for each player with a weight family (greedy, tuned), each side's weights
+    against it and measures their paired gain on fresh games (``experiments.exploitability``;
+    ``br_generations``, ``br_games`` per candidate and generation, ``br_check_games``), written
+    beside the judge's gains."""
     from lotr_sim.config import parse_overrides
     from lotr_sim.experiments.spec import SweepSpec, pairing_players
     from lotr_sim.experiments.sweep import run_sweep
@@ -218,16 +247,38 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     if resume is None:
         names = list(players) if players else skill_players(g)
         names = pairing_players(g, names)
+        judge = skill_judge(names, judge)
+        from lotr_sim.games.players import is_generic
+        if not is_generic(judge):
+            raise LotrSimError(f"--judge must be a search player (a player from lotr_sim.players: "
+                               f"search-wide, search, ...), not '{judge}'")
+        names = pairing_players(g, names + ([judge] if judge not in names else []))
         if len(names) < 2:
             raise LotrSimError("skill needs at least two players to pair")
         base_sets = dict(sets) if isinstance(sets, Mapping) else parse_overrides(sets or [])
-        n = SKILL_GAMES if games is None else int(games)
-        if n < 1:
-            raise LotrSimError(f"--games must be at least 1, got {n}")
+        ck = SKILL_CHUNK if chunk is None else int(chunk)
+        if ck < 1:
+            raise LotrSimError(f"--chunk must be at least 1, got {ck}")
+        if games is not None:
+            if int(games) < 1:
+                raise LotrSimError(f"--games must be at least 1, got {games}")
+            if half_width is not None or max_games is not None:
+                raise LotrSimError("give either --games (a fixed number per pairing) or --half-width/--max-games "
+                                   "(play until each gain is known to the half-width), not both")
+        else:
+            hw = SKILL_HALF_WIDTH if half_width is None else float(half_width)
+            if not 0 < hw < 0.5:
+                raise LotrSimError(f"--half-width must be above 0 and below 50 points, got {100 * hw:g}")
+            cap = SKILL_MAX_GAMES if max_games is None else int(max_games)
+            if cap < ck:
+                raise LotrSimError(f"--max-games {cap:,} is below --chunk {ck:,}: a pairing plays whole chunks; "
+                                   f"give --max-games of at least {ck:,}")
         spec = SweepSpec(game=g.name, dims=[], base_sets=base_sets,
                          policies=g.check_policies(policies), config=config,
-                         seed=1 if seed is None else int(seed), games=n,
-                         chunk=chunk or 50, pairings=names)
+                         seed=1 if seed is None else int(seed), games=None if games is None else int(games),
+                         chunk=ck, pairings=names, judge=judge,
+                         gain_precision=None if games is not None else hw,
+                         max_games=None if games is not None else cap)
     res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
                     workers=workers, progress=progress, resume=resume,
                     connect_timeout=connect_timeout, target=target, command="skill")
@@ -236,6 +287,16 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     from lotr_sim.experiments import skillfig
     base = res.points[0].label
     fig = skillfig.figures(res.verdict or {}, res.manifest, res.manifest["config"]["hashes"][base])
+    if fig is not None and best_response:
+        from lotr_sim.experiments import exploitability as ex
+        kw = {k: v for k, v in (("generations", br_generations), ("games", br_games),
+                                ("check_games", br_check_games)) if v is not None}
+        spec_d = res.manifest["spec"]
+        fig["best_response"] = {
+            p: ex.best_response(g, p, seed=int(res.manifest["seed"]), sets=spec_d.get("base_sets") or None,
+                                config=spec_d.get("config"), threads=threads,
+                                out=Path(res.out) / "best-response", progress=progress, **kw)
+            for p in ex.family_players(g, list(fig["players"]))}
     if fig is not None:   # copied to configs/skill/<game>.toml, every verdict can cite it
         skillfig.write(Path(res.out) / skillfig.FILE, fig)
     return res

@@ -138,3 +138,78 @@ def test_a_search_game_compiles_its_playouts_before_the_first_step(monkeypatch, 
         play_state(g, comp, {side: "greedy"}, 1, 0)
     assert calls == ["run"]
 
+
+
+def test_wide_search_screens_every_legal_action_then_halves_to_two_finalists():
+    """Wide mode (width 0), the judge of exploitability: every legal action is screened with
+    ``start`` playouts (not only the heuristic's best few), then the heuristic's choice and the
+    better half race on, each topped up to final / 2**(halvings left), until two have ``final``;
+    a good action the heuristic ranks last is found."""
+    p = [0.3] * 19 + [0.9]                 # the heuristic ranks action 19 last
+    g = StubGame(p)
+    s = SearchPlayer(g, 1, budget=4096, width=0, start=2, final=64, z=0.0)
+    assert s.choose(None, _State()) == 19
+    assert s.considered == 20
+    # 20 -> 11 -> 6 -> 4 -> 3 -> 2, each topped up to 64 >> (halvings left) playouts
+    assert g.calls == [(20, 2), (11, 2), (6, 4), (4, 8), (3, 16), (2, 32)]
+    assert s.playouts == sum(k * m for k, m in g.calls)
+
+
+def test_wide_search_stops_before_a_round_past_its_budget():
+    g = StubGame([0.3] * 9 + [0.9])
+    s = SearchPlayer(g, 1, budget=40, width=0, start=2, final=64)
+    s.choose(None, _State())
+    assert s.considered == 10 and s.playouts <= 40
+    assert g.calls[0] == (10, 2)
+
+
+def test_wide_search_does_not_stop_on_alike_screening():
+    """A screening whose playouts all ended alike does not settle a wide decision (the narrow
+    race would keep the heuristic's choice there): the two finalists still get ``final``."""
+    g = StubGame([0.0] * 8)
+    s = SearchPlayer(g, 1, budget=4096, width=0, start=2, final=16)
+    assert s.choose(None, _State()) == 0
+    assert g.calls == [(8, 2), (5, 2), (3, 4), (2, 8)]     # 8 -> 5 -> 3 -> 2, the last two at 16
+
+
+def test_wide_search_needs_a_final_count():
+    with pytest.raises(ValueError, match="final"):
+        SearchPlayer(StubGame([0.5, 0.5]), 1, width=0)
+    with pytest.raises(ValueError, match="width"):
+        SearchPlayer(StubGame([0.5, 0.5]), 1, width=-1)
+
+
+@pytest.mark.parametrize("game_name", ["minas-tirith", "the-search", "lotr-risk"])
+def test_registered_judge_considers_every_legal_action_in_each_game(game_name):
+    """search-wide, the registered judge: at a real decision its race starts with every legal
+    action (the first playouts call gets all of them, the heuristic's choice first)."""
+    from lotr_sim.api import get_game
+    from lotr_sim.games.players import generic_player
+
+    g = get_game(game_name)
+    comp = g.compile(g.load())
+    pol = {s: "tuned" for s in g.sides}
+    pol[g.sides[0]] = "search-wide"
+    state = g.new_state(comp, g.check_policies(pol), 1, 0)
+    judge = generic_player("search-wide", g, 1)
+    assert judge.width == 0 and judge.final == 64
+    seat = g.run_builtin(comp, state, [0])
+    while g.legal_actions(comp, state).shape[0] < 3:      # a decision with a choice to make
+        g.apply(comp, state, g.heuristic_choice(comp, state))
+        seat = g.run_builtin(comp, state, [0])
+        assert seat == 0
+    n = g.legal_actions(comp, state).shape[0]
+    seen = []
+    real = g.playouts
+
+    def spy(c, st, cand, m, key, *rest):
+        seen.append(np.asarray(cand).copy())
+        return real(c, st, cand, m, key, *rest)
+    g.playouts = spy
+    try:
+        judge.choose(comp, state)
+    finally:
+        del g.playouts
+    assert judge.considered == n
+    assert sorted(seen[0].tolist()) == list(range(n))
+    assert seen[0][0] == g.heuristic_choice(comp, state)

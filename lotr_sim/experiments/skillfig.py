@@ -9,6 +9,8 @@ measured for other weights (say, before ``tuned`` was re-tuned) are not cited fo
 Likewise the fingerprint of the strong (search) player's settings for the game
 (``strong_fingerprint``): a gain measured by a search player with another budget or horizon
 is not the gain of today's, so it is not cited either.
+With ``--best-response`` the file also holds, per player with weights and side, the paired
+gain of a best response in the player's own weight family (``experiments.exploitability``).
 ``configs/skill/<game>.toml`` is the copy a release ships; ``lookup`` finds the figures of
 some players for some rules there, or says they were not measured for these rules.
 """
@@ -39,6 +41,7 @@ def figures(verdict: Mapping[str, Any], manifest: Mapping[str, Any], rules_hash:
     return dict(game=manifest.get("game"), rules_hash=rules_hash, date=now_iso()[:10],
                 strong=sk.get("player"), strong_settings=strong_fingerprint(game, str(sk.get("player"))),
                 games_per_pairing=int(games), seed=manifest.get("seed"),
+                half_width_goal=(manifest.get("spec") or {}).get("gain_precision"),
                 players={e["player"]: {x["side"]: dict(gain=round(float(x["gain"]), 5), lo=round(float(x["lo"]), 5),
                                                        hi=round(float(x["hi"]), 5), games=int(x["games"]))
                                        for x in e["sides"]} for e in expl},
@@ -81,13 +84,17 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
     """Write skill figures as TOML (``figures``' layout)."""
     from lotr_sim.experiments.store import atomic_write_bytes
     lines = ["# How much the search player gains against each player (lotr-sim skill), per side:",
-             "# share of that side's games, 95% Newcombe interval. Measured for the rules with this hash.",
+             "# share of that side's games, 95% interval (paired over the player against itself on the",
+             "# same games; Newcombe's unpaired one in files written before). Measured for these rules.",
              f'game = "{fig["game"]}"', f'rules_hash = "{fig["rules_hash"]}"', f'date = "{fig["date"]}"',
              f'strong = "{fig["strong"]}"', f'games_per_pairing = {int(fig["games_per_pairing"])}']
     if fig.get("strong_settings"):
         lines.append(f'strong_settings = "{fig["strong_settings"]}"   # fingerprint of its settings for this game')
     if fig.get("seed") is not None:
         lines.append(f"seed = {int(fig['seed'])}")
+    if fig.get("half_width_goal") is not None:
+        lines.append(f"half_width_goal = {float(fig['half_width_goal'])!r}   # each gain played until its 95% "
+                     "half-width was within this, or the cap")
     for player, sides in fig["players"].items():
         lines += ["", f'[players."{player}"]']
         for side, x in sides.items():
@@ -95,6 +102,12 @@ def write(path: str | Path, fig: Mapping[str, Any]) -> Path:
                          f"games = {int(x['games'])} }}")
         if (fig.get("weights") or {}).get(player):
             lines.append(f'weights = "{fig["weights"][player]}"   # fingerprint of its weights')
+    for player, sides in (fig.get("best_response") or {}).items():
+        lines += ["", "# a best response in the player's own weight family: each side's weights tuned against it,",
+                  "# paired gain on fresh games (experiments.exploitability)", f'[best_response."{player}"]']
+        for side, x in sides.items():
+            lines.append(f"{side} = {{ gain = {round(float(x['gain']), 5)!r}, lo = {round(float(x['lo']), 5)!r}, "
+                         f"hi = {round(float(x['hi']), 5)!r}, games = {int(x['games'])} }}")
     p = Path(path)
     atomic_write_bytes(p, ("\n".join(lines) + "\n").encode())
     return p
@@ -138,5 +151,10 @@ def lookup(game: str, rules_hash: str, policies: Mapping[str, str]) -> dict[str,
             return dict(status="not measured", why=f"not measured for these {player} weights "
                                                    "(the shipped figures were measured for other ones)")
         sides[side] = dict(player=player, **x)
+    br = {}
+    for side, player in policies.items():
+        x = ((fig.get("best_response") or {}).get(player) or {}).get(side)
+        if x is not None:
+            br[side] = dict(player=player, **x)
     return dict(status="measured", sides=sides, date=fig.get("date"), strong=strong,
-                games_per_pairing=fig.get("games_per_pairing"))
+                games_per_pairing=fig.get("games_per_pairing"), best_response=br or None)

@@ -64,6 +64,11 @@ class SweepSpec:
     # also play the baseline under every pairing of policies: True for the game's built-in
     # players (random and the heuristics), or a list of player names (``skill`` adds search)
     pairings: bool | list[str] = False
+    # skill's sequential mode (``sweep`` module docstring): every pairing with the judge on one
+    # side and one player P on the others plays until the 95% half-width of the judge's paired
+    # gain there over P v P is at most ``gain_precision``; ``judge`` names that player
+    gain_precision: float | None = None
+    judge: str | None = None
 
     def as_dict(self) -> dict:
         d = dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
@@ -75,6 +80,10 @@ class SweepSpec:
         if self.paired_precision is not None:   # likewise
             d.update(paired_precision=self.paired_precision, baseline_precision=self.baseline_precision,
                      pairings_precision=self.pairings_precision)
+        if self.gain_precision is not None:    # likewise
+            d.update(gain_precision=self.gain_precision)
+        if self.judge is not None:
+            d.update(judge=self.judge)
         return d
 
     @classmethod

@@ -65,6 +65,7 @@ from lotr_sim.experiments.tally import PairTally, Tally
 from lotr_sim.experiments.verdict import check_target, verdict
 
 RATE, PAIRED = "rate", "paired"          # what a point's games must pin down (paired mode)
+GAIN = "gain"                            # skill's sequential mode: the judge's paired gain
 #: The most points the CLI runs without ``--yes`` (a grid multiplies its values' counts).
 MAX_POINTS = 1000
 #: Above this many points, preparing them (each one's rules loaded and compiled) gets a bar.
@@ -143,7 +144,14 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
     if spec.game != game.name:
         raise LotrSimError(f"sweep is for game '{spec.game}', not '{game.name}'")
     check_seed(spec.seed)  # a SeedError is a LotrSimError: one error line
-    if spec.games is None and spec.precision is None and spec.paired_precision is None:
+    if spec.gain_precision is not None:
+        if spec.games is not None or spec.precision is not None or spec.paired_precision is not None:
+            raise LotrSimError("the judge's gain precision is a mode of its own: give no --games, "
+                               "--precision or --paired-precision with it")
+        g = spec.gain_precision
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 < g < 0.5:
+            raise LotrSimError(f"the gain's half-width must be in (0, 0.5), got {g}")
+    elif spec.games is None and spec.precision is None and spec.paired_precision is None:
         raise LotrSimError("give --games N, --precision P or --paired-precision P")
     if spec.games is not None and spec.precision is not None:
         raise LotrSimError("give either --games or --precision, not both")
@@ -224,13 +232,16 @@ def default_max_games(spec: SweepSpec) -> int | None:
     if spec.paired_precision is not None:
         return 4 * games_for_half_width(min(spec.paired_precision, spec.baseline_precision or 1,
                                             spec.pairings_precision or 1))
+    if spec.gain_precision is not None:
+        return 4 * games_for_half_width(spec.gain_precision)
     return None
 
 
 def check_disk(store: Store, spec: SweepSpec, points, save_games: bool) -> None:
     """Refuse, in one line, a sweep whose chunk files cannot fit the free disk."""
     import shutil
-    per_point = spec.max_games if spec.precision is not None or spec.paired_precision is not None else \
+    sequential = spec.precision is not None or spec.paired_precision is not None or spec.gain_precision is not None
+    per_point = spec.max_games if sequential else \
         min(spec.games, spec.max_games) if spec.max_games is not None else spec.games
     on_disk = sum(n for lst in store.chunk_index().values() for _, n, _ in lst)
     games = max(len(points) * int(per_point) - on_disk, 0)
@@ -324,6 +335,64 @@ def point_goals(spec: SweepSpec, points) -> dict[int, tuple[str, float]]:
     return goals
 
 
+def judge_of(spec: SweepSpec, points) -> str | None:
+    """The player whose gains a pairings table measures (``spec.judge``; else the first
+    player from ``lotr_sim.players`` that holds a seat at some point, as ``verdict`` picks
+    it), or None when the sweep has no pairings or no such player."""
+    if not spec.pairings:
+        return None
+    if spec.judge is not None:
+        return spec.judge
+    from lotr_sim.games.players import PLAYERS
+    played = {p for pt in points for p in pt.policies.values()}
+    return next((p for p in PLAYERS if p in played), None)
+
+
+def gain_refs(game, points, cfgs, judge: str | None) -> dict[int, tuple[int, int]]:
+    """``{point: (reference point, outcome)}`` for every point where ``judge`` holds one side
+    and one other player P every other side, on the same rules as the point where P holds
+    every side: the judge's gain there is the paired difference of that side's wins
+    (``outcome``: the side's own outcome) between the two points, which play the same games."""
+    if judge is None:
+        return {}
+    sides = list(game.sides)
+    where = {}
+    for p in points:
+        players = {p.policies.get(x) for x in sides}
+        if len(players) == 1:
+            where.setdefault((cfgs[p.index].hash, players.pop()), p.index)
+    out = {}
+    for p in points:
+        held = [x for x in sides if p.policies.get(x) == judge]
+        others = {p.policies.get(x) for x in sides if x not in held}
+        if len(held) != 1 or len(others) != 1:
+            continue
+        ref = where.get((cfgs[p.index].hash, others.pop()))
+        if ref is not None and sides.index(held[0]) < len(game.outcomes):
+            out[p.index] = (ref, sides.index(held[0]))
+    return out
+
+
+def gain_goals(spec: SweepSpec, points, refs: dict[int, tuple[int, int]]) -> dict[int, tuple[str, float]]:
+    """Skill's sequential mode: ``{point: (what, half-width)}``: the judge's gain points
+    (``refs``) aim at ``spec.gain_precision`` on their paired gain; every other pairing at
+    twice that on its own rate (what the pairings table and the ladder show); a reference
+    point plays at least as many games as the gains that pair with it (``cover_refs``)."""
+    g = float(spec.gain_precision)
+    return {p.index: (GAIN, g) if p.index in refs else (RATE, min(2 * g, 0.49)) for p in points}
+
+
+def cover_refs(targets: dict[int, int], refs: dict[int, tuple[int, int]] | None) -> dict[int, int]:
+    """Extend every reference point to the largest target of the gains paired with it."""
+    if not refs:
+        return targets
+    out = dict(targets)
+    for i, (r, _) in refs.items():
+        if out[i] > out[r]:
+            out[r] = out[i]
+    return out
+
+
 def half_width(what: str, n: int, k: int, n10: int, n01: int) -> float:
     """The 95% half-width a paired-mode goal is about: Wilson's on ``k`` first-outcome wins
     in ``n`` games (``"rate"``), or Bonett-Price's on the paired change from ``n`` common
@@ -345,14 +414,15 @@ def _cover_levers(targets: dict[int, int], goals: dict[int, tuple[str, float]]) 
     """Extend the baseline (point 0) to the largest lever target, so that every lever game
     has its baseline game to pair with."""
     top = max((t for i, t in targets.items() if goals[i][0] == PAIRED), default=0)
-    if top > targets[0]:
+    if top > targets.get(0, 0):
         targets = {**targets, 0: top}
     return targets
 
 
 def next_targets(goals: dict[int, tuple[str, float]], targets: dict[int, int],
                  counts: dict[int, tuple[int, int, int, int]], max_games: int,
-                 early: float = 0.9, margin: float = 1.0, growth: float = 1.02) -> dict[int, int]:
+                 early: float = 0.9, margin: float = 1.0, growth: float = 1.02,
+                 refs: dict[int, tuple[int, int]] | None = None) -> dict[int, int]:
     """The targets of the next batch from the counts of the games played so far (a pure
     function of them): ``counts[i] = (n, k, n10, n01)``, ``n`` the games counted (for a
     lever: the ones it shares with the baseline), ``k`` its first-outcome wins, ``n10``/
@@ -364,7 +434,10 @@ def next_targets(goals: dict[int, tuple[str, float]], targets: dict[int, int],
     has (in hundreds, at most ``max_games``); the baseline then covers every lever
     (``_cover_levers``). Returns the whole new target map (equal to ``targets`` when every
     point is done). The defaults played the fewest games in simulations of the default
-    sweep's points (about 2% above the games the goals need, against 4% for 1.02 x at once)."""
+    sweep's points (about 2% above the games the goals need, against 4% for 1.02 x at once).
+    In skill's sequential mode (``refs``: the judge's gain points and their references) a gain
+    point's counts are its paired counts against its reference, and each reference then covers
+    its gains (``cover_refs``)."""
     z2 = z_value() ** 2
     new = dict(targets)
     for i, (what, goal) in goals.items():
@@ -381,7 +454,30 @@ def next_targets(goals: dict[int, tuple[str, float]], targets: dict[int, int],
         need = z2 * var / goal ** 2
         aim = need * (early if need > 2 * t else margin)
         new[i] = min(max_games, max(_round_up(aim), _round_up(t * growth)))
-    return _cover_levers(new, goals)
+    return cover_refs(_cover_levers(new, goals), refs)
+
+
+def gain_pair(winner_a: np.ndarray, winner_b: np.ndarray, outcome: int = 0) -> PairTally:
+    """The paired counts of ``outcome`` (a side's wins) on the same games under A and B."""
+    pair = PairTally()
+    a, b = np.asarray(winner_a), np.asarray(winner_b)
+    if outcome:     # PairTally counts outcome 0: relabel so that ``outcome`` is 0
+        a, b = np.where(a == outcome, 0, 1), np.where(b == outcome, 0, 1)
+    pair.add(a, b)
+    return pair
+
+
+def tally_gain(store: Store, point: int, upto: int, ref: int, ref_upto: int, outcome: int) -> PairTally:
+    """A gain point's paired counts of ``outcome`` against its reference over their common
+    games (chunk file by chunk file)."""
+    pair, base = PairTally(), _Winners(store, ref, ref_upto)
+    for _, cols in store.iter_games(point, upto=upto, columns=["winner"]):
+        w = cols["winner"]
+        b = base.take(w.size)
+        if b.size:
+            p = gain_pair(w[:b.size], b, outcome)
+            pair.merge(p)
+    return pair
 
 
 class _PairCounts:
@@ -389,23 +485,25 @@ class _PairCounts:
     paired counts against the baseline's same games, brought up to date batch by batch
     (reads only the games added since the last batch; memory: one chunk)."""
 
-    def __init__(self, store: Store, goals: dict[int, tuple[str, float]]):
+    def __init__(self, store: Store, goals: dict[int, tuple[str, float]],
+                 refs: dict[int, tuple[int, int]] | None = None):
         self.store, self.goals = store, goals
+        self.refs = refs or {}                            # gain point -> (reference, outcome)
         self.c = {i: [0, 0, 0, 0] for i in goals}        # n, k, n10, n01
 
     def update(self, targets: dict[int, int]) -> dict[int, tuple[int, int, int, int]]:
         for i, (what, _) in self.goals.items():
             c = self.c[i]
-            upto = targets[i] if what == RATE else min(targets[i], targets[0])
+            ref, o = self.refs.get(i, (0, 0))
+            upto = targets[i] if what == RATE else min(targets[i], targets[ref])
             if upto <= c[0]:
                 continue
-            base = _Winners(self.store, 0, upto, start=c[0]) if what == PAIRED else None
+            base = _Winners(self.store, ref, upto, start=c[0]) if what != RATE else None
             for _, cols in self.store.iter_games(i, upto=upto, columns=["winner"], start=c[0]):
                 w = cols["winner"]
                 c[1] += int(np.count_nonzero(w == 0))
                 if base is not None:
-                    pair = PairTally()
-                    pair.add(w, base.take(w.size))
+                    pair = gain_pair(w, base.take(w.size), o)
                     c[2] += pair.n10
                     c[3] += pair.n01
             c[0] = upto
@@ -467,10 +565,15 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
     pols = {p.index: p.policies for p in points}
     keep = None if save_games else common_columns(game)
 
+    judge = judge_of(spec, points)
+    refs = gain_refs(game, points, cfgs, judge)      # the judge's gains: measured in every mode
     goals = point_goals(spec, points) if spec.paired_precision is not None else None
+    seq_refs = None
+    if spec.gain_precision is not None:
+        goals, seq_refs = gain_goals(spec, points, refs), refs
     if goals is not None:
-        targets = first_targets(goals, spec.max_games)
-        pair_counts = _PairCounts(store, goals)
+        targets = cover_refs(first_targets(goals, spec.max_games), seq_refs)
+        pair_counts = _PairCounts(store, goals, seq_refs)
     elif spec.precision is None:
         targets = {p.index: int(spec.games) for p in points}
         if spec.max_games is not None:
@@ -505,7 +608,7 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
                                   f"continue with: lotr-sim sweep --resume {outp}") from None
             done_upto = dict(targets)
             if goals is not None:
-                nxt = next_targets(goals, targets, pair_counts.update(targets), spec.max_games)
+                nxt = next_targets(goals, targets, pair_counts.update(targets), spec.max_games, refs=seq_refs)
                 if nxt == targets:
                     break
                 targets = nxt
@@ -542,9 +645,16 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
         row = point_row_tally(game, p, tally, pair, seats=seat_info(game, compiled[p.index], p.policies))
         if spec.precision is not None:
             row["precision_met"] = bool(float(wilson_half_width(tally.wins[0], tally.n)) <= spec.precision)
+        gain = None
+        if p.index in refs:
+            ref, o = refs[p.index]
+            gain = tally_gain(store, p.index, targets[p.index], ref, targets[ref], o)
+            row.update(gain_ref=points[ref].label, gain_side=game.sides[o], gain_n=gain.n,
+                       gain_n10=gain.n10, gain_n01=gain.n01)
         if goals is not None:
             what, goal = goals[p.index]
             h = half_width(what, tally.n, tally.wins[0], 0, 0) if what == RATE else \
+                half_width(what, gain.n, 0, gain.n10, gain.n01) if what == GAIN else \
                 half_width(what, pair.n, 0, pair.n10, pair.n01)
             row.update(precision_on=what, half_width=h, target_half_width=goal, precision_met=bool(h <= goal))
         row["dims"] = _json_dims(spec, cfgs[p.index], p)
@@ -578,8 +688,11 @@ def precision_summary(results, spec: SweepSpec) -> dict:
                                  half_width=float(r["half_width"]), target=float(r["target_half_width"]),
                                  met=bool(r["precision_met"])) for _, r in results.iterrows()}
     kinds = {"baseline": results["point"] == 0, "levers": results["precision_on"] == PAIRED,
-             "pairings": results["varied"] == "pairings"}
+             "pairings": (results["varied"] == "pairings") & (results["precision_on"] == RATE),
+             "gains": results["precision_on"] == GAIN}
     largest = {k: float(results.loc[m, "half_width"].max()) if m.any() else None for k, m in kinds.items()}
+    if spec.gain_precision is not None:
+        return dict(mode="gain", gain=spec.gain_precision, max_games=spec.max_games, largest=largest, points=pts)
     return dict(mode="paired", baseline=spec.baseline_precision, paired=spec.paired_precision,
                 pairings=spec.pairings_precision, max_games=spec.max_games, largest=largest, points=pts)
 

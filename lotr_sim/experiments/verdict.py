@@ -409,16 +409,18 @@ def _row_of(df, sides, pol: Mapping):
 
 
 def skill_check(df, sides, outcomes, target: str, base_pol: Mapping, fair: bool,
-                favoured: str | None, order: Sequence[str] | None = None) -> dict | None:
+                favoured: str | None, order: Sequence[str] | None = None,
+                judge: str | None = None) -> dict | None:
     """Does the verdict hold for stronger play? When the pairings include a player from
-    ``lotr_sim.players`` (the search player), compare the baseline's verdict with the one
-    under that player on every seat, and say how the player fares against the baseline's
-    own players seat by seat. None when no such player was played."""
+    ``lotr_sim.players`` (the search player; ``judge`` when it names one that was played),
+    compare the baseline's verdict with the one under that player on every seat, and say how
+    the player fares against the baseline's own players seat by seat. None when no such
+    player was played."""
     from lotr_sim.games.players import PLAYERS
     if "policies" not in df or "params" not in df:
         return None
     played = {p for c in pairing_cells(df, sides) for p in c["policies"].values()}
-    strong = [p for p in PLAYERS if p in played]
+    strong = ([judge] if judge in played else []) + [p for p in PLAYERS if p in played]
     if not strong:
         return None
     s = strong[0]
@@ -528,16 +530,66 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
              for s, x in found["sides"].items()]
     found["text"] = (f"How exploitable these players are: {found['strong']} gains " + ", ".join(parts)
                      + f" percentage points against them (skill run of {found['date']}, "
-                       f"{found['games_per_pairing']:,} games per pairing).")
+                       f"{found['games_per_pairing']:,} games per pairing")
+    br = found.get("best_response")
+    if br:
+        found["text"] += ("; a best response in their own weight family gains " + ", ".join(
+            f"as {_name(s, sides)} {fmt_pp(x['gain'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}] ({int(x['games']):,} games)"
+            for s, x in br.items()) + ").")
+    else:
+        found["text"] += "; no best response in their weight family measured)."
     return found
+
+
+#: A skill run's exploitability is an answer once every side's gain has this many games ...
+SKILL_MIN_GAMES = 100
+#: ... and a 95% half-width of at most this (``lotr-sim skill --half-width``, in points / 100)
+SKILL_HALF_WIDTH = 0.03
+
+
+def _is_skill_run(manifest: Mapping) -> bool:
+    from lotr_sim.experiments.spec import run_kind
+    return bool(manifest) and run_kind(dict(manifest)) == "skill"
+
+
+def games_needed(var: float, goal: float) -> int:
+    """The games a paired gain with per-game variance ``var`` needs for a 95% half-width of
+    ``goal`` (in hundreds, at least ``SKILL_MIN_GAMES``)."""
+    from lotr_sim.stats import z_value
+    need = z_value() ** 2 * max(var, 1e-4) / goal ** 2
+    return max(SKILL_MIN_GAMES, int(math.ceil(need / 100.0)) * 100)
+
+
+def not_yet_an_answer(expl: list[dict], strong: str, goal: float = SKILL_HALF_WIDTH) -> dict | None:
+    """None when every side's gain in ``expl`` (``exploitability``) rests on at least
+    ``SKILL_MIN_GAMES`` games and has a 95% half-width within ``goal``; else the one sentence
+    a skill run's headline says instead of a verdict: not yet an answer, and about how many
+    games a pairing would make it one."""
+    xs = [x for e in expl for x in e["sides"]]
+    if not xs:
+        return None
+    widest = max((x["hi"] - x["lo"]) / 2 for x in xs)
+    fewest = min(x["games"] for x in xs)
+    if fewest >= SKILL_MIN_GAMES and widest <= goal + 1e-12:
+        return None
+    need = max(games_needed(x["var"], goal) for x in xs)
+    text = (f"Not yet an answer: {strong}'s gains rest on {fewest:,} games a pairing, its widest 95% interval "
+            f"±{100 * widest:.1f} points against a goal of ±{100 * goal:.3g}; about {need:,} games a pairing "
+            f"would pin every side's gain to ±{100 * goal:.3g}.")
+    return dict(games=fewest, widest=widest, goal=goal, games_needed=need, text=text)
 
 
 def exploitability(df, sides, outcomes, strong: str) -> list[dict]:
     """For every player P of the pairings besides ``strong`` (the search player): on each
     side, how much more of that side's games ``strong`` wins when it takes that side against
-    P than P wins there against itself, ``rate(strong v P) - rate(P v P)``, with Newcombe's
-    interval (conservative: the two cells share their games' random streams). Sorted least
-    exploitable first (by the larger of the sides' gains)."""
+    P than P wins there against itself, ``rate(strong v P) - rate(P v P)``. The two cells play
+    the same games, so the interval is the paired one (Bonett-Price, ``sequential.paired_interval``)
+    from the row's paired counts (``gain_n``, ``gain_n10``, ``gain_n01``, written by the sweep);
+    results written without them get Newcombe's unpaired interval (conservative). Each side
+    also gives ``var``, the variance of one game's paired difference (what the games needed
+    for a given half-width follow from). Sorted least exploitable first (by the larger of the
+    sides' gains)."""
+    from lotr_sim.experiments.sequential import paired_interval
     from lotr_sim.stats import newcombe_diff
     cells = pairing_cells(df, sides)
     players = list(dict.fromkeys(p for c in cells for p in c["policies"].values()))
@@ -556,9 +608,20 @@ def exploitability(df, sides, outcomes, strong: str) -> list[dict]:
             if a is None:
                 break
             win = outcomes[sides.index(side)]
-            d, lo, hi = newcombe_diff(int(a[f"wins_{win}"]), int(a["games"]), int(b[f"wins_{win}"]), int(b["games"]))
+            gn = a.get("gain_n") if hasattr(a, "get") else None
+            if gn is not None and not (isinstance(gn, float) and math.isnan(gn)) and int(gn) > 0:
+                n, n10, n01 = int(gn), int(a["gain_n10"]), int(a["gain_n01"])
+                d = (n10 - n01) / n
+                lo, hi = paired_interval(n, n10, n01)
+                qp, qm = (n10 + 1) / (n + 2), (n01 + 1) / (n + 2)
+                var, paired = qp + qm - (qp - qm) ** 2, True
+            else:
+                pa, pb = float(a[f"rate_{win}"]), float(b[f"rate_{win}"])
+                d, lo, hi = newcombe_diff(int(a[f"wins_{win}"]), int(a["games"]), int(b[f"wins_{win}"]), int(b["games"]))
+                var, paired = pa * (1 - pa) + pb * (1 - pb), False
             per.append(dict(side=side, gain=d, lo=lo, hi=hi, rate=float(a[f"rate_{win}"]),
-                            base_rate=float(b[f"rate_{win}"]), games=int(a["games"])))
+                            base_rate=float(b[f"rate_{win}"]), games=int(a["games"]),
+                            var=float(var), paired=paired))
         if len(per) == len(sides):
             out.append(dict(player=P, sides=per, worst=max(x["gain"] for x in per)))
     out.sort(key=lambda e: (e["worst"], sum(x["gain"] for x in e["sides"])))
@@ -599,7 +662,9 @@ def paired_precision(df, spec: Mapping, o0n: str = "Good") -> dict:
             ("levers", (df["precision_on"] == "paired") & (df["point"] != 0),
              "every lever's paired change against the baseline"),
             ("pairings", (df["varied"] == "pairings") & (df["precision_on"] == "rate"),
-             "every AI pairing's win rate")):
+             "every AI pairing's win rate"),
+            ("gains", df["precision_on"] == "gain",
+             "every side's paired gain of the judge over the player against itself")):
         if not mask.any():
             continue
         hw, goal = float(o0[mask].max()), float(df.loc[mask, "target_half_width"].max())
@@ -685,7 +750,17 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
 
     order = (manifest.get("spec") or {}).get("pairings")
     order = order if isinstance(order, list) else None
-    skill = skill_check(df, sides, outcomes, target, pol, fair, favoured, order) if pairings else None
+    skill = skill_check(df, sides, outcomes, target, pol, fair, favoured, order,
+                        (manifest.get("spec") or {}).get("judge")) if pairings else None
+    if skill and skill.get("exploitability") and _is_skill_run(manifest):
+        goal = float((manifest.get("spec") or {}).get("gain_precision") or SKILL_HALF_WIDTH)
+        short = not_yet_an_answer(skill["exploitability"], skill["player"], goal)
+        if short is not None:        # a skill run's headline is its exploitability, once it is one
+            sentence = short["text"]
+            lines[0] = sentence
+            skill["answer"] = short
+        else:
+            skill["answer"] = None
     exploit = None
     if not skill:
         exploit = shipped_exploitability(manifest, str(base.get("label", "baseline")), pol, sides)

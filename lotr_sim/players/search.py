@@ -22,6 +22,14 @@ time per game. Scoring each playout by its points lead as well as its result (a 
 of up to a quarter of a win) added +1 ± 4 points to racing at 37% more time, so the
 playouts count results only.
 
+The wide mode (``width=0``) is the judge of exploitability (``search-wide``): a narrow race
+cannot see an action its base heuristic ranks low, and the actions a strong opponent finds are
+often exactly those. It screens every legal action with ``start`` paired playouts (2), then
+halves the field round by round (the heuristic's choice always stays), topping each survivor
+up to ``final / 2**h`` playouts, ``h`` being the halvings still to come, until two remain with
+``final`` (64) each; ``budget`` caps a decision's playouts. It does not stop when the screening's
+playouts all ended alike (``_race_wide``), and it takes the better finalist at ``z = 0``.
+
 What it improves on and who it plays against in its playouts: ``base`` names the heuristic
 whose candidates it races and which plays its own seat in the playouts (a name of the game's
 policy table: ``greedy``, ``tuned``...; the decisions the engine makes inside its seat's
@@ -73,16 +81,18 @@ _TAG = 0x5345415243480000  # "SEARCH"
 
 
 class SearchPlayer:
-    """Monte Carlo search racing the heuristic's best candidates within a per-decision
-    budget of playouts."""
+    """Monte Carlo search racing the heuristic's best candidates (or, with ``width=0``, every
+    legal action) within a per-decision budget of playouts."""
 
     name = "search"
 
     def __init__(self, game, seed: int, budget: int = 384, width: int = 6, z: float = 1.0,
                  keep_pass: bool = False, skip: tuple[str, ...] = (), start: int = 8,
-                 base: str = "greedy", model: str = "self", horizon: int = 0):
-        if budget < 1 or width < 1 or start < 1:
-            raise ValueError("budget, width and start must be at least 1")
+                 base: str = "greedy", model: str = "self", horizon: int = 0, final: int = 0):
+        if budget < 1 or width < 0 or start < 1 or final < 0:
+            raise ValueError("budget and start must be at least 1, width and final at least 0")
+        if width == 0 and final < 1:
+            raise ValueError("a wide search (width 0) needs final >= 1 playouts per finalist")
         if horizon < 0:
             raise ValueError(f"horizon is a number of rounds >= 0 (0: to the end), not {horizon}")
         if model not in ("self", "opponents"):
@@ -99,9 +109,12 @@ class SearchPlayer:
         self.model = model        # who the other seats are in its playouts (see the docstring)
         # playouts stop after this many rounds where the game can score a position (see the docstring)
         self.horizon = int(horizon) if getattr(game, "playout_horizon", False) else 0
+        # wide mode (width 0): the playouts each of the last two candidates gets at least
+        self.final = int(final)
         self._rows = None
         self.decisions = 0
         self.playouts = 0
+        self.considered = 0      # candidates raced at the last decision that had a race
 
     def _key(self, state: State, seat: int, rnd: int = 0) -> int:
         k = _mix64_py(self.seed ^ _TAG)
@@ -123,7 +136,9 @@ class SearchPlayer:
             first.append(wait)
         scores = self.game.action_scores(compiled, state)
         order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) not in first]
-        return np.array((first + order)[: max(1, min(self.width, n))], dtype=np.int64)
+        # every legal action in wide mode (width 0): the heuristic's choice first, then by its scores
+        keep = n if self.width == 0 else max(1, min(self.width, n))
+        return np.array((first + order)[:keep], dtype=np.int64)
 
     def _values(self, compiled, state: State, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
         """Scores [len(cand), m] of m paired playouts of each candidate for ``side``."""
@@ -155,7 +170,10 @@ class SearchPlayer:
         cand = self.candidates(compiled, state)
         if cand.shape[0] == 1:
             return int(cand[0])
+        self.considered = int(cand.shape[0])
         side = self.game.seat_side(compiled, seat)
+        if self.width == 0:
+            return int(cand[self._race_wide(compiled, state, cand, seat, side)])
         m = max(1, min(self.start, self.budget // cand.shape[0]))
         alive = np.arange(cand.shape[0])          # row 0: the heuristic's own choice
         v = self._values(compiled, state, cand, m, self._key(state, seat), side)
@@ -178,6 +196,42 @@ class SearchPlayer:
             used += w.size
             v = np.concatenate((v, w), axis=1)
         return int(cand[alive[self._pick(v)]])
+
+    def _race_wide(self, compiled, state: State, cand: np.ndarray, seat: int, side: int) -> int:
+        """Wide mode: the row of ``cand`` (every legal action) to play, by sequential halving.
+        Each candidate gets ``start`` paired playouts; then, round by round, the heuristic's
+        choice and the better half of the others by mean paired difference go on, and each
+        survivor is topped up to ``final / 2**h`` playouts, ``h`` being the halvings still
+        needed to get down to two: the last two have ``final`` each, the early rounds cost
+        little. A round that would pass ``budget`` is not played (the race picks from what it
+        has). Unlike the narrow race, a screening whose playouts all ended alike does not settle
+        the decision: ``start`` is meant to be small (2), and a few alike playouts of each of
+        many candidates say little about the few that differ."""
+        alive = np.arange(cand.shape[0])          # row 0: the heuristic's own choice
+        v = self._values(compiled, state, cand, self.start, self._key(state, seat), side)
+        used = v.size
+        rnd = 0
+        while True:
+            if alive.shape[0] > 2:
+                d = v[1:] - v[0]
+                keep = 1 + np.argsort(-d.mean(axis=1), kind="stable")[: alive.shape[0] // 2]
+                rows = np.concatenate(([0], keep))
+                alive, v = alive[rows], v[rows]
+            h, a = 0, alive.shape[0]
+            while a > 2:                           # halvings still to come
+                a, h = 1 + a // 2, h + 1
+            m = v.shape[1]
+            more = (self.final >> h) - m
+            if more > 0:
+                if used + alive.shape[0] * more > self.budget:
+                    break
+                rnd += 1
+                w = self._values(compiled, state, cand[alive], more, self._key(state, seat, rnd), side)
+                used += w.size
+                v = np.concatenate((v, w), axis=1)
+            if alive.shape[0] <= 2:
+                break
+        return int(alive[self._pick(v)])
 
     def _seat_models(self, compiled, state: State, seat: int) -> list[str]:
         """Who plays each seat in this player's playouts: its own seat its base heuristic;

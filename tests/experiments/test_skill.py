@@ -81,10 +81,84 @@ def test_search_is_a_sweep_dimension(fake, tmp_path):
         assert abs(r["rate_good"] - pg) / math.sqrt(pg * (1 - pg) / 4000) < 4, (label, r["rate_good"], pg)
 
 
-def test_skill_bad_input_is_one_line(fake):
+def test_skill_bad_input_is_one_line(fake, tmp_path):
     for args, msg in ((["--games", "0"], "--games must be at least 1"),
-                      (["--players", "random"], "at least two players"),
-                      (["--threads", "0"], "--threads must be")):
-        r = runner.invoke(app, ["skill", "-g", "fake", "-q", *args])
+                      (["--players", "search-wide"], "at least two players"),
+                      (["--judge", "greedy"], "--judge must be a search player"),
+                      (["--threads", "0"], "--threads must be"),
+                      (["--max-games", "40", "--chunk", "50"], "--max-games 40 is below --chunk 50"),
+                      (["--half-width", "0"], "--half-width must be above 0"),
+                      (["--half-width", "-2"], "--half-width must be above 0"),
+                      (["--half-width", "nan"], "--half-width must be above 0"),
+                      (["--games", "100", "--half-width", "3"], "give either --games"),
+                      (["--resume", str(tmp_path), "--max-games", "400"], "--resume continues a run")):
+        r = runner.invoke(app, ["skill", "-g", "fake", "-q", "-o", str(tmp_path / "never"), *args]
+                          if "--resume" not in args else ["skill", "-g", "fake", "-q", *args])
         assert r.exit_code == 2, (args, r.output)
         assert msg in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def _gain_rows(res):
+    df = res.results
+    return df[df["precision_on"] == "gain"].set_index("label") if "precision_on" in df else df.iloc[:0]
+
+
+@pytest.mark.slow
+def test_skill_plays_each_side_until_its_gain_is_known_to_the_half_width(fake, tmp_path):
+    """Sequential skill: every judge-v-P cell plays batches (in hundreds) until the paired 95%
+    interval of the judge's gain on that side is within the goal, each side on its own; a
+    reference cell (P v P) plays as many games as the gains paired with it."""
+    from lotr_sim.experiments.sequential import paired_interval
+    res = api.skill(fake, ["random", "greedy"], half_width=0.05, max_games=3000, chunk=50,
+                    out=tmp_path / "sk", threads=1, report=False)
+    g = _gain_rows(res)
+    assert len(g) == 4 and set(g["gain_side"]) == {"good", "evil"}
+    for label, r in g.iterrows():
+        assert r["games"] % 100 == 0 and r["games"] >= 100 and r["games"] == r["gain_n"]
+        lo, hi = paired_interval(int(r["gain_n"]), int(r["gain_n10"]), int(r["gain_n01"]))
+        assert r["half_width"] == pytest.approx((hi - lo) / 2) and r["half_width"] <= 0.05, label
+        assert bool(r["precision_met"])
+    # greedy already plays the best action: the judge changes no game and stops at the first
+    # batch; against random it finds a gain and needs more games to pin it down
+    assert g.loc["good=search-wide,evil=greedy", "games"] == 100
+    assert g.loc["good=search-wide,evil=random", "gain_n10"] > g.loc["good=search-wide,evil=random", "gain_n01"]
+    assert g.loc["good=search-wide,evil=random", "games"] > 100
+    df = res.results.set_index("label")
+    assert df.loc["good=random,evil=random", "games"] >= max(g.loc["good=search-wide,evil=random", "games"],
+                                                              g.loc["good=random,evil=search-wide", "games"])
+    expl = {e["player"]: e for e in res.verdict["skill"]["exploitability"]}
+    assert all(x["paired"] for e in expl.values() for x in e["sides"])
+    assert res.verdict["skill"]["answer"] is None
+    assert not res.verdict["sentence"].startswith("Not yet an answer")
+    from lotr_sim.experiments import skillfig     # the figures keep each side's games and interval
+    fig = skillfig.read(res.out / skillfig.FILE)
+    assert fig["strong"] == "search-wide" and fig["half_width_goal"] == 0.05
+    x = fig["players"]["random"]["good"]
+    assert x["games"] == g.loc["good=search-wide,evil=random", "games"] and (x["hi"] - x["lo"]) / 2 <= 0.05
+
+
+@pytest.mark.slow
+def test_skill_run_is_bit_identical_across_chunk_sizes(fake, tmp_path):
+    """The batch targets are a function of the games played, not of how they were chunked."""
+    import pandas as pd
+    runs = [api.skill(fake, ["random", "greedy"], half_width=0.05, max_games=3000, chunk=c,
+                      out=tmp_path / f"c{c}", threads=1, report=False).results for c in (7, 50)]
+    pd.testing.assert_frame_equal(runs[0], runs[1])
+
+
+@pytest.mark.slow
+def test_a_small_skill_run_says_it_is_not_yet_an_answer(fake, tmp_path):
+    """Ten games a pairing (or a cap short of the goal) give no verdict headline: one sentence
+    saying it is not an answer yet and about how many games a pairing would make it one."""
+    res = api.skill(fake, ["random", "greedy"], games=10, out=tmp_path / "few", threads=1, report=False)
+    v = res.verdict
+    assert v["sentence"].startswith("Not yet an answer: search-wide's gains rest on 10 games a pairing")
+    assert v["lines"][0] == v["sentence"] and v["sentence"].count(". ") == 0
+    need = v["skill"]["answer"]["games_needed"]
+    assert need >= 100 and f"about {need:,} games a pairing" in v["sentence"]
+    capped = api.skill(fake, ["random", "greedy"], half_width=0.01, max_games=100, chunk=50,
+                       out=tmp_path / "cap", threads=1, report=False)
+    g = _gain_rows(capped)
+    assert (g["games"] == 100).all() and not g["precision_met"].any()
+    assert capped.verdict["sentence"].startswith("Not yet an answer: search-wide's gains rest on 100 games")
+    assert "against a goal of ±1;" in capped.verdict["sentence"]
