@@ -128,6 +128,50 @@ class Walker(_Walker):
             out = tuple(slug(t) for t in (e.get("from"), e.get("to")) if t in self.pos)
         return out
 
+    def describe(self, kind: str, row) -> str:
+        """A decision row (kind, a, b, c) in plain words (play.py's list of decisions)."""
+        from lotr_sim.games.lotr_risk import layout as L
+        k, a, b, c = (int(x) for x in list(row)[:4])
+        names = self.names
+
+        def t(i):
+            return names[i] if 0 <= i < len(names) else "-"
+        if k == L.A_PASS:
+            return {"trade": "trade no set", "attack": "end the attacks", "fortify": "end the turn",
+                    "power": "close no bridge", "defend": "do not withdraw", "courage": "keep the card",
+                    "smeagol": "keep the card", "balrog": "keep the card"}.get(kind, "pass")
+        if k == L.A_CLAIM:
+            return f"claim {t(a)}"
+        if k == L.A_PLACE:
+            return f"place {b} battalion(s) in {t(a)}"
+        if k == L.A_LEADER:
+            return f"put a Leader in {t(a)}"
+        if k == L.A_TRADE:
+            cards = ", ".join(f"card {int(ch) + 1}" for ch in f"{a:03d}")
+            return f"trade {cards} for {b}" + (f", +2 in {t(c)}" if c >= 0 else "")
+        if k == L.A_ATTACK:
+            return f"attack {t(b)} from {t(a)} with {c} dice"
+        if k == L.A_MOVEIN:
+            return f"move in {a} battalion(s)"
+        if k in (L.A_FORT, L.A_FORTL):
+            return f"move {c} battalion(s) {t(a)} -> {t(b)}" + (" with the Leader" if k == L.A_FORTL else "")
+        if k == L.A_LMOVE:
+            return f"move the Leader of slot {a} to {t(b)}"
+        if k == L.A_ADISC:
+            adv = self.comp.names["adventure"]
+            return f"discard {adv[b] if 0 <= b < len(adv) else 'card ' + str(a + 1)}"
+        if k == L.A_DDICE:
+            return f"defend with {a} dice"
+        if k == L.A_POWER:
+            if kind == "power":
+                br = self.comp.names["bridges"]
+                return f"close the bridge {br[b] if 0 <= b < len(br) else b}"
+            if kind == "defend":
+                return f"withdraw to {t(b)}"
+            where = f" on {t(b)}" if 0 < b < len(names) or (b == 0 and kind == "courage") else ""
+            return f"play adventure card {a + 1} of the hand{where}" + (f" -> {t(c)}" if c else "")
+        return f"{kind} row {list(row)}"
+
     def tally(self) -> dict[str, dict[str, int]]:
         """Per player: territories, battalions, strongholds, regions held and the board's
         points (LR-11.2 without the adventure cards' points, which the trace gives at the end)."""

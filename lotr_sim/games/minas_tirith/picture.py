@@ -102,6 +102,57 @@ class Walker(_Walker):
             line += f"; dice {e['faces']}"
         return line
 
+    def describe(self, kind: str, row) -> str:
+        """A decision row in plain words (the step machine's row layout: game.py's comment,
+        actions.enum_actions_nb, cards.card_options_nb)."""
+        from lotr_sim.games.minas_tirith import layout as L
+        nm = self.comp.names
+        terr, ut = nm["territories"], nm["unit_types"]
+        labels = TR.card_labels(nm)
+        k, a, b, c = (int(x) for x in list(row)[:4])
+        e = int(row[5]) if len(row) > 5 else 0
+
+        def t(i):
+            return terr[i] if 0 <= i < len(terr) else f"territory {i}"
+
+        def card(i):
+            return labels[i] if 0 <= i < len(labels) else f"card {i}"
+        if k == L.A_PASS:
+            return "end the turn's missions (pass)"
+        if k == L.A_DIE:
+            return f"take die {b} ({b} mission(s))"
+        if k == L.A_MOVE:
+            return f"move {c} unit(s) {t(a)} -> {t(b)}"
+        if k == L.A_CAV2:
+            return f"move {c} cavalry {t(a)} -> {t(b)} -> {t(e)} (two territories)"
+        if k == L.A_LMOVE:
+            return f"move {nm['leaders'][a]} alone to {t(b)}"
+        if k == L.A_ASSAULT:
+            return f"assault {t(b)} from {t(a)} with {c} unit(s)"
+        if k == L.A_BOMBARD:
+            return f"bombard {t(b)} from {t(a)}: {c} shooter(s), {row[4]} dice"
+        if k == L.A_HOLDER:
+            return f"place the units of '{card(a)}' in {t(b)}"
+        if k == L.A_LCARD:
+            return f"play '{card(a)}' (its leader) in {t(b)}"
+        if k == L.A_CATAPULT:
+            return f"place catapult '{card(a)}' in {t(b)}"
+        if k == L.A_EXCHANGE:
+            return f"exchange units in {t(a)}"
+        if k == L.A_LOSE:
+            return f"lose one {ut[a]} in {t(b)}" + (f" ({c} hit(s) to take)" if c else "")
+        if k == L.A_RETREAT:
+            return f"retreat from {t(b)} to {t(a)}"
+        if k == L.A_CARD:
+            if a == L.CD_TRADE:
+                return f"trade a set of {TR.CLASS_CARD[b]} cards"
+            if a == L.CD_MUSTER:
+                return f"play '{card(b)}' (muster)"
+            if a == L.CD_LOAD:
+                return f"load one {ut[row[4]]} onto '{card(c)}' with hand card {b + 1}"
+            return "end the card step"
+        return f"{kind} row {list(row)}"
+
     def points(self) -> dict[str, int]:
         """MT-10.3 points of the position: captured units and leaders, Evil's walls held and
         the gate (the engine's ``points_nb`` on the trace's position)."""

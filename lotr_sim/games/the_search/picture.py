@@ -163,6 +163,41 @@ class Walker(_Walker):
     def event_line(self, e: dict) -> str | None:
         return TR.format_event(e)
 
+    def describe(self, kind: str, row) -> str:
+        """A decision row (kind, a, b, c) in plain words (play.py, movement.py); rows and
+        columns are those of the map drawn so far."""
+        from lotr_sim.games.the_search import layout as L
+        k, a, b, c = (int(x) for x in list(row)[:4])
+        pats = self.comp.names["tiles"]
+
+        def where(sec):
+            if sec == AT_SHIRE:
+                return "the Shire"
+            if sec == AT_DOOM:
+                return "Mount Doom"
+            r, q = self._rc(sec // 4)
+            return f"row {r} col {q} {'NESW'[sec % 4]}"
+        if k in (L.A_PLACE, L.A_NEUTRAL):
+            tile, rot = divmod(c, 256)
+            r, q = self._rc(b)
+            pat = pats[tile] if 0 <= tile < len(pats) else "?"
+            if k == L.A_NEUTRAL:
+                return f"lay tile {pat} (hand {a + 1}) NEUTRAL at row {r} col {q}"
+            return f"lay tile {pat} (hand {a + 1}) at row {r} col {q} turned {rot} -> {TR._rotated(pat, rot)}"
+        if k == L.A_STEP:
+            return f"step to {where(a)}" + (" (a mover token)" if b else "")
+        if k == L.A_GWAIHIR:
+            return f"fly with Gwaihir {'NESW'[a]} to {where(b)}"
+        if k == L.A_BOAT:
+            return "buy a boat (two tokens)"
+        if k == L.A_STOP:
+            return "stop moving"
+        if k == L.A_FIGHT:
+            return f"fight with {a} fighter(s)"
+        if k == L.A_ENT:
+            return "use the Ent" if a else "do not use the Ent"
+        return f"{kind} row {list(row)}"
+
     def focus(self, e: dict) -> tuple[str, ...]:
         k = e["event"]
         if k == "place":
