@@ -112,9 +112,8 @@ def _play_human(game: str, seed: int, index: int, policies: dict, sets: list, co
     save = save or Path(f"lotr-sim-{g.name}-{seed}-{index}.save.json")
     session = HumanGame(g, cfg, comp, pols, seed, index, seat, save, board, decisions, sets, config,
                         say=lambda t: typer.echo(t))
-    try:
-        with _compile_spinner(g):
-            _, events = session.play()
+    try:       # no spinner here: the prompts share the terminal
+        _, events = session.play()
     except Saved as e:
         typer.echo(str(e))
         return None
