@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.sweep import SweepResult
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
-           "report", "export_csv", "fellowship", "tiles", "RunResult", "SweepResult", "TilesResult"]
+           "report", "export_csv", "fellowship", "tiles", "replay_html", "RunResult", "SweepResult", "TilesResult"]
 
 
 def _setup_lines(func):
@@ -488,6 +488,15 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
     except OSError as e:
         raise LotrSimError(f"cannot write to output folder {out}: {e.strerror or e}") from None
     return TilesResult(rep, out, paths)
+
+
+def replay_html(trace_path: str | Path, out: str | Path, index: int | None = None) -> dict:
+    """Write one traced game (``lotr-sim play --trace``, ``run --trace``; ``index`` picks a game
+    of a trace of several, the first by default) as a self-contained HTML page that steps
+    through it on a picture of the board. Returns ``path``, ``steps``, ``bytes``, ``seconds``.
+    A trace of another trace version or a broken file is one ``LotrSimError`` line."""
+    from lotr_sim.replay import replay_html as _replay
+    return _replay(trace_path, out, index)
 
 
 def __getattr__(name):  # lazy re-exports of the result classes

@@ -105,6 +105,7 @@ COMMANDS = [
     ("learn", "lotr_sim.cli.learn:learn"),
     ("report", "lotr_sim.cli.report:report"),
     ("play", "lotr_sim.cli.play:play"),
+    ("replay", "lotr_sim.cli.replay:replay"),
     ("params", "lotr_sim.cli.params:params"),
     ("fellowship", "lotr_sim.cli.fellowship:fellowship"),
     ("tiles", "lotr_sim.cli.tiles:tiles"),

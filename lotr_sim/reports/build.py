@@ -177,6 +177,11 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
         bar.advance(1)
     figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
                            ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved)
+    bar.stage("a typical baseline game's replay")
+    from lotr_sim.replay.typical import write_typical_replay
+    replay = write_typical_replay(folder, manifest)
+    replay_text = (f"How it happens: the replay of a typical baseline game, {replay['why']}: "
+                   if replay else "")
     bar.stage(f"writing {stem}.md and {stem}.html")
     answers, per_param, rest = plots.report_sections(figs)
     game = manifest.get("game", "?")
@@ -209,6 +214,8 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     seats_md = tables.seats_markdown(df)
 
     md = [f"# {title}", "", verdict_markdown(v, full=False)]
+    if replay:
+        md += [f"{replay_text}[replay.html](replay.html) (step through it with the arrow keys).", ""]
     md += [f"> **Note:** {n}" for n in notes] + ([""] if notes else [])
     for f in answers:
         md += _img_md(*f)
@@ -230,6 +237,9 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
          f"<style>{CSS}</style></head><body>",
          f"<h1>{html.escape(title)}</h1>", "<section id='verdict'>", verdict_html(v, full=False)]
+    if replay:
+        h += [f"<p id='replay'>{html.escape(replay_text)}<a href='replay.html'>replay.html</a> "
+              "(step through it with the arrow keys).</p>"]
     h += [f"<p><b>Note:</b> {html.escape(n)}</p>" for n in notes] + ["</section>"]
     if answers:
         h += ["<section id='answers' class='answers'>"]
@@ -252,7 +262,8 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     h += ["</ul></section>", "</body></html>"]
     (folder / f"{stem}.html").write_text("\n".join(h))
     bar.advance(1)
-    out = dict(md=folder / f"{stem}.md", html=folder / f"{stem}.html", plots=[p for _, p, _ in figs], verdict=v)
+    out = dict(md=folder / f"{stem}.md", html=folder / f"{stem}.html", plots=[p for _, p, _ in figs], verdict=v,
+               replay=replay["path"] if replay else None)
     if stem != "report":
         out["own_report"] = folder / "report.html"
         out["own_target"] = manifest.get("target") or "good50"

@@ -236,6 +236,64 @@ def draw_map(e: dict, doom: int | None = None, origin: tuple[int, int] | None = 
     return "\n".join(lines)
 
 
+def hands_text(h: dict) -> str:
+    """Both hands: ``Frodo FMDF DWWW; Sam MFFD``."""
+    return "; ".join(f"{side_name(s)} {' '.join(x) or '-'}" for s, x in h.items())
+
+
+def format_event(e: dict) -> str | None:
+    """One event's line of the account (None for the header, snapshots and anything the
+    account leaves out); rows and columns are the drawn 6 x 8 map's."""
+    k = e["event"]
+    who = side_name(e.get("side") or "")
+    if k == "setup":
+        return "hands dealt: " + hands_text(e["hands"])
+    if k == "turn_start":
+        return turn_line(e["turn"], e["round"], who, context=f"phase {e['phase']}")
+    if k == "place" and not who:
+        return f"the Shire tile {e['pattern']} lies in the middle (TS-2.1), row {e['row']} col {e['col']}"
+    if k == "place":
+        what = "a NEUTRAL tile" if e["neutral"] else f"tile {e['pattern']} turned {e['rotation']} -> {e['sections']}"
+        return f"{who} places {what} at row {e['row']} col {e['col']}"
+    if k == "draw":
+        return f"{who} draws tile {e['pattern']}"
+    if k == "region_closed":
+        return f"  region of {e['size']} {e['terrain']} section(s) closed"
+    if k == "token_placed":
+        return f"  token site: {e['token']['name']} ({e['colour']}) placed"
+    if k == "move":
+        used = f" using {e['token_used']['name']}" if e.get("token_used") else ""
+        to = e["to"] if isinstance(e["to"], str) else f"row {e['to'][0]} col {e['to'][1]} ({e['to'][2]})"
+        return f"{who} moves {e['how']}{used} to {to}"
+    if k == "token_taken":
+        return f"{who} takes {e['token']['name']}"
+    if k == "token_used":
+        return f"{who} uses {e['token']['name']}"
+    if k == "fight":
+        f = e.get("fighters", 0)
+        with_f = f" with {f} fighter(s)" if f else ""
+        return f"{who} meets {e['token']['name']}{with_f}: " + (
+            "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)")
+    if k == "move_lost":
+        return f"{who} loses a move to a fight ({e['fight_moves_left']} left)"
+    if k == "boat":
+        return f"{who} buys a boat"
+    if k == "unplaceable":
+        return f"{who} cannot place any tile of the hand"
+    if k == "redraw":
+        return f"{who} puts the hand in the open stock and draws again"
+    if k == "phase":
+        doom = e["doom_cell"]
+        return (f"-- phase {e['phase']} begins ({who} first)" +
+                (f"; Mount Doom at row {doom // MAP_C} col {doom % MAP_C}" if e["phase"] == 3 else ""))
+    if k == "game_end":
+        reached = side_name(e["reached"]) if e.get("reached") else "nobody"
+        parts = [f"{side_name(side)}: tokens {p['tokens']} - used {p['used']} + Mount Doom/Gollum "
+                 f"{p['mount_doom']:+d} = {e['points'][side]}" for side, p in (e.get("score") or {}).items()]
+        return f"\nreached Mount Doom: {reached}" + "".join(f"\n  {x} (TS-8)" for x in parts)
+    return None
+
+
 def account(events: list[dict]) -> str:
     """A readable turn-by-turn account with the map drawn at each turn's start (rows and
     columns of the drawn 6 x 8 map), both hands, and the score's parts at the end, in the
@@ -243,63 +301,15 @@ def account(events: list[dict]) -> str:
     origin = _origin(events)
     doom = None
 
-    def hands(h: dict) -> str:
-        return "; ".join(f"{side_name(s)} {' '.join(x) or '-'}" for s, x in h.items())
-
     def line(e: dict) -> str | None:
         nonlocal doom
         k = e["event"]
-        who = side_name(e.get("side") or "")
         if k == "header":
             return "(rows and columns are those of the drawn 6 x 8 map, from 0 at its top-left tile)"
-        if k == "setup":
-            return "hands dealt: " + hands(e["hands"])
-        if k == "turn_start":
-            return turn_line(e["turn"], e["round"], who, context=f"phase {e['phase']}")
         if k == "snapshot":
-            return draw_map(e, doom, origin) + (f"\nhands: {hands(e['hands'])}" if "hands" in e else "")
-        if k == "place" and not who:
-            return f"the Shire tile {e['pattern']} lies in the middle (TS-2.1), row {e['row']} col {e['col']}"
-        if k == "place":
-            what = "a NEUTRAL tile" if e["neutral"] else f"tile {e['pattern']} turned {e['rotation']} -> {e['sections']}"
-            return f"{who} places {what} at row {e['row']} col {e['col']}"
-        if k == "draw":
-            return f"{who} draws tile {e['pattern']}"
-        if k == "region_closed":
-            return f"  region of {e['size']} {e['terrain']} section(s) closed"
-        if k == "token_placed":
-            return f"  token site: {e['token']['name']} ({e['colour']}) placed"
-        if k == "move":
-            used = f" using {e['token_used']['name']}" if e.get("token_used") else ""
-            to = e["to"] if isinstance(e["to"], str) else f"row {e['to'][0]} col {e['to'][1]} ({e['to'][2]})"
-            return f"{who} moves {e['how']}{used} to {to}"
-        if k == "token_taken":
-            return f"{who} takes {e['token']['name']}"
-        if k == "token_used":
-            return f"{who} uses {e['token']['name']}"
-        if k == "fight":
-            f = e.get("fighters", 0)
-            with_f = f" with {f} fighter(s)" if f else ""
-            return f"{who} meets {e['token']['name']}{with_f}: " + (
-                "fight cancelled" if e["cancelled"] else f"loses {e.get('moves_lost', e['dots'])} move(s)")
-        if k == "move_lost":
-            return f"{who} loses a move to a fight ({e['fight_moves_left']} left)"
-        if k == "boat":
-            return f"{who} buys a boat"
-        if k == "unplaceable":
-            return f"{who} cannot place any tile of the hand"
-        if k == "redraw":
-            return f"{who} puts the hand in the open stock and draws again"
-        if k == "phase":
-            if e["phase"] == 3:
-                doom = e["doom_cell"]
-            return (f"-- phase {e['phase']} begins ({who} first)" +
-                    (f"; Mount Doom at row {doom // MAP_C} col {doom % MAP_C}" if e["phase"] == 3 else ""))
-        if k == "game_end":
-            reached = side_name(e["reached"]) if e.get("reached") else "nobody"
-            parts = [f"{side_name(side)}: tokens {p['tokens']} - used {p['used']} + Mount Doom/Gollum "
-                     f"{p['mount_doom']:+d} = {e['points'][side]}" for side, p in (e.get("score") or {}).items()]
-            return f"\nreached Mount Doom: {reached}" + "".join(f"\n  {x} (TS-8)" for x in parts)
-        return None
+            return draw_map(e, doom, origin) + (f"\nhands: {hands_text(e['hands'])}" if "hands" in e else "")
+        if k == "phase" and e["phase"] == 3:
+            doom = e["doom_cell"]
+        return format_event(e)
 
     return render(events, line)
