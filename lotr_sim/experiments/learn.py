@@ -56,10 +56,7 @@ class RecordingSearch(SearchPlayer):
         self.records: list[tuple[np.ndarray, int]] = []
 
     def choose(self, compiled, state) -> int:
-        if self._rows is None:
-            seat = self.game.to_move(state)
-            self._rows = self.game.heuristic_rows(compiled, self._seat_models(compiled, state, seat))
-        self.game.use_heuristic(compiled, state, self._rows)
+        self.use_base(compiled, state, self.game.to_move(state))   # the rows the features read
         feats = self.game.action_features(compiled, state)
         pick = super().choose(compiled, state)
         if feats is not None and feats.shape[0] > 1:
@@ -299,6 +296,8 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         with make_progress(progress, f"learn {game.name}: iteration {k + 1}, search games",
                            n_chunks * chunk * len(data)) as bar:
             gains = {}
+            # the current player against itself on the data games' indices: the search's pairs
+            selfplay = game.simulate(compiled, {x: current for x in game.sides}, seed, 0, games, threads=threads)
             for s in data:
                 scores = []
                 for c in range(n_chunks):
@@ -313,10 +312,7 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
                     data[s] += recs
                     scores.append(sc)
                     bar.advance(n)
-                sc = np.concatenate(scores)
-                pols = {x: current for x in game.sides}
-                base = side_scores(game, game.simulate(compiled, pols, seed, 0, games, threads=threads), s)
-                gains[s] = paired_gain(sc, base)
+                gains[s] = paired_gain(np.concatenate(scores), side_scores(game, selfplay, s))
         it["search_gain"] = gains
         it["search_seconds"] = round(time.perf_counter() - t0, 1)
         rows = {x: r.copy() for x, r in table.rows(current).items()}
@@ -332,10 +328,10 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         new = table.inline_name(rows)
         check = {}
         first = 1_000_000 * (k + 1)     # check games apart from the data games
+        b = game.simulate(compiled, {x: current for x in game.sides}, seed, first, check_games, threads=threads)
         for s in game.sides if not table.tie_sides else table.sides[:1]:
             a = game.simulate(compiled, {x: (new if x == s else current) for x in game.sides}, seed, first,
                               check_games, threads=threads)
-            b = game.simulate(compiled, {x: current for x in game.sides}, seed, first, check_games, threads=threads)
             check[s] = paired_gain(side_scores(game, a, s), side_scores(game, b, s))
         # each side keeps its fitted row where it gained on the paired games
         kept = [s for s, c in check.items() if c["gain"] > 0]

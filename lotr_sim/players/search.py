@@ -160,9 +160,7 @@ class SearchPlayer:
         seat = self.game.to_move(state)
         n = self.game.legal_actions(compiled, state).shape[0]
         self.decisions += 1
-        if self._rows is None:
-            self._rows = self.game.heuristic_rows(compiled, self._seat_models(compiled, state, seat))
-        self.game.use_heuristic(compiled, state, self._rows)
+        self.use_base(compiled, state, seat)
         if n <= 1:
             return 0
         if self.skip and self.game.decision_kind(compiled, state) in self.skip:
@@ -184,10 +182,7 @@ class SearchPlayer:
             if not d.any():
                 return int(cand[0])   # every playout alike: nothing here to improve on
             if alive.shape[0] > 2:
-                # the heuristic's choice and the better half of the others race on
-                keep = 1 + np.argsort(-d.mean(axis=1), kind="stable")[: alive.shape[0] // 2]
-                rows = np.concatenate(([0], keep))
-                alive, v = alive[rows], v[rows]
+                alive, v = _halve(alive, v)
             m = v.shape[1]
             if used + alive.shape[0] * m > self.budget:
                 break
@@ -196,6 +191,14 @@ class SearchPlayer:
             used += w.size
             v = np.concatenate((v, w), axis=1)
         return int(cand[alive[self._pick(v)]])
+
+    def use_base(self, compiled, state: State, seat: int) -> None:
+        """Give ``state`` this player's heuristic rows (its base for its seat, its models for
+        the others: ``_seat_models``), built at its first decision: what the candidates, the
+        action scores and the playouts read."""
+        if self._rows is None:
+            self._rows = self.game.heuristic_rows(compiled, self._seat_models(compiled, state, seat))
+        self.game.use_heuristic(compiled, state, self._rows)
 
     def _race_wide(self, compiled, state: State, cand: np.ndarray, seat: int, side: int) -> int:
         """Wide mode: the row of ``cand`` (every legal action) to play, by sequential halving.
@@ -213,10 +216,7 @@ class SearchPlayer:
         rnd = 0
         while True:
             if alive.shape[0] > 2:
-                d = v[1:] - v[0]
-                keep = 1 + np.argsort(-d.mean(axis=1), kind="stable")[: alive.shape[0] // 2]
-                rows = np.concatenate(([0], keep))
-                alive, v = alive[rows], v[rows]
+                alive, v = _halve(alive, v)
             h, a = 0, alive.shape[0]
             while a > 2:                           # halvings still to come
                 a, h = 1 + a // 2, h + 1
@@ -253,3 +253,12 @@ class SearchPlayer:
         if not ok.any():
             return 0
         return 1 + int(np.argmax(np.where(ok, mean, -np.inf)))
+
+
+def _halve(alive: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One halving of a race: the heuristic's choice (row 0) and the better half of the others
+    by mean paired difference against it go on; their candidate indices and playouts."""
+    d = v[1:] - v[0]
+    keep = 1 + np.argsort(-d.mean(axis=1), kind="stable")[: alive.shape[0] // 2]
+    rows = np.concatenate(([0], keep))
+    return alive[rows], v[rows]
