@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lotr_sim import api
-from test_report_browser import _browser, _chromium, BROWSERS  # noqa: F401  (the same browser and flags)
+from browsertool import run_chromium as _chromium
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "replay"))
 from tracefiles import GAMES, write_trace  # noqa: E402
@@ -39,15 +39,6 @@ window.addEventListener('load', () => {
   document.body.appendChild(pre);
 });
 </script>"""
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    exe = _browser()
-    if exe is None:
-        pytest.skip("no Chromium binary found (looked for " + ", ".join(BROWSERS) + " on PATH and "
-                    "LOTR_SIM_CHROMIUM): install it with apt-get install chromium to run the browser test")
-    return exe
 
 
 @pytest.mark.slow

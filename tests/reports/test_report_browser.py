@@ -10,16 +10,14 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from lotr_sim.reports.build import build_report
+from browsertool import HEIGHT, WIDTH, run_chromium as _chromium
 from sweepfolder import write_sweep
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-WIDTH, HEIGHT = 1200, 2000
 FIRST_SCREEN = 1000          # CSS pixels: what a laptop shows without scrolling, roughly
 
 # Appended to a copy of the report: after every image has loaded, writes what the browser
@@ -39,37 +37,6 @@ window.addEventListener('load', () => {
   document.body.appendChild(pre);
 });
 </script>"""
-
-
-def _browser() -> str | None:
-    """``LOTR_SIM_CHROMIUM`` (an error when set to something that is not there), else the
-    first of ``BROWSERS`` on PATH, else None."""
-    env = os.environ.get("LOTR_SIM_CHROMIUM")
-    if env:
-        if not shutil.which(env):
-            pytest.fail(f"LOTR_SIM_CHROMIUM={env} is not an executable")
-        return env
-    return next((p for p in map(shutil.which, BROWSERS) if p), None)
-
-
-def _chromium(exe: str, profile: Path, *args: str) -> str:
-    cmd = [exe, "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
-           "--no-first-run", f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}", *args]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{exe} did not finish in 180 s: {' '.join(cmd)}")
-    assert r.returncode == 0, f"{' '.join(cmd)} exited {r.returncode}:\n{r.stderr[-2000:]}"
-    return r.stdout
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    exe = _browser()
-    if exe is None:
-        pytest.skip("no Chromium binary found (looked for " + ", ".join(BROWSERS) + " on PATH and "
-                    "LOTR_SIM_CHROMIUM): install it with apt-get install chromium to run the browser test")
-    return exe
 
 
 @pytest.mark.slow
