@@ -101,11 +101,74 @@ def test_move_features_match_a_plain_python_reference():
     assert checked > 100
 
 
+def _ts_reference(cf, st, seat, row):
+    """The Search's placement features LF_PL_OWN, LF_PL_RIV and LF_PL_EXPOSE, and the move
+    flags, recomputed in plain Python from the state (TS-1.3 groups: equal non-mountain
+    terrains of neighbouring sections link)."""
+    from lotr_sim.games.the_search import layout as L
+    def apart(a, b):
+        return abs(a // L.GC - b // L.GC) + abs(a % L.GC - b % L.GC)
+    own, riv = int(st[L.S_HCELL + seat]), int(st[L.S_HCELL + 1 - seat])
+    kind = int(row[0])
+    if kind != L.A_PLACE:
+        return {L.LF_MV_STOP: float(kind == L.A_STOP and st[L.S_PHASE] != L.PH3),
+                L.LF_MV_STOP3: float(kind == L.A_STOP and st[L.S_PHASE] == L.PH3),
+                L.LF_MV_BOAT: float(kind == L.A_BOAT),
+                L.LF_MV_MOVER: float(kind == L.A_STEP and row[2] == 1)}
+    cell, tile, rot = int(row[2]), int(row[3]) >> 8, int(row[3]) & 255
+    ter = [int(cf[L.O_PAT + 4 * tile + (d - rot + 4) % 4]) for d in range(4)]
+    linked = [ter[d] != L.MOUNTAIN and ter[d] == ter[(d + 1) % 4] for d in range(4)]
+    lone = 0
+    for d in range(4):
+        if linked[d] or linked[(d + 3) % 4]:
+            continue
+        nc = int(cf[L.O_NBR + 4 * cell + d])
+        if nc < 0 or st[L.O_CTILE + nc] >= 0:
+            continue
+        rows = [cell // L.GC, nc // L.GC, int(st[L.S_RMIN]), int(st[L.S_RMAX])]
+        cols = [cell % L.GC, nc % L.GC, int(st[L.S_CMIN]), int(st[L.S_CMAX])]
+        if max(rows) - min(rows) + 1 <= L.MAP_R and max(cols) - min(cols) + 1 <= L.MAP_C:
+            lone += 1
+    return {L.LF_PL_OWN: min(2.0, apart(cell, own) / 6.0), L.LF_PL_RIV: min(2.0, apart(cell, riv) / 6.0),
+            L.LF_PL_EXPOSE: float(lone)}
+
+
 @pytest.mark.slow
-def test_every_learned_weight_reaches_the_engine_and_zero_weights_change_nothing():
+def test_the_search_features_match_a_plain_python_reference():
+    """On every decision of two tuned games of The Search, each placement row's distance and
+    lone-section features and each move row's flags equal a reference from the raw state;
+    column 0 is the heuristic's own score."""
+    from lotr_sim.games.the_search import layout as L
+    g = api.get_game("the-search")
+    comp = g.compile(g.load())
+    checked = {L.A_PLACE: 0, L.A_STEP: 0, L.A_STOP: 0}
+    lone_seen = 0
+    for index in range(2):
+        state = g.new_state(comp, {"frodo": "tuned", "sam": "tuned"}, 5, index)
+        state.heur[:] = state.pol
+        while not g.is_over(state):
+            act = g.legal_actions(comp, state)
+            F = g.action_features(comp, state)
+            if act.shape[0] > 1:
+                np.testing.assert_allclose(F[:, 0], g.action_scores(comp, state))
+                seat = int(state.st[L.S_SEAT])
+                for i, row in enumerate(act):
+                    for k, v in _ts_reference(comp.cf, state.st, seat, row).items():
+                        assert F[i, 1 + k] == pytest.approx(v), (row.tolist(), k)
+                    if row[0] in checked:
+                        checked[int(row[0])] += 1
+                    if row[0] == L.A_PLACE:
+                        lone_seen += F[i, 1 + L.LF_PL_EXPOSE] > 0
+            g.apply(comp, state, g.builtin_choice(comp, state))
+    assert min(checked.values()) > 20 and lone_seen > 20, (checked, lone_seen)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [MT, "the-search"])
+def test_every_learned_weight_reaches_the_engine_and_zero_weights_change_nothing(game):
     """Moving any one learned weight of either side to an end of its range changes some of
     300 games; the rows with every learned weight 0 (the presets, tuned) play as before."""
-    g = api.get_game(MT)
+    g = api.get_game(game)
     t = g.policy_table
     comp = g.compile(g.load())
     rows = t.rows("tuned")

@@ -53,6 +53,28 @@ COLUMNS = OutcomeColumns(("frodo", "sam"), [game_column()] + [
     Column(name, np.int8 if name in _INT8 else np.int32, j) for j, name in enumerate(OUT_COLS)])
 
 
+# The learned term's weights, one per feature of an action row (layout LF_*,
+# policies.row_features_nb), set by ``lotr-sim learn``; 0 in every preset.
+_LEARNED = (
+    ("lf_pl_own", "learned: a placement, cells from the own hobbit (/6)"),
+    ("lf_pl_riv", "learned: a placement, cells from the rival's hobbit (/6)"),
+    ("lf_pl_expose", "learned: a placement, lone sections left facing an empty cell (sites for the next placer)"),
+    ("lf_pl_expose_near", "learned: those lone sections times how much nearer the own hobbit the tile lies"),
+    ("lf_ne_late", "learned: a neutral tile, how much nearer the own hobbit, by the share of the map placed (TS-5.3)"),
+    ("lf_pl_sites", "learned: a placement, the token sites it closes (TS-4.3)"),
+    ("lf_ne_near", "learned: a neutral tile, how much nearer the own hobbit Mount Doom moves (TS-3.4)"),
+    ("lf_mv_stop", "learned: stopping in phase 2"),
+    ("lf_mv_stop3", "learned: stopping in phase 3"),
+    ("lf_mv_mover", "learned: a mover's extra step (TS-7.4)"),
+    ("lf_mv_boat", "learned: buying a boat (TS-6.6)"),
+    ("lf_mv_gwaihir", "learned: Gwaihir's flight (TS-7.1)"),
+    ("lf_mv_doom", "learned: a step's change in cells from Mount Doom, by the share of the map placed"),
+    ("lf_mv_back", "learned: a step back into the region just left"),
+    ("lf_fi_k", "learned: a fight, the fighters used (TS-7.3)"),
+    ("lf_ent", "learned: taking an Ent's extra turn (TS-7.2)"),
+)
+assert len(_LEARNED) == L.NLF
+
 # What ``lotr-sim tune`` may change (every entry of the row but its type); the two hobbits play
 # by the same rules, so one row is tuned for both.
 TABLE = PolicyTable("the-search", ("frodo", "sam"), NPOL, (
@@ -66,6 +88,7 @@ TABLE = PolicyTable("the-search", ("frodo", "sam"), NPOL, (
     Weight("ent", L.PL_ENT, 0.0, 5.0, "worth of an Ent's extra turn"),
     Weight("fight", L.PL_FIGHT, 0.0, 4.0, "worth of each move a fighter saves"),
     Weight("count", L.PL_COUNT, 0.0, 2.0, "phase 3: weight of counting points before racing"),
+    *(Weight(name, L.PL_LF0 + k, -50.0, 50.0, help, learned=True) for k, (name, help) in enumerate(_LEARNED)),
 ), {name: {"frodo": v, "sam": v} for name, v in _POL.items()}, tie_sides=True)
 
 

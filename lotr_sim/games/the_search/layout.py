@@ -48,7 +48,13 @@ R_DOOM, R_CAP = 0, 1
 
 # policy vector
 PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL_ENT, PL_FIGHT, PL_COUNT = range(11)
-NPOL = 11
+# The learned player's weights (policies.learned_bonus_nb): one per feature of an action row
+# (LF_*), added to the heuristic's score; all zero for the presets, so they play as before.
+PL_LF0 = 11
+(LF_PL_OWN, LF_PL_RIV, LF_PL_EXPOSE, LF_PL_EXPOSE_NEAR, LF_NE_LATE, LF_PL_SITES, LF_NE_NEAR, LF_MV_STOP,
+ LF_MV_STOP3, LF_MV_MOVER, LF_MV_BOAT, LF_MV_GWAIHIR, LF_MV_DOOM, LF_MV_BACK, LF_FI_K, LF_ENT) = range(16)
+NLF = 16
+NPOL = PL_LF0 + NLF
 
 # trace events
 (EV_SETUP, EV_TURN, EV_PLACE, EV_CLOSE, EV_TOKEN, EV_MOVE, EV_TAKE, EV_FIGHT, EV_LOST, EV_BOAT, EV_USE,

@@ -232,7 +232,7 @@ def site_gain_nb(cf, st, cell, tile, rot):
             if nc < 0:
                 continue
             if st[O_CTILE + nc] < 0:
-                if _fits_with_nb(st, cell, nc):
+                if fits_with_nb(st, cell, nc):
                     opn += 1
                 continue
             if st[O_CNEU + nc] == 1 and st[O_STER + 4 * nc + (e + 2) % 4] == NEUTRAL:
@@ -272,7 +272,7 @@ def site_gain_nb(cf, st, cell, tile, rot):
 
 
 @njit(cache=True, _nrt=False)
-def _fits_with_nb(st, cell, nc):
+def fits_with_nb(st, cell, nc):
     """Would empty cell ``nc`` still fit the 6 x 8 box once ``cell`` is placed too?"""
     r = cell // GC
     c = cell - r * GC

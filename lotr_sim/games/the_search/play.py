@@ -46,7 +46,7 @@ from .layout import (
     O_TWHERE, OVER, P_ENT, PH1, PH2, PH3, R_CAP, R_DOOM, S_BAD, S_BOATS, S_CMAX, S_CMIN, S_DEBUG, S_DECKPOS,
     S_DK, S_DOOM, S_DOOMPTS, S_FLEFT, S_FTOKS, S_GAMEIDX, S_HANDN, S_HCELL, S_HOB, S_LAST, S_NNEUTRAL,
     S_NORMAL, S_NPLACED, S_NTAKEN, S_P1TURNS, S_P2TURNS, S_P3TURNS, S_PHASE, S_POINTS, S_REACHED,
-    S_REASON, S_RMAX, S_RMIN, S_ROUND, S_SEAT, S_STAGE, S_STEPS, S_STOCKN, S_TN, S_TOKPTS, S_TPOS,
+    S_REASON, S_RMAX, S_RMIN, S_ROUND, S_SEAT, S_STAGE, S_STEPS, S_STOCKN, S_TN, S_TOKPTS, S_TPOS, NLF,
     S_TURN, S_UNPL, S_USEDN, S_WINNER, S_EXTRA, S_SITES, SHIRE_TILE, SC, SR, ST_SIZE, STG_DRAW, STG_ENT,
     STG_MOVE, STG_NEXT, STG_PLACE, T_MAP, T_STACK, W_DRAW, S_NTOKMAP, STATE, S_STAMP, O_QUEUE, O_SEEN, O_DIST, O_TMP,
 )
@@ -56,7 +56,7 @@ from .movement import (
     move_options_nb, score_nb, use_nb,
 )
 from .placement import fits_nb, legal_cells_nb, neutral_fits_nb, place_nb, ter_nb, CAND
-from .policies import choose_nb, scores_nb
+from .policies import base_scores_nb, choose_nb, row_features_nb, scores_nb
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
 STG_STEP = 5
@@ -738,6 +738,25 @@ def determinize_nb(cf, st, s, seat, tmp):
     for col in range(4):
         if col != MOUNTAIN:
             redeal_range_nb(s, st, O_TSTK + col * MAXTOK + st[S_TPOS + col], st[S_TN + col] - st[S_TPOS + col])
+
+
+@njit(cache=True, nogil=True)
+def features_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """What the learned player learns from, at any decision of more than one row: per legal
+    row, the heuristic's own score (``pol`` row of the seat to move, its learned term left
+    out) in column 0 and the row's features (policies.row_features_nb, ``NLF`` of them)
+    after it. Returns 1 (0 with fewer than two rows: nothing written)."""
+    if n < 2:
+        return 0
+    seat = st[S_SEAT]
+    base_scores_nb(cf, pol, st, act, n, scr)
+    for i in range(n):
+        out[i, 0] = scr[i]
+    for i in range(n):
+        f = row_features_nb(cf, st, seat, act, i)
+        for k in range(NLF):
+            out[i, 1 + k] = f[k]
+    return 1
 
 
 @njit(cache=True, nogil=True)

@@ -50,9 +50,10 @@ from .layout import (
     O_TCOL, O_TDOTS, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
+    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, NLF, PL_LF0, S_NPLACED,
 )
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
-from .placement import site_gain_nb
+from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
 from .regions import bfs_nb, find_nb, fits_box_nb, touches_cell_nb
 
 
@@ -113,8 +114,118 @@ def _doom_worth_nb(cf, st, seat, race, count):
 @njit(cache=True, _nrt=False)
 def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     """The heuristic's score of each of the ``n`` legal actions (higher is better), by the
-    seat to move's row of ``pol`` (``wp``, ``scr`` and ``s`` unused: the common signature,
-    lotr_sim.games.adapter)."""
+    seat to move's row of ``pol``, with its learned term when the row has one (``wp``,
+    ``scr`` and ``s`` unused: the common signature, lotr_sim.games.adapter)."""
+    base_scores_nb(cf, pol, st, act, n, out)
+    seat = st[S_SEAT]
+    if learned_on_nb(pol, seat):
+        for i in range(n):
+            out[i] += learned_bonus_nb(cf, st, pol, seat, act, i)
+
+
+@njit(cache=True, _nrt=False)
+def learned_on_nb(pol, seat):
+    """Does ``seat``'s row carry learned weights (any ``PL_LF0..`` entry not 0)?"""
+    for k in range(NLF):
+        if pol[seat, PL_LF0 + k] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def learned_bonus_nb(cf, st, pol, seat, act, i):
+    """The learned term of row ``i``'s score: its features weighted by ``seat``'s ``PL_LF0..``."""
+    f = row_features_nb(cf, st, seat, act, i)
+    v = 0.0
+    for k in range(NLF):
+        v += pol[seat, PL_LF0 + k] * f[k]
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def row_features_nb(cf, st, seat, act, i):
+    """The ``NLF`` features of legal row ``i`` for ``seat`` (layout ``LF_*``), what the learned
+    term weighs. Only what the seat may know is read (the map, the hobbits, counts):
+
+    * a placement (TS-3): cells from the own and the rival's hobbit (/6, capped at 2); the
+      tile's lone sections left facing an empty cell, each a token site the next placer may
+      close (TS-4.3), plain and times how much nearer the own hobbit the tile lies; the
+      sites it closes;
+    * a neutral tile (TS-3.4): how much nearer the own hobbit Mount Doom moves, plain and
+      by the share of the map placed (the last neutral tile is Mount Doom's, TS-5.3);
+    * a move (TS-6): stopping (phase 2, phase 3), a mover's extra step (TS-7.4), a boat
+      (TS-6.6), Gwaihir (TS-7.1), a step's change in cells from Mount Doom (weighted by the
+      share of the map placed; 0 while it has no cell), a step back into the region just left;
+    * a fight (TS-7.3): the fighters used; an Ent (TS-7.2): taking the extra turn."""
+    f0 = 0.0; f1 = 0.0; f2 = 0.0; f3 = 0.0; f4 = 0.0; f5 = 0.0; f6 = 0.0; f7 = 0.0
+    f8 = 0.0; f9 = 0.0; f10 = 0.0; f11 = 0.0; f12 = 0.0; f13 = 0.0; f14 = 0.0; f15 = 0.0
+    kind = act[i, 0]
+    own = st[S_HCELL + seat]
+    riv = st[S_HCELL + 1 - seat]
+    if kind == A_PLACE or kind == A_NEUTRAL:
+        cell = act[i, 2]
+        do = _cells_apart_nb(cell, own) / 6.0
+        dr = _cells_apart_nb(cell, riv) / 6.0
+        near = min(1.0, max(-1.0, dr - do))
+        if kind == A_NEUTRAL:
+            f6 = near
+            f4 = near * min(1.0, st[S_NPLACED] / 48.0)   # the last neutral tile is Mount Doom's (TS-5.3)
+        else:
+            f0 = min(2.0, do)
+            f1 = min(2.0, dr)
+            tile = act[i, 3] >> 8
+            g = site_gain_nb(cf, st, cell, tile, act[i, 3] & 255)
+            f5 = float((g & 255) + ((g >> 8) & 255) + ((g >> 16) & 255) + ((g >> 24) & 255))
+            groups_nb(cf, st, tile, act[i, 3] & 255)
+            lone = 0
+            for d in range(4):
+                if st[GRP + d] != d:
+                    continue
+                size = 0
+                for e in range(4):
+                    if st[GRP + e] == d:
+                        size += 1
+                if size != 1:
+                    continue
+                nc = cf[O_NBR + 4 * cell + d]
+                if nc >= 0 and st[O_CTILE + nc] < 0 and fits_with_nb(st, cell, nc):
+                    lone += 1
+            f2 = float(lone)
+            f3 = lone * near
+        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15)
+    if kind == A_STOP:
+        if st[S_PHASE] == PH3:
+            f8 = 1.0
+        else:
+            f7 = 1.0
+    elif kind == A_STEP:
+        if act[i, 2] == 1:
+            f9 = 1.0
+        tgt = act[i, 1]
+        doom = st[S_DOOM]
+        if tgt >= 0 and doom >= 0 and own >= 0:
+            late = 1.0 if st[S_PHASE] == PH3 else min(1.0, st[S_NPLACED] / 48.0)
+            f12 = late * (_cells_apart_nb(tgt // 4, doom) - _cells_apart_nb(own, doom)) / 6.0
+        prev = st[S_PREV + seat]
+        if prev >= 0 and tgt >= 0 and tgt == find_nb(st, prev):
+            f13 = 1.0
+        elif prev < 0 and tgt == prev:
+            f13 = 1.0
+    elif kind == A_BOAT:
+        f10 = 1.0
+    elif kind == A_GWAIHIR:
+        f11 = 1.0
+    elif kind == A_FIGHT:
+        f14 = float(act[i, 1])
+    elif kind == A_ENT:
+        f15 = float(act[i, 1])
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15)
+
+
+@njit(cache=True, _nrt=False)
+def base_scores_nb(cf, pol, st, act, n, out):
+    """The heuristic's own score of each of the ``n`` legal actions (its learned term left
+    out), by the seat to move's row of ``pol``."""
     seat = st[S_SEAT]
     w = pol[seat]
     dk = st[S_DK]
