@@ -3,9 +3,9 @@
 
 For games ``--first .. --first+N-1`` of ``--seed``, ``--player`` (a heuristic the engine plays:
 ``tuned``, ``greedy``, ``weights:...``) holds ``--side`` against ``--against``. At each of that
-side's decisions of kind ``--kind`` (``Game.decision_kind``; default "action") that has more than
+side's decisions of kind ``--kind`` (``State.decision_kind``; default "action") that has more than
 one legal row, the heuristic's own choice and its next best rows by its own scores (``--width``
-rows in all) are each valued by ``--playouts`` paired playouts (``Game.playouts``: what the seat
+rows in all) are each valued by ``--playouts`` paired playouts (``State.playouts``: what the seat
 cannot know dealt again from its point of view, the rest of the game played by the same
 heuristics, the same deals and dice for every candidate). The game then goes on with the
 heuristic's own choice, so every position is one the heuristic reaches itself.
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--playouts", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--kind", default="action", help='a decision kind (Game.decision_kind) or "all"')
+    ap.add_argument("--kind", default="action", help='a decision kind (State.decision_kind) or "all"')
     ap.add_argument("--min-count", type=int, default=100)
     a = ap.parse_args(argv)
     if a.games < 1 or a.width < 2 or a.playouts < 2:

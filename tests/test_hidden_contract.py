@@ -3,7 +3,7 @@ key)`` gives a new state in which what ``seat`` cannot know is dealt again. For
 every registered game (and the fake game of the experiment tests):
 
 * the original state is left as it was;
-* the public part is unchanged: a game that does not override ``_redeal`` has no hidden
+* the public part is unchanged: a game whose State does not override ``_redeal`` has no hidden
   information and gets an identical copy; a game that does names here (``HIDDEN``) the places
   of its state a seat cannot see, and everywhere else the copy equals the original, while
   each pool of hidden places keeps its contents (cards are dealt again, never made up);

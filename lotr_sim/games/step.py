@@ -25,21 +25,19 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from lotr_sim.games.base import Game
 
 
 @dataclass(frozen=True, eq=False)
 class Rules:
     """A game bound to one compiled config: what every state of that config shares.
 
-    ``game`` is the registered game (its rules and parameters), ``compiled`` what its kernels
-    read (``Game.compile``). Neither is changed by playing: states hold a reference to it."""
-    game: "Game"
+    ``game`` is the registered game (a ``lotr_sim.games.base.Game``: its rules and
+    parameters), ``compiled`` what its kernels read (``Game.compile``). Neither is changed by
+    playing: states hold a reference to it."""
+    game: Any
     compiled: Any
 
     def new_state(self, policies: Mapping[str, str] | None, seed: int, index: int,
@@ -77,7 +75,7 @@ class State(abc.ABC):
             raise AttributeError(name) from None
 
     @property
-    def game(self) -> "Game":
+    def game(self) -> Any:
         """The game this state is a position of."""
         return self.rules.game
 

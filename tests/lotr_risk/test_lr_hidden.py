@@ -179,7 +179,7 @@ def test_lr_9_1_search_decision_does_not_see_hidden_cards(comps, positions):
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_lr_9_1_determinize_deals_only_the_unseen_cards(comps, positions, n):
-    """``Game.determinize``: the seat's own hands, the discard piles and the board stay; every
+    """``State.determinize``: the seat's own hands, the discard piles and the board stay; every
     hand count and deck size stays; the unseen cards are the same multiset per kind; no hand
     gets an event card (LR-9.2); the invariant holds; and the hidden deal does move."""
     comp = comps[n]
