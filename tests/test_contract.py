@@ -11,6 +11,8 @@ the random one.
 from __future__ import annotations
 
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,32 @@ def test_search_seat_is_reproducible(gc):
         assert np.array_equal(one[k], two[k]), k
     alone = g.simulate(comp, pols, 8, 52, 1, threads=1)
     assert _rows_equal(alone, one, 0, 2)
+
+
+def test_state_knows_its_game_and_scores_every_seat(gc):
+    """A state holds its game's immutable Rules (copies share them); once over, ``returns``
+    scores each seat by its side: 1 win, 0.5 draw, 0 loss."""
+    g, comp = gc
+    rules = g.bind(comp)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.compiled = None
+    for i in range(4):
+        st = rules.new_state(_pols(g, "random"), 6, i)
+        assert st.rules is rules and st.game is g and st.compiled is comp
+        assert st.copy().rules is rules
+        st.run_builtin(())
+        assert st.is_terminal()
+        won = g.outcomes[int(st.result()["winner"][0])]
+        want = [1.0 if won == g.sides[g.seat_side(comp, s)] else 0.5 if won == "draw" else 0.0
+                for s in range(len(g.seat_names(comp)))]
+        assert st.returns().tolist() == want
+
+
+def test_the_core_a_game_must_provide_is_small():
+    """What a new game must write: rules and parameters and a start on the game, the step API on
+    its state; everything else (seats' players, batches, traces, the players' helpers) has
+    defaults or lives around the core."""
+    from lotr_sim.games.base import Game
+    from lotr_sim.games.step import State
+    assert Game.__abstractmethods__ == {"params", "load", "compile", "start"}
+    assert State.__abstractmethods__ == {"legal_actions", "apply", "to_move", "result", "invariant_ok"}
