@@ -3,9 +3,9 @@
 
 For games ``--first .. --first+N-1`` of ``--seed``, ``--player`` (a heuristic the engine plays:
 ``tuned``, ``greedy``, ``weights:...``) holds ``--side`` against ``--against``. At each of that
-side's decisions of kind ``--kind`` (``Game.decision_kind``; default "action") that has more than
+side's decisions of kind ``--kind`` (``State.decision_kind``; default "action") that has more than
 one legal row, the heuristic's own choice and its next best rows by its own scores (``--width``
-rows in all) are each valued by ``--playouts`` paired playouts (``Game.playouts``: what the seat
+rows in all) are each valued by ``--playouts`` paired playouts (``State.playouts``: what the seat
 cannot know dealt again from its point of view, the rest of the game played by the same
 heuristics, the same deals and dice for every candidate). The game then goes on with the
 heuristic's own choice, so every position is one the heuristic reaches itself.
@@ -74,30 +74,30 @@ def action_values(game_name: str, games: int, side: str, player: str, against: s
     acc: dict = defaultdict(list)
     seen = {"games": 0, "decisions": 0, "valued": 0, "wins": 0.0}
     for idx in range(first, first + games):
-        st = g.new_state(comp, pols, seed, idx)
+        st = g.bind(comp).new_state(pols, seed, idx)
         nd = 0
         while True:
-            if g.run_builtin(comp, st, mine) < 0:
+            if st.run_builtin(mine) < 0:
                 break
-            g.use_heuristic(comp, st, rows)
-            own = g.heuristic_choice(comp, st)
+            st.use_heuristic(rows)
+            own = st.heuristic_choice()
             seen["decisions"] += 1
-            dk = g.decision_kind(comp, st)
+            dk = st.decision_kind()
             if kind in ("all", dk):
-                act = g.legal_actions(comp, st)
+                act = st.legal_actions()
                 if act.shape[0] > 1:
-                    sc = g.action_scores(comp, st)
+                    sc = st.action_scores()
                     order = [own] + [int(i) for i in np.argsort(-sc, kind="stable") if int(i) != own]
                     cand = np.array(order[:width], dtype=np.int64)
                     nd += 1
                     key = mix64_py(mix64_py(mix64_py(seed ^ 0x6176) ^ idx) ^ nd) & ((1 << 63) - 1)
-                    w = g.playouts(comp, st, cand, playouts, key)
+                    w = st.playouts(cand, playouts, key)
                     q = winner_scores(g, w, side_code).mean(axis=1)
                     seen["valued"] += 1
                     for j in range(1, len(cand)):
                         acc[(dk, int(act[cand[0], 0]), int(act[cand[j], 0]))].append(q[j] - q[0])
-            g.apply(comp, st, own)
-        seen["wins"] += float(winner_scores(g, g.result(comp, st)["winner"][:1], side_code)[0])
+            st.apply(own)
+        seen["wins"] += float(winner_scores(g, st.result()["winner"][:1], side_code)[0])
         seen["games"] += 1
     return acc, seen
 
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--playouts", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--kind", default="action", help='a decision kind (Game.decision_kind) or "all"')
+    ap.add_argument("--kind", default="action", help='a decision kind (State.decision_kind) or "all"')
     ap.add_argument("--min-count", type=int, default=100)
     a = ap.parse_args(argv)
     if a.games < 1 or a.width < 2 or a.playouts < 2:

@@ -384,26 +384,26 @@ def entry_points(game_name: str, prof: CompileProfile | None = None) -> list[dic
     step("play (trace)", lambda: g.play(c, pols, 1, 0))
 
     def steps_machine():
-        st = g.new_state(c, pols, 1, 0)
+        st = g.bind(c).new_state(pols, 1, 0)
         box["st"] = st
     step("new_state", steps_machine)
 
     def legal():
-        box["n"] = g.legal_actions(c, box["st"]).shape[0]
+        box["n"] = box["st"].legal_actions().shape[0]
     step("legal_actions", legal)
-    step("apply", lambda: g.apply(c, box["st"], 0))
-    step("to_move/result/invariant", lambda: (g.to_move(box["st"]), g.invariant_ok(c, box["st"]),
-                                              g.decision_kind(c, box["st"])))
-    step("action_scores/choices", lambda: (g.action_scores(c, box["st"]), g.heuristic_choice(c, box["st"]),
-                                           g.builtin_choice(c, box["st"])))
+    step("apply", lambda: box["st"].apply(0))
+    step("to_move/result/invariant", lambda: (box["st"].to_move, box["st"].invariant_ok(),
+                                              box["st"].decision_kind()))
+    step("action_scores/choices", lambda: (box["st"].action_scores(), box["st"].heuristic_choice(),
+                                           box["st"].builtin_choice()))
 
     def playouts():
-        n = g.legal_actions(c, box["st"]).shape[0]
-        g.playouts(c, box["st"], np.arange(min(n, 2), dtype=np.int64), 1, 7)
+        n = box["st"].legal_actions().shape[0]
+        box["st"].playouts(np.arange(min(n, 2), dtype=np.int64), 1, 7)
     step("playouts", playouts)
-    step("determinize", lambda: g.determinize(c, box["st"], g.to_move(box["st"]) if g.to_move(box["st"]) >= 0 else 0, 3))
-    step("run_builtin", lambda: g.run_builtin(c, box["st"], []))
-    step("result", lambda: g.result(c, box["st"]))
+    step("determinize", lambda: box["st"].determinize(box["st"].to_move if box["st"].to_move >= 0 else 0, 3))
+    step("run_builtin", lambda: box["st"].run_builtin([]))
+    step("result", lambda: box["st"].result())
     search = dict(pols)
     search[g.sides[0]] = "search"
     step("play with search (rest)", lambda: g.play(c, search, 1, 0))

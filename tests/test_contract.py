@@ -11,6 +11,8 @@ the random one.
 from __future__ import annotations
 
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -44,10 +46,10 @@ def test_step_machine_is_simulate(gc):
     for pol in ("random", g.default_policies[g.sides[0]]):
         ref = g.simulate(comp, _pols(g, pol), 3, 0, 8, threads=1)
         for i in range(8):
-            st = g.new_state(comp, _pols(g, pol), 3, i)
-            while not g.is_over(st):
-                g.apply(comp, st, g.builtin_choice(comp, st))
-            assert _rows_equal(g.result(comp, st), ref, 0, i), (pol, i)
+            st = g.bind(comp).new_state(_pols(g, pol), 3, i)
+            while not st.is_terminal():
+                st.apply(st.builtin_choice())
+            assert _rows_equal(st.result(), ref, 0, i), (pol, i)
 
 
 def test_random_fuzz_invariant_after_every_step(gc):
@@ -55,47 +57,47 @@ def test_random_fuzz_invariant_after_every_step(gc):
     rng = np.random.default_rng(11)
     steps = 0
     for i in range(6):
-        st = g.new_state(comp, _pols(g, "random"), 17, i, debug=True)
-        assert g.invariant_ok(comp, st)
-        while not g.is_over(st):
-            seat = g.to_move(st)
+        st = g.bind(comp).new_state(_pols(g, "random"), 17, i, debug=True)
+        assert st.invariant_ok()
+        while not st.is_terminal():
+            seat = st.to_move
             assert 0 <= seat < len(g.seat_names(comp))
-            n = g.legal_actions(comp, st).shape[0]
+            n = st.legal_actions().shape[0]
             assert n >= 1, "no legal action before the end"
-            g.apply(comp, st, int(rng.integers(n)))
-            assert g.invariant_ok(comp, st), f"invariant broken after step {steps}"
+            st.apply(int(rng.integers(n)))
+            assert st.invariant_ok(), f"invariant broken after step {steps}"
             steps += 1
-        assert g.legal_actions(comp, st).shape[0] == 0 and g.to_move(st) == -1
-        row = g.result(comp, st)
+        assert st.legal_actions().shape[0] == 0 and st.to_move == -1
+        row = st.result()
         assert 0 <= int(row["winner"][0]) < len(g.outcomes)
     assert steps >= 6 * len(g.sides)
 
 
 def test_illegal_action_refused(gc):
     g, comp = gc
-    st = g.new_state(comp, _pols(g, "random"), 1, 0, debug=True)
-    n = g.legal_actions(comp, st).shape[0]
+    st = g.bind(comp).new_state(_pols(g, "random"), 1, 0, debug=True)
+    n = st.legal_actions().shape[0]
     before = {k: v.copy() for k, v in st.arrays.items()}
     for bad in (-1, n, n + 5):
         with pytest.raises(IllegalAction):
-            g.apply(comp, st, bad)
+            st.apply(bad)
     for k, v in st.arrays.items():
         assert np.array_equal(v, before[k]), f"a refused action changed {k}"
 
 
 def test_copy_is_a_separate_game(gc):
     g, comp = gc
-    st = g.new_state(comp, _pols(g, "random"), 2, 3)
+    st = g.bind(comp).new_state(_pols(g, "random"), 2, 3)
     c = st.copy()
-    g.apply(comp, c, 0)
+    c.apply(0)
     assert not all(np.array_equal(st.arrays[k], c.arrays[k]) for k in st.arrays)
-    while not g.is_over(c):
-        g.apply(comp, c, g.builtin_choice(comp, c))
+    while not c.is_terminal():
+        c.apply(c.builtin_choice())
     d = st.copy()
-    g.apply(comp, d, 0)
-    while not g.is_over(d):
-        g.apply(comp, d, g.builtin_choice(comp, d))
-    assert _rows_equal(g.result(comp, c), g.result(comp, d), 0, 0)
+    d.apply(0)
+    while not d.is_terminal():
+        d.apply(d.builtin_choice())
+    assert _rows_equal(c.result(), d.result(), 0, 0)
 
 
 def test_preparing_the_playouts_changes_nothing(gc):
@@ -103,16 +105,16 @@ def test_preparing_the_playouts_changes_nothing(gc):
     first) leaves the game as it was, at the start and mid-game, and the playouts after it
     give what they give without it."""
     g, comp = gc
-    st = g.new_state(comp, _pols(g, "random"), 4, 1)
+    st = g.bind(comp).new_state(_pols(g, "random"), 4, 1)
     for _ in range(2):
         before = st.copy()
-        g.prepare_playouts(comp, st)
+        st.prepare_playouts()
         assert all(np.array_equal(before.arrays[k], st.arrays[k]) for k in st.arrays)
-        cands = np.arange(min(2, g.legal_actions(comp, st).shape[0]), dtype=np.int64)
-        assert np.array_equal(g.playouts(comp, st, cands, 3, 7), g.playouts(comp, before, cands, 3, 7))
+        cands = np.arange(min(2, st.legal_actions().shape[0]), dtype=np.int64)
+        assert np.array_equal(st.playouts(cands, 3, 7), before.playouts(cands, 3, 7))
         for _ in range(5):
-            if not g.is_over(st):
-                g.apply(comp, st, g.builtin_choice(comp, st))
+            if not st.is_terminal():
+                st.apply(st.builtin_choice())
 
 
 def test_trace_is_evidence(gc):
@@ -159,3 +161,32 @@ def test_search_seat_is_reproducible(gc):
         assert np.array_equal(one[k], two[k]), k
     alone = g.simulate(comp, pols, 8, 52, 1, threads=1)
     assert _rows_equal(alone, one, 0, 2)
+
+
+def test_state_knows_its_game_and_scores_every_seat(gc):
+    """A state holds its game's immutable Rules (copies share them); once over, ``returns``
+    scores each seat by its side: 1 win, 0.5 draw, 0 loss."""
+    g, comp = gc
+    rules = g.bind(comp)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.compiled = None
+    for i in range(4):
+        st = rules.new_state(_pols(g, "random"), 6, i)
+        assert st.rules is rules and st.game is g and st.compiled is comp
+        assert st.copy().rules is rules
+        st.run_builtin(())
+        assert st.is_terminal()
+        won = g.outcomes[int(st.result()["winner"][0])]
+        want = [1.0 if won == g.sides[g.seat_side(comp, s)] else 0.5 if won == "draw" else 0.0
+                for s in range(len(g.seat_names(comp)))]
+        assert st.returns().tolist() == want
+
+
+def test_the_core_a_game_must_provide_is_small():
+    """What a new game must write: rules and parameters and a start on the game, the step API on
+    its state; everything else (seats' players, batches, traces, the players' helpers) has
+    defaults or lives around the core."""
+    from lotr_sim.games.base import Game
+    from lotr_sim.games.step import State
+    assert Game.__abstractmethods__ == {"params", "load", "compile", "start"}
+    assert State.__abstractmethods__ == {"legal_actions", "apply", "to_move", "result", "invariant_ok"}

@@ -1,9 +1,9 @@
-"""Hidden information is part of the game contract (issue 19 §1): ``Game.determinize(compiled,
-state, seat, key)`` gives a new state in which what ``seat`` cannot know is dealt again. For
+"""Hidden information is part of the game contract (issue 19 §1): ``State.determinize(seat,
+key)`` gives a new state in which what ``seat`` cannot know is dealt again. For
 every registered game (and the fake game of the experiment tests):
 
 * the original state is left as it was;
-* the public part is unchanged: a game that does not override ``_redeal`` has no hidden
+* the public part is unchanged: a game whose State does not override ``_redeal`` has no hidden
   information and gets an identical copy; a game that does names here (``HIDDEN``) the places
   of its state a seat cannot see, and everywhere else the copy equals the original, while
   each pool of hidden places keeps its contents (cards are dealt again, never made up);
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from lotr_sim.games import registry
-from lotr_sim.games.base import Game
+from lotr_sim.games.step import State
 
 
 
@@ -80,21 +80,22 @@ HIDDEN = {"lotr-risk": _lotr_risk_hidden, "the-search": _the_search_hidden,
 HAS_HIDDEN = ("lotr-risk", "the-search", "minas-tirith")
 
 
-def _overrides(g) -> bool:
-    return type(g)._redeal is not Game._redeal
+def _overrides(state) -> bool:
+    """Does the game of ``state`` hide something (its state class overrides ``_redeal``)?"""
+    return type(state)._redeal is not State._redeal
 
 
 def _positions(g, comp, every=23, cap=8):
     """Copies of decision points of two games of the default players, every ``every``-th."""
     out = []
     for index in range(2):
-        st = g.new_state(comp, None, 41, index)
+        st = g.bind(comp).new_state(None, 41, index)
         k = 0
-        while not g.is_over(st) and len(out) < cap * (index + 1):
+        while not st.is_terminal() and len(out) < cap * (index + 1):
             k += 1
             if k % every == 1:
                 out.append(st.copy())
-            g.apply(comp, st, g.builtin_choice(comp, st))
+            st.apply(st.builtin_choice())
     return out
 
 
@@ -104,7 +105,7 @@ def _arrays_equal(a, b, skip=()):
 
 def _public_equal(name, g, comp, orig, det, seat):
     """The copy's public part is the original's; each hidden pool keeps its contents."""
-    if not _overrides(g):
+    if not _overrides(orig):
         return _arrays_equal(orig, det)
     assert name in HIDDEN, f"{name} overrides _redeal: name its hidden places in HIDDEN"
     places, pools = HIDDEN[name](comp, orig.st, seat)
@@ -126,15 +127,15 @@ def test_determinize_keeps_the_public_part_and_a_valid_game(gc):
     for i, state in enumerate(_positions(g, comp)):
         keep = state.copy()
         for seat in range(nseat):
-            det = g.determinize(comp, state, seat, 1000 + i)
+            det = state.determinize(seat, 1000 + i)
             assert _arrays_equal(state, keep), "determinize changed the original state"
             assert det is not state and all(det.arrays[k] is not state.arrays[k] for k in state.arrays)
             assert _public_equal(name, g, comp, state, det, seat), (name, i, seat)
-            assert g.invariant_ok(comp, det), (name, i, seat)
-        det = g.determinize(comp, state, g.to_move(state), 7 + i)
-        while not g.is_over(det):
-            g.apply(comp, det, g.builtin_choice(comp, det))
-        assert g.invariant_ok(comp, det), (name, i)
+            assert det.invariant_ok(), (name, i, seat)
+        det = state.determinize(state.to_move, 7 + i)
+        while not det.is_terminal():
+            det.apply(det.builtin_choice())
+        assert det.invariant_ok(), (name, i)
 
 
 @pytest.mark.parametrize("name", HAS_HIDDEN)
@@ -142,15 +143,15 @@ def test_determinize_deals_the_hidden_part_again(name):
     """The Search and LOTR Risk: some key moves the hidden part (from the mover's view), and
     one key always gives one deal."""
     g = registry.get_game(name)
-    assert _overrides(g), f"{name} has hidden information but does not override _redeal"
     comp = g.compile(g.load())
     moved = 0
     states = _positions(g, comp)
+    assert _overrides(states[0]), f"{name} has hidden information but does not override _redeal"
     for i, state in enumerate(states):
-        seat = g.to_move(state)
+        seat = state.to_move
         places, _ = HIDDEN[name](comp, state.st, seat)
-        a = g.determinize(comp, state, seat, 5 + i)
-        b = g.determinize(comp, state, seat, 5 + i)
+        a = state.determinize(seat, 5 + i)
+        b = state.determinize(seat, 5 + i)
         assert np.array_equal(a.st, b.st)
         moved += not np.array_equal(a.st[places], state.st[places])
     assert moved >= len(states) // 2, (name, moved, len(states))

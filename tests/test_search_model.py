@@ -25,10 +25,10 @@ def _player():
 def _first_decision(game_name: str, policies: dict, sets: dict | None = None):
     g = registry.get_game(game_name)
     c = g.compile(g.load(None, [f"{k}={v}" for k, v in (sets or {}).items()]))
-    st = g.new_state(c, policies, 1, 0)
+    st = g.bind(c).new_state(policies, 1, 0)
     seats = g.seat_policies(c, policies)
     stop = [i for i, p in enumerate(seats.values()) if p == _NAME]
-    seat = g.run_builtin(c, st, stop)
+    seat = st.run_builtin(stop)
     assert seat in stop
     return g, c, st, seat
 
@@ -41,7 +41,7 @@ def test_playouts_use_the_base_on_its_seat_and_the_model_elsewhere(game_name, se
     pols = {g.sides[0]: _NAME, g.sides[1]: "greedy"}
     g, c, st, seat = _first_decision(game_name, pols, sets)
     p = SearchPlayer(g, 1, budget=8, width=2, start=4, base="tuned", model=model)
-    p.choose(c, st)
+    p.choose(st)
     n_seats = len(g.seat_names(c))
     tuned = g.heuristic_rows(c, ["tuned"] * n_seats)
     greedy = g.heuristic_rows(c, ["greedy"] * n_seats)
@@ -60,7 +60,7 @@ def test_a_search_seat_plays_its_base_inside_its_actions_and_the_header_names_it
     from lotr_sim.games.minas_tirith import layout as L
     g = registry.get_game("minas-tirith")
     c = g.compile(g.load(None, []))
-    st = g.new_state(c, {"good": _NAME, "evil": "greedy"}, 1, 0)
+    st = g.bind(c).new_state({"good": _NAME, "evil": "greedy"}, 1, 0)
     tuned = g.heuristic_rows(c, ["tuned", "tuned"])
     keep = np.arange(L.NPOL) != L.PL_CARDS
     np.testing.assert_array_equal(st.pol[0][keep], tuned[0][keep])

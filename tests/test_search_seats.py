@@ -26,20 +26,17 @@ CASES = [("minas-tirith", {}), ("the-search", {}), ("lotr-risk", {"players": 2})
          ("lotr-risk", {"players": 3}), ("lotr-risk", {"players": 4}), ("fake", {})]
 
 
-class _Rigged:
-    """The game, with playouts whose winners are fixed: ``target`` wins for ``own``, every
-    other candidate for ``other`` (outcome indexes)."""
+def _rigged(state, target: int, own: int, other: int):
+    """A copy of ``state`` whose playouts' winners are fixed: ``target`` wins for ``own``,
+    every other candidate for ``other`` (outcome indexes)."""
+    st = state.copy()
 
-    def __init__(self, game, target: int, own: int, other: int):
-        self._g, self.target, self.own, self.other = game, int(target), int(own), int(other)
-
-    def __getattr__(self, name):
-        return getattr(self._g, name)
-
-    def playouts(self, compiled, state, candidates, m, key):
-        out = np.full((len(candidates), int(m)), self.other, dtype=np.int64)
-        out[np.asarray(candidates) == self.target] = self.own
+    def playouts(candidates, m, key, *horizon):
+        out = np.full((len(candidates), int(m)), other, dtype=np.int64)
+        out[np.asarray(candidates) == target] = own
         return out
+    st.playouts = playouts
+    return st
 
 
 def _state_at_seat(g, comp, seat: int, pols: dict):
@@ -47,14 +44,14 @@ def _state_at_seat(g, comp, seat: int, pols: dict):
     (random play up to it), or None."""
     rng = np.random.default_rng(seat + 1)
     for index in range(40):
-        st = g.new_state(comp, pols, 5, index)
+        st = g.bind(comp).new_state(pols, 5, index)
         for _ in range(20_000):
-            if g.is_over(st):
+            if st.is_terminal():
                 break
-            n = g.legal_actions(comp, st).shape[0]
-            if g.to_move(st) == seat and n >= 2:
+            n = st.legal_actions().shape[0]
+            if st.to_move == seat and n >= 2:
                 return st
-            g.apply(comp, st, int(rng.integers(n)))
+            st.apply(int(rng.integers(n)))
     return None
 
 
@@ -82,12 +79,12 @@ def test_search_scores_playouts_for_its_own_side_on_every_seat(case):
         own = g.outcomes.index(g.sides[side])
         other = g.outcomes.index(g.sides[1 - side])
         probe = SearchPlayer(g, 3, budget=64, width=4, start=4)
-        cand = probe.candidates(comp, st)
+        cand = probe.candidates(st)
         if cand.shape[0] < 2:
             continue
         target = int(cand[-1])               # not the heuristic's own choice (cand[0])
-        p = SearchPlayer(_Rigged(g, target, own, other), 3, budget=64, width=4, start=4)
-        got = p.choose(comp, st.copy())
+        p = SearchPlayer(g, 3, budget=64, width=4, start=4)
+        got = p.choose(_rigged(st, target, own, other))
         assert got == target, (g.name, seats[seat], g.sides[side], got, target, cand.tolist())
         checked_sides.add(side)
     assert checked_sides == set(range(len(g.sides))), (g.name, checked_sides)

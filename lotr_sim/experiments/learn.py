@@ -49,16 +49,16 @@ RESULT = "learned.toml"
 
 class RecordingSearch(SearchPlayer):
     """The search player on a base heuristic, keeping (features, chosen row) at every decision
-    the learned term scores (``Game.action_features``)."""
+    the learned term scores (``State.action_features``)."""
 
     def __init__(self, game, seed: int, **settings: Any):
         super().__init__(game, seed, **settings)
         self.records: list[tuple[np.ndarray, int]] = []
 
-    def choose(self, compiled, state) -> int:
-        self.use_base(compiled, state, self.game.to_move(state))   # the rows the features read
-        feats = self.game.action_features(compiled, state)
-        pick = super().choose(compiled, state)
+    def choose(self, state) -> int:
+        self.use_base(state, state.to_move)   # the rows the features read
+        feats = state.action_features()
+        pick = super().choose(state)
         if feats is not None and feats.shape[0] > 1:
             self.records.append((feats, int(pick)))
         return pick
@@ -69,16 +69,16 @@ def play_recorded(game, compiled, player: str, side: str, seed: int, index: int,
     """Game ``index`` with a recording search on ``side`` (on ``player``'s weights) and
     ``player`` on every other seat: the decisions it recorded and the game's result row."""
     policies = {s: player for s in game.sides}
-    state = game.new_state(compiled, policies, seed, index)
+    state = game.bind(compiled).new_state(policies, seed, index)
     seat = list(game.sides).index(side)
     rec = RecordingSearch(game, seed, base=player, **settings)
-    rec.prepare(compiled, state)
+    rec.prepare(state)
     while True:
-        s = game.run_builtin(compiled, state, [seat])
+        s = state.run_builtin([seat])
         if s < 0:
             break
-        game.apply(compiled, state, rec.choose(compiled, state))
-    return rec.records, game.result(compiled, state)
+        state.apply(rec.choose(state))
+    return rec.records, state.result()
 
 
 def side_scores(game, res: Mapping[str, np.ndarray], side: str) -> np.ndarray:

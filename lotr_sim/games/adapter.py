@@ -1,4 +1,8 @@
-"""``NumbaGame``: the one binding of the Game contract (``games/base.py``) to a numba engine.
+"""``NumbaGame`` and ``NumbaState``: the one binding of the game contract to a numba engine.
+
+``NumbaGame`` (a ``TableGame``: ``games/base.py`` and ``games/table.py``) starts games and
+runs batches; ``NumbaState`` (a ``PlayableState``: ``games/step.py``, ``games/players.py``)
+is the step API of one game over the engine's kernels.
 
 Every numba game's kernels module (``NumbaGame.kernels``) defines the same kernels, by the
 same names, with the same parameters in the same order; a game that has no use for an
@@ -18,7 +22,7 @@ argument takes it and ignores it (The Search passes an empty ``wp``, Minas Tirit
     invariant_nb(cf, st) -> bool                           the game's conservation checks hold
     simulate_nb(cf, wp, pol, seed, first, debug, lo, hi, out)   games first+lo .. first+hi-1
                                                            (``nogil``: ``run_range`` threads it)
-    playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out)  the search's playouts (``Game.playouts``;
+    playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out)  the search's playouts (``State.playouts``;
                                                            ``hz`` rounds, 0 to the end: only a game
                                                            with ``playout_horizon`` reads it)
     determinize_nb(cf, st, s, seat, tmp)                   deal again what ``seat`` cannot know,
@@ -36,8 +40,8 @@ re-optimises a whole engine under each jitted level on its first compile). A gam
 the rest: its config (``params``, ``load``, ``compile``), the kernels module's import path
 (imported on first use, so a game's metadata stays importable without its engine), its state
 arrays, policy rows, outcome columns (``lotr_sim.kernels.outcomes.OutcomeColumns``), trace
-decoding and the genuinely game-specific methods (``decision_kind``, ``pass_action``,
-``replay_check``, ``account``, seats).
+decoding and the genuinely game-specific methods (``replay_check``, ``account``, seats; and
+in its ``NumbaState`` subclass, ``state_class``, ``decision_kind`` and ``pass_action``).
 
 Traces: one header for every game (``trace_header``, ``TRACE_VERSION``).
 """
@@ -49,8 +53,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lotr_sim.games.base import Game
-from lotr_sim.games.step import State, trace_size
+from lotr_sim.games.players import PlayableState
+from lotr_sim.games.step import Rules, State, check_action, trace_size
+from lotr_sim.games.table import TableGame
 from lotr_sim.kernels.outcomes import OutcomeColumns
 
 #: The contract's kernels whose compiles always get numba's full module passes: the ones Python
@@ -97,13 +102,130 @@ KERNELS = {
 }
 
 
-class NumbaGame(Game):
-    """A ``Game`` whose engine is a numba kernels module with the common kernels above."""
+class NumbaState(PlayableState):
+    """One game of a numba engine: its arrays (``st, s, tr, act, scr, pol, heur``) and the
+    step API over the kernels (a game subclasses it for ``decision_kind``, ``pass_action``
+    and anything else only it knows)."""
+
+    def __init__(self, rules: Rules, seed: int, index: int, policies: Mapping[str, str],
+                 arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None):
+        super().__init__(rules, seed, index, policies, arrays, meta)
+        self.K = rules.game.K        # the kernels module, and the config's arrays they read
+        self.cf = rules.compiled.cf
+        self.wp = rules.compiled.wp
+
+    # -- the step API -------------------------------------------------------------------------
+    def legal_actions(self) -> np.ndarray:
+        """Every action of the current decision, one row each (empty once over): the engine's
+        ``legal_nb`` writes the rows into ``act`` once per decision; ``n_legal`` caches their
+        number until ``apply`` (or anything else that moves the game) marks it stale with -1."""
+        if self.n_legal < 0:
+            self.n_legal = int(self.K.legal_nb(self.cf, self.st, self.act))
+        return self.act[: self.n_legal]
+
+    def apply(self, i: int) -> None:
+        """Apply legal action ``i`` (checked, ``check_action``, before the kernel sees it) and
+        resolve everything up to the next decision."""
+        i = check_action(i, self.legal_actions().shape[0])
+        self._apply_legal(np.int64(i))
+        self.n_legal = -1
+
+    def _apply_legal(self, i: np.int64) -> None:
+        """Apply row ``i`` of ``act`` (already checked to be legal): ``apply_nb``."""
+        self.K.apply_nb(self.cf, self.wp, self.pol, self.st, self.tr, self.act, self.scr, self.s, i)
+
+    @property
+    def to_move(self) -> int:
+        return int(self.K.to_move_nb(self.st))
+
+    def result(self) -> dict[str, np.ndarray]:
+        game, comp = self.rules.game, self.rules.compiled
+        out = np.zeros((1, game._out_width(comp)), dtype=np.int64)
+        self.K.record_nb(self.cf, self.st, 0, out)
+        return game._columns(comp, self.index, out)
+
+    def invariant_ok(self) -> bool:
+        return bool(self.K.invariant_nb(self.cf, self.st))
+
+    def _redeal(self, seat: int, s: np.ndarray) -> None:
+        """The engine's ``determinize_nb`` (the one its playouts run)."""
+        K = self.K
+        K.determinize_nb(self.cf, self.st, s, np.int64(seat), np.zeros(K.DET_TMP, dtype=np.int64))
+
+    # -- what the players use -----------------------------------------------------------------
+    def builtin_choice(self) -> int:
+        n = self.legal_actions().shape[0]
+        return int(self.K.choose_nb(self.cf, self.wp, self.pol, self.st, self.act, self.scr, self.s,
+                                    np.int64(n)))
+
+    def action_scores(self) -> np.ndarray:
+        n = self.legal_actions().shape[0]
+        out = np.zeros(n, dtype=np.float64)
+        self.K.scores_nb(self.cf, self.wp, self.heur, self.st, self.act, self.scr, self.s, np.int64(n), out)
+        return out
+
+    def action_features(self) -> np.ndarray | None:
+        """What the learned player learns from at this decision: per legal row, the seat's
+        heuristic's score (column 0, its learned term left out) and the row's features (one
+        column per learned weight, ``PolicyTable.learned_weights``); None at a decision the
+        learned term does not score, or for a game without a learned player (no
+        ``features_nb`` kernel)."""
+        K = self.K
+        table = self.rules.game.policy_table
+        if not hasattr(K, "features_nb") or table is None:
+            return None
+        n = self.legal_actions().shape[0]
+        nf = len(table.learned_weights(table.sides[0]))
+        out = np.zeros((n, 1 + nf), dtype=np.float64)
+        ok = K.features_nb(self.cf, self.wp, self.heur, self.st, self.act, self.scr, self.s, np.int64(n), out)
+        return out if ok else None
+
+    def use_heuristic(self, rows: np.ndarray | None) -> None:
+        if rows is not None:
+            self.heur[...] = rows
+
+    def run_builtin(self, stop_seats: Sequence[int]) -> int:
+        mask = 0
+        for seat in stop_seats:
+            mask |= 1 << int(seat)
+        seat = int(self.K.run_until_nb(self.cf, self.wp, self.pol, self.st, self.tr, self.act, self.scr,
+                                       self.s, np.int64(mask)))
+        self.n_legal = -1
+        return seat
+
+    def playouts(self, candidates: np.ndarray, m: int, key: int, horizon: int = 0) -> np.ndarray:
+        hz = self.rules.game.check_horizon(horizon)
+        self.legal_actions()
+        args = self._playouts_args(candidates, m, key, hz)
+        self.K.playouts_nb(*args)
+        return args[-1]
+
+    def _playouts_args(self, candidates: np.ndarray, m: int, key: int, hz: int) -> tuple:
+        """``playouts_nb``'s arguments, the last one the winners' array it fills."""
+        return (self.cf, self.wp, self.heur, self.st, self.act, np.asarray(candidates, dtype=np.int64),
+                np.int64(m), np.int64(key), np.int64(hz), np.zeros((len(candidates), int(m)), dtype=np.int64))
+
+    def prepare_playouts(self) -> None:
+        """Compile ``playouts_nb`` before the built-in seats' first ``run_until_nb`` (a call with
+        no candidates: it plays nothing and reads nothing but the seat to move).
+
+        Only the compile order changes, and only on a cold cache (warm, this call returns at
+        once). Minas Tirith's and The Search's playouts call ``run_until_nb``: compiled first,
+        the playouts compile it inside them (lean, ``kernels.warmup``), and the compile helper
+        then generates its machine code (a follower in the plan) while the main process
+        finishes the playouts, instead of the main process compiling it whole and then
+        optimising it again inside the playouts."""
+        self.K.playouts_nb(*self._playouts_args(np.zeros(0, dtype=np.int64), 0, 0, 0))
+
+
+class NumbaGame(TableGame):
+    """A ``TableGame`` whose engine is a numba kernels module with the common kernels above."""
 
     kernels: str = ""           # import path of the module with the common kernels
     trace: str = ""             # import path of the module whose decode(compiled, tr, game_index)
                                 # turns a trace buffer into events
     trace_words: int = 1 << 18  # a traced game's first buffer (``play`` grows it 4x until it fits)
+    state_class: type[NumbaState] = NumbaState   # the game's states
 
     # -- what each game supplies -----------------------------------------------------------
     def _state_arrays(self, compiled: Any, trace: int) -> dict[str, np.ndarray]:
@@ -189,123 +311,31 @@ class NumbaGame(Game):
                 from lotr_sim.games.players import play_state
                 state = play_state(self, compiled, pols, seed, game_index, trace=size, debug=debug)
             else:
-                state = self.new_state(compiled, pols, seed, game_index, trace=size, debug=debug)
-                self.run_builtin(compiled, state, ())
+                state = self.bind(compiled).new_state(pols, seed, game_index, trace=size, debug=debug)
+                state.run_builtin(())
             if not self._trace_overflowed(state):
                 break
             size *= 4
         events = [self.trace_header(compiled, pols, seed, game_index)] + self._decode(compiled, state, game_index)
-        return self.result(compiled, state), events
+        return state.result(), events
 
     # -- the step machine -------------------------------------------------------------------
-    def new_state(self, compiled: Any, policies: Mapping[str, str] | None, seed: int, index: int,
-                  trace: bool | int = False, debug: bool = False) -> State:
+    def start(self, rules: Rules, policies: Mapping[str, str] | None, seed: int, index: int,
+              trace: bool | int = False, debug: bool = False) -> NumbaState:
         from lotr_sim.kernels.rng import check_seed
         check_seed(seed)
+        compiled = rules.compiled
         pols = self.check_policies(policies)
         arrays = self._state_arrays(compiled, trace_size(trace, self.trace_words))
         arrays["pol"] = self._policy_rows(compiled, self._seat_players(compiled, pols))
         arrays["heur"] = self._policy_rows(compiled, ["greedy"] * len(self.seat_names(compiled)))
-        state = State(self.name, int(seed), int(index), pols, arrays)
+        state = self.state_class(rules, int(seed), int(index), pols, arrays)
         self.K.new_game_nb(compiled.cf, state.st, state.tr, state.act, state.s, np.int64(seed),
                            np.int64(index), np.int64(1 if debug else 0))
         return state
 
-    def _list_legal(self, compiled: Any, state: State) -> int:
-        return self.K.legal_nb(compiled.cf, state.st, state.act)
-
-    def _apply_legal(self, compiled: Any, state: State, i: np.int64) -> None:
-        self.K.apply_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act, state.scr,
-                        state.s, i)
-
-    def to_move(self, state: State) -> int:
-        return int(self.K.to_move_nb(state.st))
-
-    def result(self, compiled: Any, state: State) -> dict[str, np.ndarray]:
-        out = np.zeros((1, self._out_width(compiled)), dtype=np.int64)
-        self.K.record_nb(compiled.cf, state.st, 0, out)
-        return self._columns(compiled, state.index, out)
-
-    def invariant_ok(self, compiled: Any, state: State) -> bool:
-        return bool(self.K.invariant_nb(compiled.cf, state.st))
-
-    def builtin_choice(self, compiled: Any, state: State) -> int:
-        n = self.legal_actions(compiled, state).shape[0]
-        return int(self.K.choose_nb(compiled.cf, compiled.wp, state.pol, state.st, state.act, state.scr,
-                                    state.s, np.int64(n)))
-
-    def action_scores(self, compiled: Any, state: State) -> np.ndarray:
-        n = self.legal_actions(compiled, state).shape[0]
-        out = np.zeros(n, dtype=np.float64)
-        self.K.scores_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.scr, state.s,
-                         np.int64(n), out)
-        return out
-
-    def action_features(self, compiled: Any, state: State) -> np.ndarray | None:
-        """What the learned player learns from at this decision: per legal row, the seat's
-        heuristic's score (column 0, its learned term left out) and the row's features (one
-        column per learned weight, ``PolicyTable.learned_weights``); None at a decision the
-        learned term does not score, or for a game without a learned player (no
-        ``features_nb`` kernel)."""
-        K = self.K
-        table = self.policy_table
-        if not hasattr(K, "features_nb") or table is None:
-            return None
-        n = self.legal_actions(compiled, state).shape[0]
-        nf = len(table.learned_weights(table.sides[0]))
-        out = np.zeros((n, 1 + nf), dtype=np.float64)
-        ok = K.features_nb(compiled.cf, compiled.wp, state.heur, state.st, state.act, state.scr, state.s,
-                           np.int64(n), out)
-        return out if ok else None
-
     def heuristic_rows(self, compiled: Any, seat_players: Sequence[str]) -> np.ndarray:
         return self._policy_rows(compiled, [self.engine_player(p) for p in seat_players])
-
-    def heuristic_choice(self, compiled: Any, state: State) -> int:
-        """The first highest of ``action_scores`` (0 once over)."""
-        scores = self.action_scores(compiled, state)
-        return int(np.argmax(scores)) if scores.shape[0] else 0
-
-    def run_builtin(self, compiled: Any, state: State, stop_seats: Sequence[int]) -> int:
-        mask = 0
-        for seat in stop_seats:
-            mask |= 1 << int(seat)
-        seat = int(self.K.run_until_nb(compiled.cf, compiled.wp, state.pol, state.st, state.tr, state.act,
-                                       state.scr, state.s, np.int64(mask)))
-        state.n_legal = -1
-        return seat
-
-    def playouts(self, compiled: Any, state: State, candidates: np.ndarray, m: int, key: int,
-                 horizon: int = 0) -> np.ndarray:
-        hz = self._check_horizon(horizon)
-        self.legal_actions(compiled, state)
-        args = self._playouts_args(compiled, state, candidates, m, key, hz)
-        self.K.playouts_nb(*args)
-        return args[-1]
-
-    def _playouts_args(self, compiled: Any, state: State, candidates: np.ndarray, m: int, key: int,
-                       hz: int) -> tuple:
-        """``playouts_nb``'s arguments, the last one the winners' array it fills."""
-        return (compiled.cf, compiled.wp, state.heur, state.st, state.act,
-                np.asarray(candidates, dtype=np.int64), np.int64(m), np.int64(key), np.int64(hz),
-                np.zeros((len(candidates), int(m)), dtype=np.int64))
-
-    def prepare_playouts(self, compiled: Any, state: State) -> None:
-        """Compile ``playouts_nb`` before the built-in seats' first ``run_until_nb`` (a call with
-        no candidates: it plays nothing and reads nothing but the seat to move).
-
-        Only the compile order changes, and only on a cold cache (warm, this call returns at
-        once). Minas Tirith's and The Search's playouts call ``run_until_nb``: compiled first,
-        the playouts compile it inside them (lean, ``kernels.warmup``), and the compile helper
-        then generates its machine code (a follower in the plan) while the main process
-        finishes the playouts, instead of the main process compiling it whole and then
-        optimising it again inside the playouts (issue 21: The Search's first search game
-        15.2 -> 11.8 s cold)."""
-        self.K.playouts_nb(*self._playouts_args(compiled, state, np.zeros(0, dtype=np.int64), 0, 0, 0))
-
-    def _redeal(self, compiled: Any, state: State, seat: int, s: np.ndarray) -> None:
-        K = self.K
-        K.determinize_nb(compiled.cf, state.st, s, np.int64(seat), np.zeros(K.DET_TMP, dtype=np.int64))
 
     # -- traces -----------------------------------------------------------------------------
     def trace_header(self, compiled: Any, policies: Mapping[str, str], seed: int, game_index: int) -> dict:

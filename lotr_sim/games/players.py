@@ -14,8 +14,8 @@ the games: it is loaded when a seat is first played, so the games know every pla
 without importing one, and a player may use all of the game's surface.
 
 The driver: the engine plays its built-in policies inside numba until a seat held by such a
-player is to move (``Game.run_builtin``); that player picks one of the legal actions in
-Python, ``Game.apply`` applies it, and so on to the end. Game ``i`` always uses the game's
+player is to move (``PlayableState.run_builtin``); that player picks one of the legal
+actions in Python (``choose(state)``), ``State.apply`` applies it, and so on to the end. Game ``i`` always uses the game's
 stream (seed, i) for chance and the player's own streams for its look-ahead, so results are
 bit-identical whatever the threads or chunking.
 """
@@ -24,7 +24,9 @@ from __future__ import annotations
 import importlib
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
+
+import numpy as np
 
 from lotr_sim.games.step import State
 from lotr_sim.kernels.runner import split_range
@@ -128,23 +130,23 @@ register_player("search-classic", _SEARCH_PLAYER, "the search player before issu
 
 def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: int,
                trace: bool = False, debug: bool = False, stats: dict | None = None) -> State:
-    """One whole game; returns its final state (``game.result`` gives the row). ``policies``
+    """One whole game; returns its final state (``state.result()`` gives the row). ``policies``
     name sides and/or seats (``Game.seat_policies``); each seat held by a registered player
-    gets its own player object, indexed by seat as ``Game.to_move`` reports it."""
+    gets its own player object, indexed by seat as ``State.to_move`` reports it."""
     seats = game.seat_policies(compiled, policies)
     players = {seat: generic_player(p, game, seed) for seat, p in enumerate(seats.values()) if is_generic(p)}
-    state = game.new_state(compiled, policies, seed, index, trace=trace, debug=debug)
+    state = game.bind(compiled).new_state(policies, seed, index, trace=trace, debug=debug)
     stop = sorted(players)
     for p in players.values():               # a player may get ready before the first step
         prepare = getattr(p, "prepare", None)
         if prepare is not None:
-            prepare(compiled, state)
+            prepare(state)
     t0 = time.perf_counter()
     while True:
-        seat = game.run_builtin(compiled, state, stop)
+        seat = state.run_builtin(stop)
         if seat < 0:
             break
-        game.apply(compiled, state, players[seat].choose(compiled, state))
+        state.apply(players[seat].choose(state))
     if stats is not None:
         stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
         for seat, p in players.items():
@@ -180,3 +182,74 @@ def simulate_with_players(game, compiled, policies: Mapping[str, str], seed: int
     out["games"] = n
     game.last_player_stats = out   # what `lotr-sim bench` reports of the players' search
     return out
+
+
+class PlayableState(State):
+    """A state the engine's own players and the players of ``lotr_sim.players`` can play.
+
+    Beyond the step API (``State``), a game whose seats the engine can play gives its
+    built-in pick (``builtin_choice``: the seat's own player, random ones drawing from the
+    state) and its default heuristic's scores (``action_scores``); the rest has a default
+    here written on those, which an engine replaces with its own kernels (``NumbaState``)."""
+
+    def builtin_choice(self) -> int:
+        """The index the seat's built-in policy picks (random ones draw from the state)."""
+        raise NotImplementedError(f"{self.game.name} has no built-in players")
+
+    def action_scores(self) -> np.ndarray:
+        """The default heuristic's score of each legal action (higher is better)."""
+        raise NotImplementedError(f"{self.game.name} has no heuristic")
+
+    def heuristic_choice(self) -> int:
+        """The index the seat's default heuristic picks (never draws): the first highest of
+        ``action_scores`` (0 once over)."""
+        scores = self.action_scores()
+        return int(np.argmax(scores)) if scores.shape[0] else 0
+
+    def run_builtin(self, stop_seats: Sequence[int]) -> int:
+        """Play built-in policies until a seat in ``stop_seats`` is to move (returns it) or
+        the game ends (returns -1)."""
+        while not self.is_terminal():
+            seat = self.to_move
+            if seat in stop_seats:
+                return seat
+            self.apply(self.builtin_choice())
+        return -1
+
+    def playouts(self, candidates: np.ndarray, m: int, key: int, horizon: int = 0) -> np.ndarray:
+        """For each candidate action and j < m: on a copy, determinized from the mover's view
+        as ``determinize`` does (on stream (key, j)), apply it, then the default heuristics
+        play to the end with chance from stream (key, j), the same for every candidate.
+        Returns winner codes (indices into ``Game.outcomes``), shape [k, m].
+
+        ``horizon`` > 0 (only a game with ``playout_horizon``): a playout stops once that many
+        rounds more have ended and is scored as if the game ended there by its own rules
+        (the winner the rules would name at that moment)."""
+        raise NotImplementedError(f"{self.game.name} has no playouts")
+
+    def prepare_playouts(self) -> None:
+        """Called before the first step of a game in which a search player is seated: make
+        ready whatever ``playouts`` needs, leaving the state as it was. Nothing by default."""
+        return None
+
+    def use_heuristic(self, rows: np.ndarray | None) -> None:
+        """Make ``rows`` (from ``Game.heuristic_rows``) the heuristic that
+        ``heuristic_choice``, ``action_scores`` and ``playouts`` use (nothing when None)."""
+        return None
+
+    def decision_kind(self) -> str:
+        """A short name of the current decision's kind, so a player may treat kinds
+        differently (the search player's ``skip``); "decision" when the game does not say.
+        Minas Tirith: "die", "action", "loss", "retreat", "card"; LOTR Risk: its phase
+        (``lotr_risk.layout.PHASE_KIND``); The Search: ``the_search.layout.DECISIONS``."""
+        return "decision"
+
+    def pass_action(self) -> int:
+        """The index of the "do nothing more" action of this decision (e.g. end the turn), or
+        -1 when there is none; a search player always considers it."""
+        return -1
+
+    def action_features(self) -> np.ndarray | None:
+        """What the learned player learns from at this decision (per legal row, the
+        heuristic's score then the row's features), or None where there is nothing to learn."""
+        return None

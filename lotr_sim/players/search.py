@@ -2,7 +2,7 @@
 
 At each decision of its seat it takes the game's heuristic's own choice plus its next best
 candidates by the heuristic's scores (``width`` in all) and plays each out with the game's
-default heuristic for both seats (``Game.playouts``). Playout ``j`` of a round uses the same
+default heuristic for both seats (``State.playouts``). Playout ``j`` of a round uses the same
 chance stream for every candidate (common random numbers), so candidates are compared on
 paired futures. This is Tesauro and Galperin's rollout improvement of a base policy: with
 enough playouts it cannot do worse than its base in expectation, and it sees what a fixed
@@ -38,7 +38,7 @@ well (Tesauro and Galperin's rollouts of one policy), or ``"opponents"``, the pl
 actually holds each seat (a search player by its own base). Modelling the opponents is what a
 best response does, and it is what exploitability means (how much can a player gain against
 this one?); the seat still sees only what it may know, since the playouts re-deal the hidden
-part (``Game.playouts``). Measured in issue 19 §3 (``lotr-sim bench search``, 200 games a
+part (``State.playouts``). Measured in issue 19 §3 (``lotr-sim bench search``, 200 games a
 side): on Minas Tirith the registered ``search`` (tuned, opponents modelled, 48 playouts per
 decision) gained +18/+21 points as Good/Evil against greedy, the old 384-playout search on
 greedy (``search-classic``) +21/+18, at 5.7 times its CPU time; against tuned neither gains
@@ -103,7 +103,7 @@ class SearchPlayer:
         self.width = int(width)
         self.z = float(z)
         self.keep_pass = bool(keep_pass)
-        self.skip = tuple(skip)   # decision kinds left to the heuristic (Game.decision_kind)
+        self.skip = tuple(skip)   # decision kinds left to the heuristic (State.decision_kind)
         self.start = int(start)
         self.base = str(base)     # the heuristic it improves on: its candidates and playouts
         self.model = model        # who the other seats are in its playouts (see the docstring)
@@ -124,57 +124,57 @@ class SearchPlayer:
             k = _mix64_py(k ^ (rnd << 48))
         return k & ((1 << 63) - 1)
 
-    def candidates(self, compiled, state: State) -> np.ndarray:
+    def candidates(self, state: State) -> np.ndarray:
         """The heuristic's own choice first, then the best others by its scores."""
-        n = self.game.legal_actions(compiled, state).shape[0]
-        own = self.game.heuristic_choice(compiled, state)
+        n = state.legal_actions().shape[0]
+        own = state.heuristic_choice()
         first = [own]
-        wait = self.game.pass_action(compiled, state)
+        wait = state.pass_action()
         if self.keep_pass and 0 <= wait != own:
             # always look at holding back too (measured on Minas Tirith: it makes the search
             # weaker as Good, 52.5% against 59% without, so it is off by default)
             first.append(wait)
-        scores = self.game.action_scores(compiled, state)
+        scores = state.action_scores()
         order = [int(i) for i in np.argsort(-scores, kind="stable") if int(i) not in first]
         # every legal action in wide mode (width 0): the heuristic's choice first, then by its scores
         keep = n if self.width == 0 else max(1, min(self.width, n))
         return np.array((first + order)[:keep], dtype=np.int64)
 
-    def _values(self, compiled, state: State, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
+    def _values(self, state: State, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
         """Scores [len(cand), m] of m paired playouts of each candidate for ``side``."""
         if self.horizon:
-            winners = self.game.playouts(compiled, state, cand, m, key, self.horizon)
+            winners = state.playouts(cand, m, key, self.horizon)
         else:   # a game's playouts need not take a horizon unless it can stop early
-            winners = self.game.playouts(compiled, state, cand, m, key)
+            winners = state.playouts(cand, m, key)
         self.playouts += winners.size
         # a seat scores by its side winning (LOTR Risk with 3-4 players: a seat of the winning player's side, LR-11.4)
         return winner_scores(self.game, winners, side)
 
-    def prepare(self, compiled, state: State) -> None:
+    def prepare(self, state: State) -> None:
         """Before the game's first step: the game makes its playouts ready
-        (``Game.prepare_playouts``; on a cold cache, their compile comes first)."""
-        self.game.prepare_playouts(compiled, state)
+        (``State.prepare_playouts``; on a cold cache, their compile comes first)."""
+        state.prepare_playouts()
 
-    def choose(self, compiled, state: State) -> int:
+    def choose(self, state: State) -> int:
         """The index of the legal action this player takes at ``state``."""
-        seat = self.game.to_move(state)
-        n = self.game.legal_actions(compiled, state).shape[0]
+        seat = state.to_move
+        n = state.legal_actions().shape[0]
         self.decisions += 1
-        self.use_base(compiled, state, seat)
+        self.use_base(state, seat)
         if n <= 1:
             return 0
-        if self.skip and self.game.decision_kind(compiled, state) in self.skip:
-            return self.game.heuristic_choice(compiled, state)
-        cand = self.candidates(compiled, state)
+        if self.skip and state.decision_kind() in self.skip:
+            return state.heuristic_choice()
+        cand = self.candidates(state)
         if cand.shape[0] == 1:
             return int(cand[0])
         self.considered = int(cand.shape[0])
-        side = self.game.seat_side(compiled, seat)
+        side = self.game.seat_side(state.compiled, seat)
         if self.width == 0:
-            return int(cand[self._race_wide(compiled, state, cand, seat, side)])
+            return int(cand[self._race_wide(state, cand, seat, side)])
         m = max(1, min(self.start, self.budget // cand.shape[0]))
         alive = np.arange(cand.shape[0])          # row 0: the heuristic's own choice
-        v = self._values(compiled, state, cand, m, self._key(state, seat), side)
+        v = self._values(state, cand, m, self._key(state, seat), side)
         used = v.size
         rnd = 0
         while True:
@@ -187,20 +187,20 @@ class SearchPlayer:
             if used + alive.shape[0] * m > self.budget:
                 break
             rnd += 1
-            w = self._values(compiled, state, cand[alive], m, self._key(state, seat, rnd), side)
+            w = self._values(state, cand[alive], m, self._key(state, seat, rnd), side)
             used += w.size
             v = np.concatenate((v, w), axis=1)
         return int(cand[alive[self._pick(v)]])
 
-    def use_base(self, compiled, state: State, seat: int) -> None:
+    def use_base(self, state: State, seat: int) -> None:
         """Give ``state`` this player's heuristic rows (its base for its seat, its models for
         the others: ``_seat_models``), built at its first decision: what the candidates, the
         action scores and the playouts read."""
         if self._rows is None:
-            self._rows = self.game.heuristic_rows(compiled, self._seat_models(compiled, state, seat))
-        self.game.use_heuristic(compiled, state, self._rows)
+            self._rows = self.game.heuristic_rows(state.compiled, self._seat_models(state, seat))
+        state.use_heuristic(self._rows)
 
-    def _race_wide(self, compiled, state: State, cand: np.ndarray, seat: int, side: int) -> int:
+    def _race_wide(self, state: State, cand: np.ndarray, seat: int, side: int) -> int:
         """Wide mode: the row of ``cand`` (every legal action) to play, by sequential halving.
         Each candidate gets ``start`` paired playouts; then, round by round, the heuristic's
         choice and the better half of the others by mean paired difference go on, and each
@@ -211,7 +211,7 @@ class SearchPlayer:
         the decision: ``start`` is meant to be small (2), and a few alike playouts of each of
         many candidates say little about the few that differ."""
         alive = np.arange(cand.shape[0])          # row 0: the heuristic's own choice
-        v = self._values(compiled, state, cand, self.start, self._key(state, seat), side)
+        v = self._values(state, cand, self.start, self._key(state, seat), side)
         used = v.size
         rnd = 0
         while True:
@@ -226,18 +226,18 @@ class SearchPlayer:
                 if used + alive.shape[0] * more > self.budget:
                     break
                 rnd += 1
-                w = self._values(compiled, state, cand[alive], more, self._key(state, seat, rnd), side)
+                w = self._values(state, cand[alive], more, self._key(state, seat, rnd), side)
                 used += w.size
                 v = np.concatenate((v, w), axis=1)
             if alive.shape[0] <= 2:
                 break
         return int(alive[self._pick(v)])
 
-    def _seat_models(self, compiled, state: State, seat: int) -> list[str]:
+    def _seat_models(self, state: State, seat: int) -> list[str]:
         """Who plays each seat in this player's playouts: its own seat its base heuristic;
         the others the same (``model="self"``) or each the player that holds it
         (``model="opponents"``; a player from ``lotr_sim.players`` by its own base)."""
-        seats = list(self.game.seat_policies(compiled, state.policies).values())
+        seats = list(self.game.seat_policies(state.compiled, state.policies).values())
         if self.model == "self":
             return [self.base] * len(seats)
         return [self.base if i == seat else p for i, p in enumerate(seats)]

@@ -126,9 +126,9 @@ class HumanGame:
         raise Saved(f"saved {len(self.decisions)} decision(s) to {p}; go on with: lotr-sim play --resume {p}")
 
     # -- one decision ------------------------------------------------------------------------
-    def choose(self, comp: Any, state: Any) -> int:
-        g = self.game
-        n = g.legal_actions(comp, state).shape[0]
+    def choose(self, state: Any) -> int:
+        g, comp = self.game, state.compiled
+        n = state.legal_actions().shape[0]
         if self.cursor < len(self.decisions):
             i = self.decisions[self.cursor]
             if not 0 <= i < n:
@@ -136,11 +136,11 @@ class HumanGame:
                                    f"{n} actions of this game: the save is of another game or version")
             self.cursor += 1
             return i
-        g.use_heuristic(comp, state, g.heuristic_rows(comp, [self._default(s) for s in g.seat_names(comp)]))
-        suggest = g.heuristic_choice(comp, state)
-        kind = g.decision_kind(comp, state)
+        state.use_heuristic(g.heuristic_rows(comp, [self._default(s) for s in g.seat_names(comp)]))
+        suggest = state.heuristic_choice()
+        kind = state.decision_kind()
         walker, events = self._position(comp, state)
-        rows = g.legal_actions(comp, state)
+        rows = state.legal_actions()
         self._tell(walker, events, kind)
         lines = [f"  {k + 1:>3}. {walker.describe(kind, rows[k]) or list(rows[k])}"
                  + ("   <- suggested" if k == suggest else "") for k in range(n)]
@@ -247,5 +247,5 @@ class _Player:
     def __init__(self, session: HumanGame):
         self.session = session
 
-    def choose(self, compiled: Any, state: Any) -> int:
-        return self.session.choose(compiled, state)
+    def choose(self, state: Any) -> int:
+        return self.session.choose(state)

@@ -22,8 +22,9 @@ import numpy as np
 from numba import njit
 
 from lotr_sim.config import GameConfig, Param, load_toml, resolve_params
-from lotr_sim.games.base import Game
-from lotr_sim.games.step import IllegalAction, State
+from lotr_sim.games.players import PlayableState
+from lotr_sim.games.step import IllegalAction
+from lotr_sim.games.table import TableGame
 from lotr_sim.kernels.rng import STATE_SIZE, randint_nb, stream_init_nb, uniform_nb, d6_nb
 
 POLICY_SALT = 0x5A5A5A5A
@@ -104,7 +105,58 @@ def win_probability(params: dict, policies: dict) -> tuple[float, float]:
     return tot / (len(cg) * len(ce)), d
 
 
-class FakeGame(Game):
+class FakeState(PlayableState):
+    """A game of the fake game: two decisions, then chance (the module docstring)."""
+
+    def legal_actions(self):
+        return CHOICES if self.st[PHASE] < 2 else CHOICES[:0]
+
+    def apply(self, i):
+        st = self.st
+        if st[PHASE] >= 2 or not 0 <= int(i) < 3:
+            raise IllegalAction(f"action {i} is not legal here")
+        st[A_GOOD if st[PHASE] == 0 else A_EVIL] = CHOICES[int(i), 0]
+        st[PHASE] += 1
+        if st[PHASE] == 2:
+            fake_resolve_nb(st, self.s, _base(self.compiled), self.compiled["draw_rate"])
+
+    @property
+    def to_move(self):
+        return -1 if self.st[PHASE] >= 2 else int(self.st[PHASE])
+
+    def result(self):
+        st = self.st
+        one = lambda v, t: np.array([v], dtype=t)  # noqa: E731
+        return dict(game=one(self.index, np.int64), winner=one(st[WIN], np.int8),
+                    reason=one(st[REASON], np.int8), rounds=one(st[ROUNDS], np.int32),
+                    turns=one(st[TURNS], np.int32), points_good=one(st[PG], np.int32),
+                    points_evil=one(st[PE], np.int32), lost_good_infantry=one(st[LOST], np.int32))
+
+    def invariant_ok(self):
+        st = self.st
+        return -1 <= st[A_GOOD] <= 1 and -1 <= st[A_EVIL] <= 1 and 0 <= st[PHASE] <= 2
+
+    def builtin_choice(self):
+        side = self.game.sides[self.to_move]
+        return int(fake_choice_nb(FakeGame._kind(self.policies[side]), self.sp))
+
+    def action_scores(self):
+        return np.array([-1.0, 0.0, 1.0])
+
+    def playouts(self, candidates, m, key):
+        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
+        for j in range(int(m)):
+            for c, a in enumerate(candidates):
+                x = self.copy()
+                stream_init_nb(key, j, x.s)
+                x.apply(int(a))
+                while not x.is_terminal():
+                    x.apply(x.heuristic_choice())
+                out[c, j] = x.st[WIN]
+        return out
+
+
+class FakeGame(TableGame):
     name = "fake"
     title = "A fake game for tests"
     sides = ("good", "evil")
@@ -150,7 +202,7 @@ class FakeGame(Game):
             from lotr_sim.games.players import simulate_with_players
 
             def record(state, row):
-                r = self.result(compiled, state)
+                r = state.result()
                 for k in out:
                     out[k][row] = r[k][0]
             simulate_with_players(self, compiled, pol, seed, first, n, threads or 1, record)
@@ -162,71 +214,13 @@ class FakeGame(Game):
         return out
 
     # -- the step machine -------------------------------------------------------------------
-    def new_state(self, compiled, policies, seed, index, trace=False, debug=False):
+    def start(self, rules, policies, seed, index, trace=False, debug=False):
         pol = self.check_policies(policies)
         s = np.empty(STATE_SIZE, dtype=np.uint64)
         sp = np.empty(STATE_SIZE, dtype=np.uint64)
         stream_init_nb(seed, index, s)
         stream_init_nb(seed ^ POLICY_SALT, index, sp)
-        return State(self.name, seed, index, pol, dict(st=np.zeros(10, dtype=np.int64), s=s, sp=sp),
-                     meta=dict(compiled=compiled))
-
-    def legal_actions(self, compiled, state):
-        return CHOICES if state.st[PHASE] < 2 else CHOICES[:0]
-
-    def apply(self, compiled, state, i):
-        st = state.st
-        if st[PHASE] >= 2 or not 0 <= int(i) < 3:
-            raise IllegalAction(f"action {i} is not legal here")
-        st[A_GOOD if st[PHASE] == 0 else A_EVIL] = CHOICES[int(i), 0]
-        st[PHASE] += 1
-        if st[PHASE] == 2:
-            fake_resolve_nb(st, state.s, _base(compiled), compiled["draw_rate"])
-
-    def to_move(self, state):
-        return -1 if state.st[PHASE] >= 2 else int(state.st[PHASE])
-
-    def result(self, compiled, state):
-        st = state.st
-        one = lambda v, t: np.array([v], dtype=t)  # noqa: E731
-        return dict(game=one(state.index, np.int64), winner=one(st[WIN], np.int8),
-                    reason=one(st[REASON], np.int8), rounds=one(st[ROUNDS], np.int32),
-                    turns=one(st[TURNS], np.int32), points_good=one(st[PG], np.int32),
-                    points_evil=one(st[PE], np.int32), lost_good_infantry=one(st[LOST], np.int32))
-
-    def invariant_ok(self, compiled, state):
-        st = state.st
-        return -1 <= st[A_GOOD] <= 1 and -1 <= st[A_EVIL] <= 1 and 0 <= st[PHASE] <= 2
-
-    def builtin_choice(self, compiled, state):
-        side = self.sides[self.to_move(state)]
-        return int(fake_choice_nb(self._kind(state.policies[side]), state.sp))
-
-    def heuristic_choice(self, compiled, state):
-        return 2
-
-    def action_scores(self, compiled, state):
-        return np.array([-1.0, 0.0, 1.0])
-
-    def run_builtin(self, compiled, state, stop_seats):
-        while not self.is_over(state):
-            seat = self.to_move(state)
-            if seat in stop_seats:
-                return seat
-            self.apply(compiled, state, self.builtin_choice(compiled, state))
-        return -1
-
-    def playouts(self, compiled, state, candidates, m, key):
-        out = np.zeros((len(candidates), int(m)), dtype=np.int64)
-        for j in range(int(m)):
-            for c, a in enumerate(candidates):
-                x = state.copy()
-                stream_init_nb(key, j, x.s)
-                self.apply(compiled, x, int(a))
-                while not self.is_over(x):
-                    self.apply(compiled, x, self.heuristic_choice(compiled, x))
-                out[c, j] = x.st[WIN]
-        return out
+        return FakeState(rules, seed, index, pol, dict(st=np.zeros(10, dtype=np.int64), s=s, sp=sp))
 
     def play(self, compiled, policies, seed, game_index):
         row = self.simulate(compiled, policies, seed, game_index, 1)

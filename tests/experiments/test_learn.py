@@ -80,12 +80,12 @@ def test_move_features_match_a_plain_python_reference():
     comp = g.compile(g.load())
     checked = 0
     for index in range(2):
-        state = g.new_state(comp, {"good": "tuned", "evil": "tuned"}, 5, index)
+        state = g.bind(comp).new_state({"good": "tuned", "evil": "tuned"}, 5, index)
         state.heur[:] = state.pol
-        while not g.is_over(state):
-            if g.decision_kind(comp, state) == "action":
-                F = g.action_features(comp, state)
-                act = g.legal_actions(comp, state)
+        while not state.is_terminal():
+            if state.decision_kind() == "action":
+                F = state.action_features()
+                act = state.legal_actions()
                 side = int(state.st[L.S_SIDE])
                 for i, row in enumerate(act):
                     if row[0] in (L.A_MOVE, L.A_CAV2):
@@ -97,7 +97,7 @@ def test_move_features_match_a_plain_python_reference():
                     else:
                         assert F[i, 1 + L.LF_MV] == 0.0
                 assert F[0, 1 + L.LF_PASS] == 1.0
-            g.apply(comp, state, g.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     assert checked > 100
 
 

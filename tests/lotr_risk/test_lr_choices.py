@@ -29,14 +29,14 @@ def _events(comp, s, kind=None):
 
 
 def _rows(comp, s):
-    return [tuple(int(x) for x in r) for r in G.legal_actions(comp, s)]
+    return [tuple(int(x) for x in r) for r in s.legal_actions()]
 
 
 def _pick(comp, s, row):
     """Apply the legal row ``row`` (a tuple)."""
     rows = _rows(comp, s)
     assert row in rows, (row, rows)
-    G.apply(comp, s, rows.index(row))
+    s.apply(rows.index(row))
 
 
 def _front(comp, att, dfn, seed=0, trace=True):
@@ -58,17 +58,17 @@ def test_lr_5_2_the_defender_chooses_one_or_two_dice(comp, dice):
     turn goes on."""
     s, sh, bk = _front(comp, 10, 3)
     _attack(comp, s, sh, bk, 3)
-    assert s.st[L.S_PHASE] == L.PH_DDICE and G.to_move(s) == 1 and G.decision_kind(comp, s) == "dice"
+    assert s.st[L.S_PHASE] == L.PH_DDICE and s.to_move == 1 and s.decision_kind() == "dice"
     assert _rows(comp, s) == [(L.A_DDICE, 1, 0, 0), (L.A_DDICE, 2, 0, 0)]
     assert not _events(comp, s, "attack")                       # nothing rolled yet
     _pick(comp, s, (L.A_DDICE, dice, 0, 0))
     roll = _events(comp, s, "attack")
     assert len(roll) == 1 and roll[0]["def_dice"] == dice and roll[0]["att_dice"] == 3
     assert roll[0]["att_losses"] + roll[0]["def_losses"] == dice
-    assert G.to_move(s) == 0 and s.st[L.S_PHASE] == L.PH_ATTACK
+    assert s.to_move == 0 and s.st[L.S_PHASE] == L.PH_ATTACK
     dec = _events(comp, s, "decision")
     assert [(e["seat"], e["kind"], e["n_legal"], e["row"]) for e in dec][-1] == ("p2", "dice", 2, [L.A_DDICE, dice, 0, 0])
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
 
 
 @pytest.mark.parametrize("att,dfn,dice,owner", [(10, 1, 3, 1), (10, 3, 1, 1), (10, 3, 3, C.NEUTRAL)])
@@ -79,7 +79,7 @@ def test_lr_5_2_no_dice_decision_when_one_die_is_all_it_may_roll(comp, att, dfn,
     s, sh, bk = _front(comp, att, dfn)
     put(s, bk, owner, dfn)
     _attack(comp, s, sh, bk, dice)
-    assert s.st[L.S_PHASE] in (L.PH_ATTACK, L.PH_MOVEIN) and G.to_move(s) == 0
+    assert s.st[L.S_PHASE] in (L.PH_ATTACK, L.PH_MOVEIN) and s.to_move == 0
     roll = _events(comp, s, "attack")
     assert len(roll) == 1 and roll[0]["def_dice"] == min(2, dfn, dice)
 
@@ -87,8 +87,8 @@ def test_lr_5_2_no_dice_decision_when_one_die_is_all_it_may_roll(comp, att, dfn,
 def test_lr_5_2_greedy_defends_with_the_most_dice(comp):
     s, sh, bk = _front(comp, 10, 5)
     _attack(comp, s, sh, bk, 2)
-    assert _rows(comp, s)[G.heuristic_choice(comp, s)] == (L.A_DDICE, 2, 0, 0)
-    assert _rows(comp, s)[G.builtin_choice(comp, s)] == (L.A_DDICE, 2, 0, 0)
+    assert _rows(comp, s)[s.heuristic_choice()] == (L.A_DDICE, 2, 0, 0)
+    assert _rows(comp, s)[s.builtin_choice()] == (L.A_DDICE, 2, 0, 0)
 
 
 # ---- LR-9.3: Courage Alone Will Not Save You, the defender's card ------------------------------------------
@@ -100,18 +100,18 @@ def test_lr_9_3_courage_is_the_defenders_decision_play_or_keep(comp, play):
     s, sh, bk = _front(comp, 10, 3)
     i = give(comp, s, 1, C.K_COURAGE)
     _attack(comp, s, sh, bk, 3)
-    assert s.st[L.S_PHASE] == L.PH_COURAGE and G.to_move(s) == 1 and G.decision_kind(comp, s) == "courage"
+    assert s.st[L.S_PHASE] == L.PH_COURAGE and s.to_move == 1 and s.decision_kind() == "courage"
     assert _rows(comp, s) == [(L.A_PASS, 0, 0, 0), (L.A_POWER, i, bk, 0)]
     _pick(comp, s, (L.A_POWER, i, bk, 0) if play else (L.A_PASS, 0, 0, 0))
     assert s.st[L.O_TROOPS + bk] == (7 if play else 3)
     assert s.st[L.O_AHN + 1] == (0 if play else 1)
     assert s.st[L.O_ASCORE + 1] == (comp.cf[C.P_PPTS] if play else 0)
-    assert s.st[L.S_PHASE] == L.PH_DDICE and G.to_move(s) == 1     # then its dice
+    assert s.st[L.S_PHASE] == L.PH_DDICE and s.to_move == 1     # then its dice
     _pick(comp, s, (L.A_DDICE, 2, 0, 0))
-    assert G.to_move(s) == 0 and len(_events(comp, s, "attack")) == 1
+    assert s.to_move == 0 and len(_events(comp, s, "attack")) == 1
     power = [e for e in _events(comp, s, "adventure") if e["what"] == "power"]
     assert [(e["player"], e.get("target")) for e in power] == ([("p2", "Buckland")] if play else [])
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
 
 
 def test_lr_9_3_courage_is_asked_again_at_the_next_roll_while_kept(comp):
@@ -136,15 +136,15 @@ def test_lr_9_3_greedy_plays_courage_at_even_odds_for_the_attacker_and_tuned_has
     s, sh, bk = _front(comp, 20, 3)
     give(comp, s, 1, C.K_COURAGE)
     _attack(comp, s, sh, bk, 3)
-    assert _rows(comp, s)[G.heuristic_choice(comp, s)][0] == L.A_POWER
-    assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_POWER
+    assert _rows(comp, s)[s.heuristic_choice()][0] == L.A_POWER
+    assert _rows(comp, s)[s.builtin_choice()][0] == L.A_POWER
     s, sh, bk = _front(comp, 4, 8)
     give(comp, s, 1, C.K_COURAGE)
     _attack(comp, s, sh, bk, 3)
-    assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_PASS
+    assert _rows(comp, s)[s.builtin_choice()][0] == L.A_PASS
     assert TABLE.rows("greedy")["evil"][L.PL_COUR] == 0.5
     s.arrays["pol"][1, L.PL_COUR] = 0.0
-    assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_POWER
+    assert _rows(comp, s)[s.builtin_choice()][0] == L.A_POWER
     assert "cour" in {w.name for w in TABLE.weights}
 
 
@@ -159,7 +159,7 @@ def test_lr_9_3_no_courage_after_a_withdrawal_against_the_same_attack(comp):
     _attack(comp, s, sh, bk, 3)
     assert s.st[L.S_PHASE] == L.PH_WITHDRAW
     _pick(comp, s, (L.A_POWER, w, of, 0))
-    assert G.to_move(s) == 0 and len(_events(comp, s, "attack")) == 1
+    assert s.to_move == 0 and len(_events(comp, s, "attack")) == 1
 
 
 # ---- LR-9.3 / LR-10.4: Smeagol and A Balrog is Come, when the Fellowship moves -----------------------------
@@ -179,7 +179,7 @@ def _ring_state(comp, seed, k, step_name, cards):
     s.st[L.S_FORT] = 0
     s.n_legal = -1
     assert _rows(comp, s)[0][0] == L.A_PASS
-    G.apply(comp, s, 0)                       # p1 ends its turn: the Fellowship moves
+    s.apply(0)                       # p1 ends its turn: the Fellowship moves
     return s, idx
 
 
@@ -196,7 +196,7 @@ def test_lr_9_3_smeagol_is_its_holders_decision_when_two_more_move_the_ring(comp
         if s.st[L.S_PHASE] != L.PH_SMEAGOL:
             assert die not in (2, 3) and s.st[L.O_AHN + 1] == 1
             continue
-        assert die in (2, 3) and G.to_move(s) == 1 and G.decision_kind(comp, s) == "smeagol"
+        assert die in (2, 3) and s.to_move == 1 and s.decision_kind() == "smeagol"
         assert _rows(comp, s) == [(L.A_PASS, 0, 0, 0), (L.A_POWER, i, 0, 0)]
         assert not _events(comp, s, "fellowship")              # decided before the Ring moves
         _pick(comp, s, (L.A_POWER, i, 0, 0) if play else (L.A_PASS, 0, 0, 0))
@@ -204,7 +204,7 @@ def test_lr_9_3_smeagol_is_its_holders_decision_when_two_more_move_the_ring(comp
         assert ring["roll"] == die and ring["moved"] == play and ring["modifier"] == (2 if play else 0)
         assert int(s.st[L.S_RING]) == lorien + (1 if play else 0)
         assert s.st[L.O_AHN + 1] == (0 if play else 1)
-        assert G.to_move(s) == 1 and s.st[L.S_TURN] == 1       # p2's turn begins
+        assert s.to_move == 1 and s.st[L.S_TURN] == 1       # p2's turn begins
         asked[play] += 1
     assert asked[True] >= 3 and asked[False] >= 3
 
@@ -217,13 +217,13 @@ def test_lr_9_3_smeagol_holders_are_asked_in_seat_order_until_one_plays(comp):
         s, (i0, i1) = _ring_state(comp2, 4, k, "Lorien", [(0, C.K_SMEAGOL), (1, C.K_SMEAGOL)])
         if s.st[L.S_PHASE] != L.PH_SMEAGOL:
             continue
-        assert G.to_move(s) == 0
-        assert _rows(comp2, s)[G.builtin_choice(comp2, s)][0] == L.A_POWER      # p1 leads
+        assert s.to_move == 0
+        assert _rows(comp2, s)[s.builtin_choice()][0] == L.A_POWER      # p1 leads
         _pick(comp2, s, (L.A_PASS, 0, 0, 0))
-        assert s.st[L.S_PHASE] == L.PH_SMEAGOL and G.to_move(s) == 1
-        assert _rows(comp2, s)[G.builtin_choice(comp2, s)][0] == L.A_PASS       # p2 does not
+        assert s.st[L.S_PHASE] == L.PH_SMEAGOL and s.to_move == 1
+        assert _rows(comp2, s)[s.builtin_choice()][0] == L.A_PASS       # p2 does not
         s.arrays["pol"][1, L.PL_SMEA] = -10.0                                     # ... unless its weight says so
-        assert _rows(comp2, s)[G.builtin_choice(comp2, s)][0] == L.A_POWER
+        assert _rows(comp2, s)[s.builtin_choice()][0] == L.A_POWER
         _pick(comp2, s, (L.A_POWER, i1, 0, 0))
         assert s.st[L.S_PHASE] != L.PH_SMEAGOL and s.st[L.O_AHN + 0] == 1 and s.st[L.O_AHN + 1] == 0
         break
@@ -243,7 +243,7 @@ def test_lr_10_4_a_balrog_is_its_holders_decision_when_the_ring_would_leave_mori
         if s.st[L.S_PHASE] != L.PH_BALROG:
             assert int(s.st[L.S_FDIE]) <= 3 and int(s.st[L.S_RING]) == moria and s.st[L.O_AHN + 1] == 1
             continue
-        assert G.to_move(s) == 1 and G.decision_kind(comp, s) == "balrog" and int(s.st[L.S_FDIE]) > 3
+        assert s.to_move == 1 and s.decision_kind() == "balrog" and int(s.st[L.S_FDIE]) > 3
         assert _rows(comp, s) == [(L.A_PASS, 0, 0, 0), (L.A_POWER, i, 0, 0)]
         _pick(comp, s, (L.A_POWER, i, 0, 0) if play else (L.A_PASS, 0, 0, 0))
         b = _events(comp, s, "balrog")
@@ -263,17 +263,17 @@ def test_lr_10_4_greedy_plays_the_balrog_when_behind_and_tuned_has_a_weight(comp
         s, _ = _ring_state(comp, 6, k, "Moria", [(1, C.K_BALROG)])
         if s.st[L.S_PHASE] != L.PH_BALROG:
             continue
-        assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_POWER        # p2 is behind
+        assert _rows(comp, s)[s.builtin_choice()][0] == L.A_POWER        # p2 is behind
         s.arrays["pol"][1, L.PL_BALR] = -10.0
-        assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_PASS
+        assert _rows(comp, s)[s.builtin_choice()][0] == L.A_PASS
         break
     else:
         pytest.fail("no Balrog decision in 40 games")
     for k in range(40):
         s, _ = _ring_state(comp, 6, k, "Moria", [(0, C.K_BALROG)])
         if s.st[L.S_PHASE] == L.PH_BALROG:
-            assert G.to_move(s) == 0
-            assert _rows(comp, s)[G.builtin_choice(comp, s)][0] == L.A_PASS    # p1 leads
+            assert s.to_move == 0
+            assert _rows(comp, s)[s.builtin_choice()][0] == L.A_PASS    # p1 leads
             break
     assert {"smea", "balr"} <= {w.name for w in TABLE.weights}
 
@@ -293,7 +293,7 @@ def test_lr_8_2_no_ring_card_after_an_adventure_draw(comp):
         s.st[L.S_PHASE] = L.PH_FORT
         s.st[L.S_FORT] = 0
         s.n_legal = -1
-        G.apply(comp, s, 0)
+        s.apply(0)
         assert s.st[L.S_PHASE] != L.PH_SMEAGOL
 
 

@@ -35,9 +35,9 @@ def _end_turn(comp, s):
     s.st[L.S_PHASE] = L.PH_FORT
     s.st[L.S_FORT] = 0
     s.n_legal = -1
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     assert acts[0, 0] == L.A_PASS
-    G.apply(comp, s, 0)
+    s.apply(0)
 
 
 # ---- LR-1 / LR-2 ------------------------------------------------------------------------------
@@ -55,29 +55,29 @@ def test_lr_1_4_three_attack_dice_two_defence_dice(comp):
     assert n > 50
     s = blank(comp)
     put(s, T(comp, "The Shire"), 0, 9)
-    dice = {int(r[3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    dice = {int(r[3]) for r in s.legal_actions() if r[0] == L.A_ATTACK}
     assert dice == {1, 2, 3}
 
 
 def test_lr_1_5_battalions_are_whole_and_counted(comp):
     """LR-1.5: armies are whole battalions: at every turn start every territory holds at least
     one, and the board's total is every battalion put on minus every one taken off."""
-    s = G.new_state(comp, GREEDY, 3, 1, debug=True)
-    while not G.is_over(s):
-        G.apply(comp, s, G.builtin_choice(comp, s))
+    s = G.bind(comp).new_state(GREEDY, 3, 1, debug=True)
+    while not s.is_terminal():
+        s.apply(s.builtin_choice())
         st = s.st
         if st[L.S_SETUP] >= 3 and st[L.S_PHASE] != L.PH_OVER:
             tro = st[L.O_TROOPS:L.O_TROOPS + 42]
             assert int(tro.sum()) == int(st[L.S_ADDED] - st[L.S_REMOVED])
             assert (tro[st[L.O_OWNER:L.O_OWNER + 42] >= 0] >= 0).all()
-    assert G.result(comp, s)["invariant_broken"][0] == 0
+    assert s.result()["invariant_broken"][0] == 0
 
 
 @pytest.mark.parametrize("players,each", [(2, 35), (3, 35), (4, 30)])
 def test_lr_2_1_battalions_per_player_count(players, each):
     """LR-2.1: 35 battalions each with 2 or 3 players, 30 with 4; dealt plus still to place."""
     comp = G.compile(G.load(overrides={"players": players}))
-    s = G.new_state(comp, RAND, 2, 0)
+    s = G.bind(comp).new_state(RAND, 2, 0)
     st = s.st
     for p in range(players):
         held = int(sum(st[L.O_TROOPS + t] for t in range(42) if st[L.O_OWNER + t] == p))
@@ -91,9 +91,9 @@ def test_lr_2_3_seat_p1_starts_with_three_or_four(players):
     in the trace."""
     comp = G.compile(G.load(overrides={"players": players}))
     for k in range(12):
-        s = G.new_state(comp, RAND, 41, k, trace=True)
+        s = G.bind(comp).new_state(RAND, 41, k, trace=True)
         assert s.st[L.S_FIRST] == 0 and s.st[L.S_CUR] == 0 and s.st[L.S_PHASE] == L.PH_CLAIM
-        G.run_builtin(comp, s, ())
+        s.run_builtin(())
         ev = _events(comp, s)
         roll = [e for e in ev if e["event"] == "setup_roll"]
         assert len(roll) == 1 and 1 <= roll[0]["roll"] <= players and roll[0]["first"] == "p1"
@@ -105,7 +105,7 @@ def test_lr_2_3_seat_p1_starts_with_three_or_four(players):
 def test_lr_2_2_two_players_keep_their_die():
     """LR-2.2: with 2 players the die decides who starts: both seats start some games."""
     comp = G.compile(G.load())
-    firsts = {int(G.new_state(comp, RAND, 41, k).st[L.S_FIRST]) for k in range(30)}
+    firsts = {int(G.bind(comp).new_state(RAND, 41, k).st[L.S_FIRST]) for k in range(30)}
     assert firsts == {0, 1}
 
 
@@ -113,7 +113,7 @@ def test_lr_2_5_one_shuffled_deck_of_44(comp):
     """LR-2.5: after the deal every territory card and both jokers are in one deck, shuffled."""
     orders = []
     for k in range(3):
-        st = G.new_state(comp, RAND, 8, k).st
+        st = G.bind(comp).new_state(RAND, 8, k).st
         assert st[L.S_TDN] == 44 and st[L.S_TDD] == 0
         deck = [int(c) for c in st[L.O_TDECK:L.O_TDECK + 44]]
         assert sorted(deck) == list(range(44))
@@ -123,9 +123,9 @@ def test_lr_2_5_one_shuffled_deck_of_44(comp):
 
 def test_lr_2_7_the_ring_starts_in_the_shire(comp):
     """LR-2.7: the Ring stands in The Shire at the start of the first turn."""
-    s = G.new_state(comp, RAND, 8, 0, trace=True)
+    s = G.bind(comp).new_state(RAND, 8, 0, trace=True)
     assert s.st[L.S_RING] == 0 and comp.names["path"][0] == "The Shire"
-    G.run_builtin(comp, s, ())
+    s.run_builtin(())
     first = next(e for e in _events(comp, s) if e["event"] == "turn_start")
     assert first["ring"] == "The Shire" and first["ring_step"] == 0
 
@@ -152,11 +152,11 @@ def test_lr_4_3_card_territory_bonus_once_per_trade_player_chooses(comp):
     player chooses which (one trade row per held territory)."""
     s = blank(comp, trace=True)
     inf = _three_infantry(comp, s, 3)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     trades = [tuple(r) for r in acts if r[0] == L.A_TRADE]
     assert sorted(r[3] for r in trades) == sorted(inf) and {r[2] for r in trades} == {4}
     i = [k for k in range(len(acts)) if acts[k, 0] == L.A_TRADE and acts[k, 3] == inf[1]][0]
-    G.apply(comp, s, i)
+    s.apply(i)
     st = s.st
     assert [int(st[L.O_TROOPS + t]) for t in inf] == [3, 5, 3]
     assert st[L.S_REINF] == 3 + 4
@@ -164,7 +164,7 @@ def test_lr_4_3_card_territory_bonus_once_per_trade_player_chooses(comp):
     assert tr["bonus_territory"] == comp.names["territories"][inf[1]] and tr["value"] == 4
     s = blank(comp)                          # none held: one row, no bonus
     _three_infantry(comp, s, 0)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     assert [tuple(r[2:]) for r in acts if r[0] == L.A_TRADE] == [(4, -1)]
 
 
@@ -172,8 +172,8 @@ def test_lr_4_3_greedy_takes_the_bonus(comp):
     """The built-in heuristic trades with the bonus on one of its held card territories."""
     s = blank(comp)
     inf = _three_infantry(comp, s, 2)
-    acts = G.legal_actions(comp, s)
-    assert acts[G.heuristic_choice(comp, s), 3] in inf[:2]
+    acts = s.legal_actions()
+    assert acts[s.heuristic_choice(), 3] in inf[:2]
 
 
 # ---- LR-5 ---------------------------------------------------------------------------------------------
@@ -189,8 +189,8 @@ def test_lr_5_5_the_attacker_may_attack_again(comp):
         put(s, th, 1, 2)
         _attack(comp, s, sh, bk, 3)
         defend(comp, s)
-        assert s.st[L.S_PHASE] == L.PH_ATTACK and G.to_move(s) == 0
-        rows = {tuple(r) for r in G.legal_actions(comp, s)}
+        assert s.st[L.S_PHASE] == L.PH_ATTACK and s.to_move == 0
+        rows = {tuple(r) for r in s.legal_actions()}
         assert (L.A_ATTACK, sh, bk, 3) in rows and (L.A_ATTACK, sh, th, 3) in rows
         assert (L.A_PASS, 0, 0, 0) in rows
 
@@ -226,31 +226,31 @@ def test_lr_6_2_a_leader_moves_as_the_turns_one_move(comp):
     tropper": alone, or with the battalions of the turn's one move; either way no second
     move follows."""
     c, s, fo, bk, of = _fort_state(comp, False)
-    acts = G.legal_actions(c, s)
+    acts = s.legal_actions()
     kinds = {int(r[0]) for r in acts}
     assert {L.A_FORT, L.A_FORTL, L.A_LMOVE} <= kinds
     i = [k for k in range(len(acts)) if tuple(acts[k, :3]) == (L.A_LMOVE, 0, bk)][0]
-    G.apply(c, s, i)
+    s.apply(i)
     assert s.st[L.O_LEAD + 0] == bk
-    assert {int(r[0]) for r in G.legal_actions(c, s)} <= {L.A_PASS, L.A_POWER}   # no move left
+    assert {int(r[0]) for r in s.legal_actions()} <= {L.A_PASS, L.A_POWER}   # no move left
     c, s, fo, bk, of = _fort_state(comp, False)
-    acts = G.legal_actions(c, s)
+    acts = s.legal_actions()
     i = [k for k in range(len(acts)) if tuple(acts[k]) == (L.A_FORTL, fo, of, 5)][0]
-    G.apply(c, s, i)
+    s.apply(i)
     assert s.st[L.O_LEAD + 0] == of and s.st[L.O_TROOPS + of] == 6 and s.st[L.O_TROOPS + fo] == 1
-    assert {int(r[0]) for r in G.legal_actions(c, s)} <= {L.A_PASS, L.A_POWER}
-    assert G.invariant_ok(c, s)
+    assert {int(r[0]) for r in s.legal_actions()} <= {L.A_PASS, L.A_POWER}
+    assert s.invariant_ok()
 
 
 def test_lr_6_2_leader_extra_move_parameter(comp):
     """LR-6.2 [R] leader_extra_move true: the Leader's own move comes besides the battalion
     move (the engine's earlier reading); no move-with-Leader rows."""
     c, s, fo, bk, of = _fort_state(comp, True)
-    acts = G.legal_actions(c, s)
+    acts = s.legal_actions()
     assert L.A_FORTL not in acts[:, 0]
     i = [k for k in range(len(acts)) if tuple(acts[k, :3]) == (L.A_LMOVE, 0, bk)][0]
-    G.apply(c, s, i)
-    assert L.A_FORT in G.legal_actions(c, s)[:, 0]
+    s.apply(i)
+    assert L.A_FORT in s.legal_actions()[:, 0]
     names = [p.name for p in G.params()]
     assert "leader_extra_move" in names and "balrog_roll_above" in names
 
@@ -265,17 +265,17 @@ def test_lr_7_1_a_leader_is_placed_at_the_end_of_a_turn_without_one(comp):
     put(s, bk, 0, 2)
     put(s, T(comp, "Fornost"), 1, 2)
     _end_turn(comp, s)
-    assert s.st[L.S_PHASE] == L.PH_LEADER and G.to_move(s) == 0 and G.decision_kind(comp, s) == "leader"
-    acts = G.legal_actions(comp, s)
+    assert s.st[L.S_PHASE] == L.PH_LEADER and s.to_move == 0 and s.decision_kind() == "leader"
+    acts = s.legal_actions()
     assert {int(r[1]) for r in acts} == {sh, bk}
-    G.apply(comp, s, 0)
-    assert B_leaders(s, 0) == 1 and G.to_move(s) == 1
+    s.apply(0)
+    assert B_leaders(s, 0) == 1 and s.to_move == 1
     s = blank(comp)
     put(s, sh, 0, 3)
     put(s, T(comp, "Fornost"), 1, 2)
     s.st[L.O_LEAD + 0] = sh
     _end_turn(comp, s)
-    assert s.st[L.S_PHASE] != L.PH_LEADER and G.to_move(s) == 1
+    assert s.st[L.S_PHASE] != L.PH_LEADER and s.to_move == 1
 
 
 def B_leaders(s, p):
@@ -340,14 +340,14 @@ def test_lr_8_2_the_fourth_card_the_player_chooses_the_discard(comp):
     new = [c for c in _cards(comp, C.K_GRIMA) if c not in held][0]
     _site_turn(comp, s, [new])
     _end_turn(comp, s)
-    assert s.st[L.S_PHASE] == L.PH_ADISC and G.to_move(s) == 0 and G.decision_kind(comp, s) == "discard"
-    acts = G.legal_actions(comp, s)
+    assert s.st[L.S_PHASE] == L.PH_ADISC and s.to_move == 0 and s.decision_kind() == "discard"
+    acts = s.legal_actions()
     assert [tuple(r) for r in acts] == [(L.A_ADISC, i, c, 0) for i, c in enumerate(held + [new])]
-    G.apply(comp, s, 1)                         # keep the new card, drop Move by Night
+    s.apply(1)                         # keep the new card, drop Move by Night
     hand = [int(c) for c in s.st[L.O_AHAND:L.O_AHAND + int(s.st[L.O_AHN])]]
     assert hand == [held[0], held[2], new] and s.st[L.O_ASCORE + 0] == 0
     piles = list(s.st[L.O_ADISC:L.O_ADISC + s.st[L.S_ADD]]) + list(s.st[L.O_ADECK:L.O_ADECK + s.st[L.S_ADN]])
-    assert held[1] in piles and G.to_move(s) == 1         # discarded (the deck refilled from it)
+    assert held[1] in piles and s.to_move == 1         # discarded (the deck refilled from it)
     ev = [e for e in _events(comp, s, "adventure") if e["what"] == "discarded"]
     assert [e["card"] for e in ev] == [comp.names["adventure"][held[1]]]
 
@@ -372,12 +372,12 @@ def test_lr_9_1_a_mission_is_completed_by_the_leaders_move(comp):
     s.st[L.S_PHASE] = L.PH_FORT
     s.st[L.S_FORT] = 1
     s.n_legal = -1
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     i = [k for k in range(len(acts)) if tuple(acts[k, :3]) == (L.A_LMOVE, 0, fo)][0]
-    G.apply(comp, s, i)
+    s.apply(i)
     assert s.st[L.O_AHN] == 0 and s.st[L.O_ASCORE] == cf[C.P_MPTS] and s.st[L.O_ACOUNT] == 1
     assert s.st[L.O_TROOPS + fo] == 2 + cf[C.O_REWG + fo] and s.st[L.S_SITE] == 1
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
 
 
 def test_lr_9_2_no_reshuffle_within_a_turn(comp):
@@ -391,7 +391,7 @@ def test_lr_9_2_no_reshuffle_within_a_turn(comp):
     _end_turn(comp, s)
     mine = [e for e in _events(comp, s, "adventure") if e["player"] == "p1"]
     assert [e["what"] for e in mine] == ["drawn", "event"]
-    assert s.st[L.O_AHN + 0] == 0 and G.to_move(s) == 1
+    assert s.st[L.O_AHN + 0] == 0 and s.to_move == 1
     assert s.st[L.S_ADN] == 40 and s.st[L.S_ADD] == 0          # refilled before p2's turn
 
 
@@ -402,9 +402,9 @@ def _enemy_setup(comp, played):
     put(s, rh, 1, 3)
     i = give(comp, s, 0, C.K_ENEMY)
     if played:
-        acts = G.legal_actions(comp, s)
+        acts = s.legal_actions()
         k = [j for j in range(len(acts)) if tuple(acts[j, :3]) == (L.A_POWER, i, rh)][0]
-        G.apply(comp, s, k)
+        s.apply(k)
     return s, wh, rh
 
 
@@ -433,11 +433,11 @@ def test_lr_9_3_grima_moves_from_the_attacked_to_the_attacker_then_attacks(comp)
     put(s, bk, 1, 5)
     put(s, th, 1, 5)
     i = give(comp, s, 0, C.K_GRIMA)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     rows = {tuple(r) for r in acts if r[0] == L.A_POWER}
     assert rows == {(L.A_POWER, i, sh, bk), (L.A_POWER, i, sh, th)}
     k = [j for j in range(len(acts)) if tuple(acts[j]) == (L.A_POWER, i, sh, bk)][0]
-    G.apply(comp, s, k)
+    s.apply(k)
     defend(comp, s)
     ev = _events(comp, s)
     moved = [e for e in ev if e["event"] == "place" and e["why"] == "power"]
@@ -445,7 +445,7 @@ def test_lr_9_3_grima_moves_from_the_attacked_to_the_attacker_then_attacks(comp)
     att = [e for e in ev if e["event"] == "attack"]
     assert len(att) == 1 and (att[0]["from"], att[0]["to"], att[0]["att_dice"]) == ("The Shire", "Buckland", 3)
     assert ev.index(att[0]) > ev.index(moved[-1])
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
 
 
 def test_lr_9_3_ambush_adds_three_to_the_attacking_territory(comp):
@@ -455,10 +455,10 @@ def test_lr_9_3_ambush_adds_three_to_the_attacking_territory(comp):
     put(s, sh, 0, 1)
     put(s, bk, 1, 4)
     i = give(comp, s, 0, C.K_AMBUSH)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     assert (L.A_POWER, i, sh, bk) in {tuple(r) for r in acts}
     k = [j for j in range(len(acts)) if tuple(acts[j]) == (L.A_POWER, i, sh, bk)][0]
-    G.apply(comp, s, k)
+    s.apply(k)
     defend(comp, s)
     ev = _events(comp, s)
     add = [e for e in ev if e["event"] == "place" and e["why"] == "power"]
@@ -474,7 +474,7 @@ def test_lr_9_3_the_way_under_the_mountains_crosses_mountains_only(comp):
     ad = T(comp, "Anduin Valley")
     put(s, ad, 0, 6)
     i = give(comp, s, 0, C.K_WAY)
-    rows = {tuple(r) for r in G.legal_actions(comp, s) if r[0] == L.A_POWER}
+    rows = {tuple(r) for r in s.legal_actions() if r[0] == L.A_POWER}
     assert (L.A_POWER, i, ad, T(comp, "Eregion")) in rows
     assert (L.A_POWER, i, ad, T(comp, "Rhudaur")) in rows
     assert (L.A_POWER, i, ad, T(comp, "Lorien")) not in rows
@@ -505,7 +505,7 @@ def _balrog_trials(comp, n, seed=0):
         s.st[L.S_RING] = moria
         _end_turn(comp, s)
         if s.st[L.S_PHASE] == L.PH_BALROG:      # p2 decides; greedy plays it when behind (LR-10.4)
-            G.apply(comp, s, G.builtin_choice(comp, s))
+            s.apply(s.builtin_choice())
         ev = _events(comp, s)
         b = [e for e in ev if e["event"] == "balrog"]
         ring = [e for e in ev if e["event"] == "fellowship"]
@@ -542,13 +542,13 @@ def test_every_decision_is_traced_with_its_seat(players):
     """Traces: each decision of the step machine is an event 'decision' with the seat that
     took it, its kind, the chosen index, the number of legal rows and the chosen row."""
     comp = G.compile(G.load(overrides={"players": players}))
-    s = G.new_state(comp, GREEDY, 17, 2, trace=True)
+    s = G.bind(comp).new_state(GREEDY, 17, 2, trace=True)
     want = []
-    while not G.is_over(s):
-        acts = G.legal_actions(comp, s)
-        i = G.builtin_choice(comp, s)
-        want.append((f"p{G.to_move(s) + 1}", G.decision_kind(comp, s), i, len(acts), [int(x) for x in acts[i]]))
-        G.apply(comp, s, i)
+    while not s.is_terminal():
+        acts = s.legal_actions()
+        i = s.builtin_choice()
+        want.append((f"p{s.to_move + 1}", s.decision_kind(), i, len(acts), [int(x) for x in acts[i]]))
+        s.apply(i)
     got = [(e["seat"], e["kind"], e["choice"], e["n_legal"], e["row"]) for e in _events(comp, s, "decision")]
     assert got == want
 
@@ -556,10 +556,10 @@ def test_every_decision_is_traced_with_its_seat(players):
 def test_snapshots_hold_hands_and_the_setup_deal_is_traced(comp):
     """Traces: the set-up die, the starting adventure hands (LR-2.6), and both hands of every
     player in each turn-start snapshot."""
-    s = G.new_state(comp, GREEDY, 5, 3, trace=True)
+    s = G.bind(comp).new_state(GREEDY, 5, 3, trace=True)
     dealt = {p: [comp.names["adventure"][int(c)] for c in s.st[L.O_AHAND + p * L.AHMAX:L.O_AHAND + p * L.AHMAX + 3]]
              for p in range(2)}
-    G.run_builtin(comp, s, ())
+    s.run_builtin(())
     ev = _events(comp, s)
     got = {p: [e["card"] for e in ev if e["event"] == "adventure" and e["what"] == "dealt" and e["player"] == f"p{p + 1}"]
            for p in range(2)}

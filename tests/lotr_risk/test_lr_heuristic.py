@@ -81,14 +81,14 @@ def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
     cf = comp.cf
     seen = {"rbrk": 0, "gene": 0, "poff": 0, "glead": 0, "last": 0, "ally": 0, "attack": 0, "place": 0}
     for idx in range(6):
-        state = G.new_state(comp, None, 5, idx)
+        state = G.bind(comp).new_state(None, 5, idx)
         steps = 0
-        while not G.is_over(state) and steps < 3000:
-            kind = G.decision_kind(comp, state)
+        while not state.is_terminal() and steps < 3000:
+            kind = state.decision_kind()
             if kind in ("attack", "reinforce"):
-                act = G.legal_actions(comp, state).copy()
+                act = state.legal_actions().copy()
                 heur0 = state.heur.copy()
-                s0 = G.action_scores(comp, state)
+                s0 = state.action_scores()
                 state.heur = heur0.copy()
                 state.heur[:, L.PL_RBRK] = RBRK
                 state.heur[:, L.PL_GENE] = GENE
@@ -96,7 +96,7 @@ def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
                 state.heur[:, L.PL_GLEAD] = GLEAD
                 state.heur[:, L.PL_CARD] = CARD
                 state.heur[:, L.PL_END] = END
-                s1 = G.action_scores(comp, state)
+                s1 = state.action_scores()
                 state.heur = heur0
                 for i, row in enumerate(act):
                     if row[0] == L.A_ATTACK:
@@ -118,7 +118,7 @@ def test_attack_and_placement_scores_move_by_the_new_weights_exactly(players):
                     else:
                         want = 0.0
                     assert s1[i] - s0[i] == pytest.approx(want, abs=1e-9), (kind, row.tolist())
-            G.apply(comp, state, G.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
             steps += 1
     # the check was exercised on every rule, not vacuously
     assert seen["rbrk"] >= 5 and seen["gene"] >= 50 and seen["poff"] >= 50, seen

@@ -77,18 +77,18 @@ def _positions(comp, pols, seed, games, every, cap):
     one of the rarer kinds (trade, power, defend, discard), at most ``cap`` in all."""
     out = []
     for index in range(games):
-        state = G.new_state(comp, pols, seed, index)
+        state = G.bind(comp).new_state(pols, seed, index)
         k = 0
-        while not G.is_over(state) and len(out) < cap * (index + 1) // games:
-            n = G.legal_actions(comp, state).shape[0]
-            seat = G.to_move(state)
+        while not state.is_terminal() and len(out) < cap * (index + 1) // games:
+            n = state.legal_actions().shape[0]
+            seat = state.to_move
             th, td, ah, ad = _unseen(comp, state.st, seat)
-            kind = G.decision_kind(comp, state)
+            kind = state.decision_kind()
             if n > 1 and (th or ah):
                 k += 1
                 if kind in RARE or k % (every * (20 if kind == "setup" else 1)) == 0:
                     out.append(state.copy())
-            G.apply(comp, state, G.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     return out
 
 
@@ -126,19 +126,19 @@ def test_lr_9_1_greedy_and_builtin_do_not_see_hidden_cards(comps, positions, n):
     rng = np.random.default_rng(40 + n)
     told = 0
     for state in positions[n]:
-        seat = G.to_move(state)
-        acts = G.legal_actions(comp, state).copy()
-        s0 = G.action_scores(comp, state)
-        h0 = G.heuristic_choice(comp, state)
-        b0 = G.builtin_choice(comp, state.copy())
+        seat = state.to_move
+        acts = state.legal_actions().copy()
+        s0 = state.action_scores()
+        h0 = state.heuristic_choice()
+        b0 = state.copy().builtin_choice()
         for _ in range(3):
             other = state.copy()
             told += permute_unseen(comp, other, seat, rng)
-            assert G.invariant_ok(comp, other)
-            assert np.array_equal(G.legal_actions(comp, other), acts)
-            assert np.array_equal(G.action_scores(comp, other), s0), (n, state.index, G.decision_kind(comp, state))
-            assert G.heuristic_choice(comp, other) == h0
-            assert G.builtin_choice(comp, other.copy()) == b0
+            assert other.invariant_ok()
+            assert np.array_equal(other.legal_actions(), acts)
+            assert np.array_equal(other.action_scores(), s0), (n, state.index, state.decision_kind())
+            assert other.heuristic_choice() == h0
+            assert other.copy().builtin_choice() == b0
     assert told >= len(positions[n]), told     # the permutations did move other players' cards
 
 
@@ -151,15 +151,15 @@ def test_lr_9_1_playouts_determinize_what_the_seat_cannot_see(comps, positions, 
     m = 4
     changed = 0
     for state in positions[n][::6]:
-        seat = G.to_move(state)
-        k = G.legal_actions(comp, state).shape[0]
-        cands = np.array(G.action_scores(comp, state).argsort()[::-1][: min(k, 3)], dtype=np.int64)
-        out0 = G.playouts(comp, state, cands, m, 123)
+        seat = state.to_move
+        k = state.legal_actions().shape[0]
+        cands = np.array(state.action_scores().argsort()[::-1][: min(k, 3)], dtype=np.int64)
+        out0 = state.playouts(cands, m, 123)
         for _ in range(2):
             other = state.copy()
             permute_unseen(comp, other, seat, rng)
-            assert np.array_equal(G.playouts(comp, other, cands, m, 123), out0), (n, state.index)
-        changed += not np.array_equal(G.playouts(comp, state, cands, m, 124), out0)
+            assert np.array_equal(other.playouts(cands, m, 123), out0), (n, state.index)
+        changed += not np.array_equal(state.playouts(cands, m, 124), out0)
     assert changed >= 1
 
 
@@ -170,30 +170,30 @@ def test_lr_9_1_search_decision_does_not_see_hidden_cards(comps, positions):
     rng = np.random.default_rng(60)
     for n, comp in comps.items():
         for state in positions[n][1::15]:
-            seat = G.to_move(state)
-            a = generic_player("search-fast", G, 7).choose(comp, state.copy())
+            seat = state.to_move
+            a = generic_player("search-fast", G, 7).choose(state.copy())
             other = state.copy()
             permute_unseen(comp, other, seat, rng)
-            assert generic_player("search-fast", G, 7).choose(comp, other) == a, (n, state.index)
+            assert generic_player("search-fast", G, 7).choose(other) == a, (n, state.index)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_lr_9_1_determinize_deals_only_the_unseen_cards(comps, positions, n):
-    """``Game.determinize``: the seat's own hands, the discard piles and the board stay; every
+    """``State.determinize``: the seat's own hands, the discard piles and the board stay; every
     hand count and deck size stays; the unseen cards are the same multiset per kind; no hand
     gets an event card (LR-9.2); the invariant holds; and the hidden deal does move."""
     comp = comps[n]
     moved = 0
     for state in positions[n][::3]:
-        seat = G.to_move(state)
+        seat = state.to_move
         th, td, ah, ad = _unseen(comp, state.st, seat)
-        d = G.determinize(comp, state, seat, 99 + state.index)
+        d = state.determinize(seat, 99 + state.index)
         hidden = np.zeros(L.ST_SIZE, dtype=bool)
         hidden[th + td + ah + ad] = True
         assert np.array_equal(d.st[~hidden], state.st[~hidden])
         assert sorted(d.st[th + td]) == sorted(state.st[th + td])
         assert sorted(d.st[ah + ad]) == sorted(state.st[ah + ad])
         assert not any(int(comp.cf[C.O_AKIND + c]) in EVENTS for c in d.st[ah])
-        assert G.invariant_ok(comp, d)
+        assert d.invariant_ok()
         moved += not np.array_equal(d.st[th + ah], state.st[th + ah])
     assert moved >= len(positions[n][::3]) // 2

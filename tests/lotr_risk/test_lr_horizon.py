@@ -23,14 +23,14 @@ def _positions(comp, seed, games, every):
     """Copies of every ``every``-th decision with more than one legal action."""
     out = []
     for index in range(games):
-        state = G.new_state(comp, POL, seed, index)
+        state = G.bind(comp).new_state(POL, seed, index)
         k = 0
-        while not G.is_over(state):
-            if G.legal_actions(comp, state).shape[0] > 1:
+        while not state.is_terminal():
+            if state.legal_actions().shape[0] > 1:
                 k += 1
                 if k % every == 0:
                     out.append(state.copy())
-            G.apply(comp, state, G.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     return out
 
 
@@ -69,12 +69,12 @@ def test_lr_11_2_playouts_stop_at_the_horizon_and_score_by_points(players):
     assert len(positions) >= 8
     m, seen_stop, seen_end, differ = 3, 0, 0, 0
     for state in positions:
-        n = G.legal_actions(comp, state).shape[0]
+        n = state.legal_actions().shape[0]
         cands = np.arange(min(n, 2), dtype=np.int64)
-        to_end = G.playouts(comp, state, cands, m, 77)
-        assert np.array_equal(G.playouts(comp, state, cands, m, 77, 1000), to_end)   # past any game's end
+        to_end = state.playouts(cands, m, 77)
+        assert np.array_equal(state.playouts(cands, m, 77, 1000), to_end)   # past any game's end
         for hz in (1, 2):
-            out = G.playouts(comp, state, cands, m, 77, hz)
+            out = state.playouts(cands, m, 77, hz)
             for c in range(len(cands)):
                 for j in range(m):
                     side, ended, turns = _stepwise(comp, state, int(cands[c]), 77, j, hz)
@@ -95,14 +95,13 @@ def test_horizon_needs_a_game_that_can_score_a_position():
     from lotr_sim.players.search import SearchPlayer
     mt = get_game("minas-tirith")
     comp = mt.compile(mt.load(None, None))
-    state = mt.new_state(comp, {"good": "greedy", "evil": "greedy"}, 1, 0)
-    while mt.legal_actions(comp, state).shape[0] < 2:
-        mt.apply(comp, state, mt.builtin_choice(comp, state))
+    state = mt.bind(comp).new_state({"good": "greedy", "evil": "greedy"}, 1, 0)
+    while state.legal_actions().shape[0] < 2:
+        state.apply(state.builtin_choice())
     with pytest.raises(ValueError, match="run to the end"):
-        mt.playouts(comp, state, np.arange(2, dtype=np.int64), 1, 7, 1)
+        state.playouts(np.arange(2, dtype=np.int64), 1, 7, 1)
     with pytest.raises(ValueError, match="rounds >= 0"):
-        G.playouts(G.compile(G.load(None, None)), G.new_state(G.compile(G.load(None, None)), POL, 1, 0),
-                   np.zeros(1, dtype=np.int64), 1, 7, -1)
+        (G.bind(G.compile(G.load(None, None))).new_state(POL, 1, 0)).playouts(np.zeros(1, dtype=np.int64), 1, 7, -1)
     assert SearchPlayer(mt, 1, horizon=2).horizon == 0
     assert SearchPlayer(G, 1, horizon=2).horizon == 2
     with pytest.raises(ValueError):

@@ -58,12 +58,12 @@ def _old_rows(st, acts):
 def _walk(comp, games, check):
     """Random v random games step by step; ``check(state, rows)`` at every decision."""
     for i in range(games):
-        s = G.new_state(comp, RAND, 7, i, debug=True)
-        while G.to_move(s) >= 0:
-            acts = G.legal_actions(comp, s)
+        s = G.bind(comp).new_state(RAND, 7, i, debug=True)
+        while s.to_move >= 0:
+            acts = s.legal_actions()
             check(s.st, acts)
-            G.apply(comp, s, G.builtin_choice(comp, s))
-        assert G.invariant_ok(comp, s)
+            s.apply(s.builtin_choice())
+        assert s.invariant_ok()
 
 
 def test_default_menus_are_the_old_rows_LR_4_4_LR_5_6_LR_6_1():

@@ -31,7 +31,7 @@ def T(comp, name):
 def blank(comp, trace=False):
     """A state in player 0's combat step: every territory neutral with 1 battalion, no
     Leaders, empty hands (totals made consistent for the invariant)."""
-    s = G.new_state(comp, GREEDY, 1, 0, trace=(1 << 16) if trace else False)
+    s = G.bind(comp).new_state(GREEDY, 1, 0, trace=(1 << 16) if trace else False)
     st = s.st
     nt = int(comp.cf[C.C_NT])
     st[L.O_OWNER:L.O_OWNER + nt] = C.NEUTRAL
@@ -95,7 +95,7 @@ def test_lr_2_deal_and_setup(players):
     g = G
     comp = g.compile(g.load(overrides={"players": players}))
     cf = comp.cf
-    s = g.new_state(comp, RAND, 4, 2)
+    s = g.bind(comp).new_state(RAND, 4, 2)
     st = s.st
     deals = C.SEATS[players]
     for p, (_side, ng, ne, nn) in enumerate(deals):
@@ -110,7 +110,7 @@ def test_lr_2_deal_and_setup(players):
     assert all(st[L.O_TROOPS + t] == 2 for t in neutral)
     while st[L.S_SETUP] < 3:
         assert s.st[L.S_PHASE] in (L.PH_CLAIM, L.PH_SPLACE, L.PH_LEADER)
-        g.apply(comp, s, g.builtin_choice(comp, s))
+        s.apply(s.builtin_choice())
     start = cf[C.P_START]
     for p in range(players):
         army = sum(st[L.O_TROOPS + t] for t in range(42) if st[L.O_OWNER + t] == p)
@@ -127,11 +127,11 @@ def test_lr_2_2_first_player_lever(players):
     by = {w: G.compile(G.load(overrides={"players": players, "first_player": w}))
           for w in ("die", "good", "evil")}
     sides = [int(by["die"].cf[C.O_SSIDE + q]) for q in range(players)]
-    dice = [int(G.new_state(by["die"], RAND, 5, i).st[L.S_FIRST]) for i in range(40)]
+    dice = [int(G.bind(by["die"]).new_state(RAND, 5, i).st[L.S_FIRST]) for i in range(40)]
     assert len(set(dice)) == (2 if players == 2 else 1)   # the die picks either seat; p1
     for code, who in ((0, "good"), (1, "evil")):
         seat = sides.index(code)              # the first seat of that side in seat order
-        firsts = {int(G.new_state(by[who], RAND, 5, i).st[L.S_FIRST]) for i in range(40)}
+        firsts = {int(G.bind(by[who]).new_state(RAND, 5, i).st[L.S_FIRST]) for i in range(40)}
         assert firsts == {seat}, (who, firsts)
         same = [i for i, d in enumerate(dice) if d == seat]
         ref = G.simulate(by["die"], GREEDY, 5, 0, 40, threads=1)
@@ -205,33 +205,33 @@ def test_lr_4_3_forced_trade_and_card_territory_bonus(comp):
     put(s, inf[0], 0, 3)
     st[L.S_PHASE] = L.PH_TRADE
     st[L.S_REINF] = 3
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     assert L.A_PASS not in acts[:, 0] and (acts[:, 0] == L.A_TRADE).all()
     i = [k for k in range(len(acts)) if acts[k, 2] == 4][0]     # the three infantry
-    G.apply(comp, s, i)
+    s.apply(i)
     assert st[L.O_TROOPS + inf[0]] == 3 + 2 and st[L.S_REINF] == 3 + 4 and st[L.O_HN] == 2
-    assert st[L.S_TDD] == 3 and G.invariant_ok(comp, s)
+    assert st[L.S_TDD] == 3 and s.invariant_ok()
     st[L.O_HN] = 3
     st[L.O_HAND + 2] = inf[2]
     st[L.S_TDD] = 2
     st[L.S_PHASE] = L.PH_TRADE
     s.n_legal = -1
-    assert G.legal_actions(comp, s)[0, 0] == L.A_PASS           # 3 cards: trading is optional
+    assert s.legal_actions()[0, 0] == L.A_PASS           # 3 cards: trading is optional
 
 
 # ---- LR-5 combat ---------------------------------------------------------------------------------------
 def _attack(comp, s, a, b, dice):
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     rows = [i for i in range(len(acts)) if tuple(acts[i]) == (L.A_ATTACK, a, b, dice)]
     assert rows, f"attack {a}->{b} with {dice} is not legal"
-    G.apply(comp, s, rows[0])
+    s.apply(rows[0])
 
 
 def defend(comp, s):
     """The defender's decisions before a roll (Courage, its dice: LR-9.3, LR-5.2), taken by the
     heuristic (the most dice) until the roll is made."""
     while s.st[L.S_PHASE] in (L.PH_COURAGE, L.PH_DDICE):
-        G.apply(comp, s, G.heuristic_choice(comp, s))
+        s.apply(s.heuristic_choice())
 
 
 def test_lr_5_1_attack_needs_two_and_a_border(comp):
@@ -240,15 +240,15 @@ def test_lr_5_1_attack_needs_two_and_a_border(comp):
     s = blank(comp)
     sh, bk, th = T(comp, "The Shire"), T(comp, "Buckland"), T(comp, "Tower Hills")
     put(s, sh, 0, 1)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     assert not (acts[:, 0] == L.A_ATTACK).any()
     put(s, sh, 0, 3)
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     att = {tuple(r[1:]) for r in acts if r[0] == L.A_ATTACK}
     assert att == {(sh, bk, 1), (sh, bk, 2), (sh, th, 1), (sh, th, 2)}
     ad, lo = T(comp, "Anduin Valley"), T(comp, "Lorien")       # a river without a bridge
     put(s, ad, 0, 5)
-    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    att = {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_ATTACK}
     assert (ad, lo) not in att and (ad, T(comp, "Gladden Fields")) in att
 
 
@@ -276,7 +276,7 @@ def test_lr_5_2_to_5_4_rolls_follow_the_faces(comp):
         _attack(comp, s, sm, ev, dice)
         defend(comp, s)
         if s.st[L.S_PHASE] == L.PH_MOVEIN:
-            G.apply(comp, s, 0)
+            s.apply(0)
         _attack(comp, s, ca, rh, 3)
         defend(comp, s)
         for e in decode(comp, s.tr, 0):
@@ -341,13 +341,13 @@ def test_lr_5_6_and_5_7_conquest_leaders(comp):
         if s.st[L.S_PHASE] != L.PH_MOVEIN:
             continue
         assert s.st[L.O_LEAD + 2] == -1                  # LR-5.7
-        moves = G.legal_actions(comp, s)[:, 1].tolist()
+        moves = s.legal_actions()[:, 1].tolist()
         left = int(s.st[L.O_TROOPS + a])
         assert moves == [3, left // 2, left - 1]
-        G.apply(comp, s, 2)
+        s.apply(2)
         assert s.st[L.O_OWNER + b] == 0 and s.st[L.O_TROOPS + a] == 1 and s.st[L.O_TROOPS + b] == left - 1
         assert s.st[L.O_LEAD + 0] == b                   # LR-5.6
-        assert G.invariant_ok(comp, s)
+        assert s.invariant_ok()
         return
     pytest.fail("no conquest in 10 tries")
 
@@ -362,10 +362,10 @@ def test_lr_6_1_fortify_through_own_territories_only(comp):
     put(s, lo, 0, 1)
     s.st[L.S_PHASE] = L.PH_FORT
     s.st[L.S_FORT] = 1
-    fort = {tuple(r[1:]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    fort = {tuple(r[1:]) for r in s.legal_actions() if r[0] == L.A_FORT}
     assert not any(x[0] == ad and x[1] == lo for x in fort)
     put(s, gf, 0, 1)                                   # Anduin - Gladden (bridge) - Lorien
-    fort = {tuple(r[1:]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    fort = {tuple(r[1:]) for r in s.legal_actions() if r[0] == L.A_FORT}
     assert (ad, lo, 4) in fort and (ad, lo, 2) in fort and (ad, gf, 4) in fort
     assert all(c <= s.st[L.O_TROOPS + a] - 1 for a, _, c in fort)
 
@@ -447,9 +447,9 @@ def test_lr_11_1_conquest_wins_at_once(comp):
     while s.st[L.O_OWNER + b] == 1 and s.st[L.S_PHASE] == L.PH_ATTACK:
         _attack(comp, s, T(comp, "Fornost"), b, 3)
     if s.st[L.S_PHASE] == L.PH_MOVEIN:
-        G.apply(comp, s, 0)
-    assert G.is_over(s)
-    row = G.result(comp, s)
+        s.apply(0)
+    assert s.is_terminal()
+    row = s.result()
     assert row["reason"][0] == 1 and row["conquest_win"][0] == 1 and row["winner_seat"][0] == 0
 
 
@@ -462,10 +462,10 @@ def test_invariant_after_every_step(players):
     comp = G.compile(G.load(overrides={"players": players}))
     rng = np.random.default_rng(players)
     for i in range(2):
-        s = G.new_state(comp, RAND, 13, i, debug=True)
-        while not G.is_over(s):
-            G.apply(comp, s, int(rng.integers(G.legal_actions(comp, s).shape[0])))
-            assert G.invariant_ok(comp, s)
+        s = G.bind(comp).new_state(RAND, 13, i, debug=True)
+        while not s.is_terminal():
+            s.apply(int(rng.integers(s.legal_actions().shape[0])))
+            assert s.invariant_ok()
     r = G.simulate(comp, GREEDY, 3, 0, 60, threads=1, debug=True)
     assert r["invariant_broken"].sum() == 0
     assert (r["points_p4"] > 0).any() == (players == 4)
@@ -519,10 +519,10 @@ def test_lr_9_2_event_only_deck_ends_the_draw(comp):
     st[L.O_LEAD + 0] = T(comp, "The Shire")
     st[L.S_SITE] = 1
     st[L.S_PHASE] = L.PH_FORT
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
     s.n_legal = -1
-    G.apply(comp, s, 0)                         # end the turn: draws, Fellowship, next turn
-    assert st[L.S_CUR] == 1 and st[L.S_SITE] == 0 and G.invariant_ok(comp, s)
+    s.apply(0)                         # end the turn: draws, Fellowship, next turn
+    assert st[L.S_CUR] == 1 and st[L.S_SITE] == 0 and s.invariant_ok()
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -594,14 +594,14 @@ def test_lr_9_3_you_shall_not_pass_closes_a_bridge_to_attacks_unless_a_leader_go
     put(s, sh, 0, 5)
     put(s, bk, 1, 1)
     put(s, th, 1, 1)
-    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    att = {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_ATTACK}
     assert att == {(sh, bk), (sh, th)}
     close(comp, s, 1, "The Shire", "Buckland")
-    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    att = {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_ATTACK}
     assert att == {(sh, th)}
     s.st[L.O_LEAD + 0] = sh                      # player 0's Leader in The Shire
     s.n_legal = -1
-    att = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_ATTACK}
+    att = {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_ATTACK}
     assert att == {(sh, bk), (sh, th)}
 
 
@@ -616,19 +616,19 @@ def test_lr_9_3_you_shall_not_pass_closes_a_bridge_to_fortify_moves_not_to_a_lea
     s.st[L.S_PHASE] = L.PH_FORT
     s.st[L.S_FORT] = 1
     close(comp, s, 1, "The Shire", "Buckland")
-    acts = G.legal_actions(comp, s)
+    acts = s.legal_actions()
     fort = {tuple(r[1:3]) for r in acts if r[0] == L.A_FORT}
     assert (sh, bk) not in fort and (bk, sh) not in fort
     assert (L.A_LMOVE, 0, bk) in {tuple(r[:3]) for r in acts}
     s.st[L.O_BLOCK + 1] = -1
     s.st[L.S_NBLOCK] = 0
     s.n_legal = -1
-    assert (sh, bk) in {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    assert (sh, bk) in {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_FORT}
     # a closed bridge does not cut a region joined another way: Fornost - Buckland by land
     fo = T(comp, "Fornost")
     close(comp, s, 1, "The Shire", "Buckland")
     put(s, fo, 0, 3)
-    fort = {tuple(r[1:3]) for r in G.legal_actions(comp, s) if r[0] == L.A_FORT}
+    fort = {tuple(r[1:3]) for r in s.legal_actions() if r[0] == L.A_FORT}
     assert (fo, bk) in fort and (sh, fo) not in fort and (sh, th) not in fort
 
 
@@ -643,17 +643,17 @@ def test_lr_9_3_you_shall_not_pass_is_a_start_of_turn_decision_until_the_next_tu
     s.st[L.S_CUR] = 0
     E.begin_turn_nb(comp.cf, s.st, s.s, s.tr)
     s.n_legal = -1
-    assert s.st[L.S_PHASE] == L.PH_BLOCK and G.decision_kind(comp, s) == "power"
-    acts = G.legal_actions(comp, s)
+    assert s.st[L.S_PHASE] == L.PH_BLOCK and s.decision_kind() == "power"
+    acts = s.legal_actions()
     nb = len(comp.names["bridges"])
     assert acts[0, 0] == L.A_PASS and len(acts) == nb + 1
     assert {tuple(r) for r in acts[1:]} == {(L.A_POWER, i, k, 0) for k in range(nb)}
     k = bridge(comp, "The Shire", "Buckland")
-    G.apply(comp, s, 1 + k)
+    s.apply(1 + k)
     assert s.st[L.O_BLOCK + 0] == k and s.st[L.S_NBLOCK] == 1
     assert s.st[L.S_PHASE] in (L.PH_TRADE, L.PH_REINF, L.PH_ATTACK)
     assert s.st[L.O_AHN + 0] == 0 and s.st[L.O_ASCORE + 0] == comp.cf[C.P_PPTS]
-    assert G.invariant_ok(comp, s)
+    assert s.invariant_ok()
     s.st[L.S_CUR] = 1                                  # the other player's turn: still closed
     E.begin_turn_nb(comp.cf, s.st, s.s, s.tr)
     assert s.st[L.O_BLOCK + 0] == k and s.st[L.S_PHASE] != L.PH_BLOCK
@@ -689,13 +689,13 @@ def test_lr_9_3_strategic_withdrawal_is_the_defenders_decision_and_leaves_one(co
         s, sh, bk, of, i = _withdraw_setup(comp, 10, 6, seed)
         _attack(comp, s, sh, bk, 3)
         assert s.st[L.S_PHASE] == L.PH_WITHDRAW and s.st[L.S_CUR] == 1
-        assert G.to_move(s) == C.SIDES.index("evil") and G.decision_kind(comp, s) == "defend"
-        acts = G.legal_actions(comp, s)
+        assert s.to_move == C.SIDES.index("evil") and s.decision_kind() == "defend"
+        acts = s.legal_actions()
         assert [tuple(r) for r in acts] == [(L.A_PASS, 0, 0, 0), (L.A_POWER, i, of, 0)]
-        G.apply(comp, s, 1)
+        s.apply(1)
         assert s.st[L.S_CUR] == 0 and s.st[L.O_AHN + 1] == 0
         assert s.st[L.O_TROOPS + of] == 2 + 5                       # all but one moved
-        assert G.invariant_ok(comp, s)                               # battalions conserved
+        assert s.invariant_ok()                               # battalions conserved
         ev = decode(comp, s.tr, 0)
         w = [e for e in ev if e["event"] == "withdrawal"]
         assert [(w[0]["from"], w[0]["to"], w[0]["battalions"])] == [("Buckland", "Old Forest", 5)]
@@ -708,7 +708,7 @@ def test_lr_9_3_strategic_withdrawal_pass_keeps_the_battalions(comp):
     next roll while it can withdraw); no Withdrawal decision for a territory of 1."""
     s, sh, bk, of, i = _withdraw_setup(comp, 10, 6)
     _attack(comp, s, sh, bk, 3)
-    G.apply(comp, s, 0)
+    s.apply(0)
     defend(comp, s)
     assert s.st[L.O_TROOPS + of] == 2 and s.st[L.O_AHN + 1] == 1
     assert s.st[L.O_TROOPS + bk] + s.st[L.O_TROOPS + sh] == 16 - 2 and s.st[L.S_CUR] == 0
@@ -722,10 +722,10 @@ def test_lr_9_3_greedy_withdraws_only_from_a_hopeless_defence(comp):
     holds otherwise."""
     s, sh, bk, of, i = _withdraw_setup(comp, 20, 3)
     _attack(comp, s, sh, bk, 3)
-    assert G.legal_actions(comp, s)[G.heuristic_choice(comp, s), 0] == L.A_POWER
+    assert s.legal_actions()[s.heuristic_choice(), 0] == L.A_POWER
     s, sh, bk, of, i = _withdraw_setup(comp, 4, 8)
     _attack(comp, s, sh, bk, 3)
-    assert G.legal_actions(comp, s)[G.heuristic_choice(comp, s), 0] == L.A_PASS
+    assert s.legal_actions()[s.heuristic_choice(), 0] == L.A_PASS
 
 
 def test_lr_9_3_greedy_closes_the_bridge_a_strong_enemy_faces(comp):
@@ -739,8 +739,8 @@ def test_lr_9_3_greedy_closes_the_bridge_a_strong_enemy_faces(comp):
     put(s, bk, 1, 12)
     give(comp, s, 0, C.K_YSNP)
     s.st[L.S_PHASE] = L.PH_BLOCK
-    acts = G.legal_actions(comp, s)
-    pick = acts[G.heuristic_choice(comp, s)]
+    acts = s.legal_actions()
+    pick = acts[s.heuristic_choice()]
     assert pick[0] == L.A_POWER and pick[2] == bridge(comp, "The Shire", "Buckland")
 
 

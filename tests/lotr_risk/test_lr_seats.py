@@ -80,7 +80,7 @@ def test_bad_seat_is_one_config_error(comps):
     with pytest.raises(ConfigError, match="no side or seat 'p5'"):
         G.check_policies({"p5": "random"})
     with pytest.raises(ConfigError, match="no seat 'p4'"):
-        G.new_state(comps[3], {"p4": "random"}, 1, 0)
+        G.bind(comps[3]).new_state({"p4": "random"}, 1, 0)
     code, out, err = _cli(["run", "-g", "lotr-risk", "-n", "10", "-q", "--policy", "p3=random"])
     assert code == 2 and err.strip().count("\n") == 0 and "no seat 'p3'" in err
     code, _, err = _cli(["sweep", "-g", "lotr-risk", "-p", "p4=random,greedy", "--players", "3", "-n", "10",
@@ -100,8 +100,8 @@ def test_search_seat_is_a_seat_not_a_side(comps):
     assert "search-fast" in head["search"]
     G.simulate(c, {"p3": "search-fast"}, 2, 0, 1, threads=1)
     assert G.last_player_stats["decisions"] > 0
-    st = G.new_state(c, GREEDY, 2, 0)
-    assert 0 <= G.to_move(st) < 3
+    st = G.bind(c).new_state(GREEDY, 2, 0)
+    assert 0 <= st.to_move < 3
     # p1 and p3 are Evil: an Evil win scores 1 for them and 0 for p2
     w = np.array([0, 1])
     assert winner_scores(G, w, G.seat_side(c, 0)).tolist() == [0.0, 1.0]

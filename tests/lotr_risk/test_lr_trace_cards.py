@@ -118,7 +118,7 @@ def test_lr_4_3_a_reshuffle_of_the_territory_deck_is_traced_with_its_order(comp)
 def test_lr_2_5_the_set_up_deck_order_is_traced(players):
     """LR-2.5: the one shuffled deck of every territory card and the 2 jokers, top first."""
     comp = G.compile(G.load(overrides={"players": players}))
-    s = G.new_state(comp, GREEDY, 5, 1, trace=True)
+    s = G.bind(comp).new_state(GREEDY, 5, 1, trace=True)
     ev = _events(comp, s, "territory_deck")
     n = int(s.st[L.S_TDN])
     assert n == int(comp.cf[C.C_NTC]) == 44

@@ -59,8 +59,8 @@ def _check_rows(g, comp, state):
     """MT-5.2-5.6, MT-9.7: the rows of a card decision are exactly the legal card plays."""
     cf, st = comp.cf, state.st
     side = int(st[L.S_SIDE])
-    assert g.decision_kind(comp, state) == "card" and g.to_move(state) == side
-    rows = g.legal_actions(comp, state)
+    assert state.decision_kind() == "card" and state.to_move == side
+    rows = state.legal_actions()
     assert rows.shape[0] >= 1 and (rows[:, 0] == L.A_CARD).all()
     trades, musters, loads = _expected_rows(cf, st, side)
     assert {int(r[2]) for r in rows if r[1] == L.CD_TRADE} == trades
@@ -80,19 +80,19 @@ def _play_taking_heuristic(g, comp, index, check=True):
     """Both seats Python-held; the heuristic's row at card decisions, the built-in greedy
     choice (the seats' policy rows) at every other decision. Returns (state, card decisions,
     card decisions with more than one row)."""
-    state = g.new_state(comp, PY, SEED, index, trace=True)
+    state = g.bind(comp).new_state(PY, SEED, index, trace=True)
     ncard = nmulti = 0
-    while g.run_builtin(comp, state, [0, 1]) >= 0:
-        if g.decision_kind(comp, state) == "card":
-            rows = _check_rows(g, comp, state) if check else g.legal_actions(comp, state)
+    while state.run_builtin([0, 1]) >= 0:
+        if state.decision_kind() == "card":
+            rows = _check_rows(g, comp, state) if check else state.legal_actions()
             ncard += 1
             nmulti += rows.shape[0] > 1
-            h = g.heuristic_choice(comp, state)
-            assert h == g.builtin_choice(comp, state)
-            g.apply(comp, state, h)
-            assert g.invariant_ok(comp, state)
+            h = state.heuristic_choice()
+            assert h == state.builtin_choice()
+            state.apply(h)
+            assert state.invariant_ok()
         else:
-            g.apply(comp, state, g.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     return state, ncard, nmulti
 
 
@@ -109,7 +109,7 @@ def test_mt_5_heuristic_card_choice_replays_the_greedy_game(g_comp):
         total += ncard
         multi += nmulti
         row, events = g.play(comp, {"good": "greedy", "evil": "greedy"}, SEED, index)
-        res = g.result(comp, state)
+        res = state.result()
         assert all(np.array_equal(res[k], row[k]) for k in row), index
         # the same events, but for the card step's decisions: a built-in seat makes its card
         # step inside the engine (card_phase_nb), not as decisions (trace_version 3)
@@ -128,26 +128,26 @@ def test_mt_5_builtin_seats_never_rest_at_a_card_decision(g_comp):
                        ({"good": "greedy", "evil": "search"}, {1})):
         seen = set()
         for index in range(6):
-            state = g.new_state(comp, pols, SEED, index)
-            while not g.is_over(state):
+            state = g.bind(comp).new_state(pols, SEED, index)
+            while not state.is_terminal():
                 if state.st[L.S_PHASE] == L.PH_CARD:
-                    seen.add(g.to_move(state))
-                g.apply(comp, state, g.builtin_choice(comp, state))
+                    seen.add(state.to_move)
+                state.apply(state.builtin_choice())
         assert seen == want, pols
 
 
 def _first_card_decision(g, comp, want, start=0):
     """(state, rows) at the first card decision (from game ``start`` on) whose rows pass ``want``."""
     for index in range(start, start + 60):
-        state = g.new_state(comp, PY, SEED, index, trace=True)
-        while g.run_builtin(comp, state, [0, 1]) >= 0:
-            if g.decision_kind(comp, state) == "card":
-                rows = g.legal_actions(comp, state).copy()
+        state = g.bind(comp).new_state(PY, SEED, index, trace=True)
+        while state.run_builtin([0, 1]) >= 0:
+            if state.decision_kind() == "card":
+                rows = state.legal_actions().copy()
                 if want(rows):
                     return state, rows
-                g.apply(comp, state, g.heuristic_choice(comp, state))
+                state.apply(state.heuristic_choice())
             else:
-                g.apply(comp, state, g.builtin_choice(comp, state))
+                state.apply(state.builtin_choice())
     pytest.fail("no card decision of that kind in 60 games")
 
 
@@ -165,12 +165,12 @@ def test_mt_5_stop_ends_the_card_step(g_comp):
     hand = int(state.st[L.S_HN + side])
     turn = int(state.st[L.S_TURN])
     n0 = len(_events(comp, state))
-    g.apply(comp, state, rows.shape[0] - 1)
+    state.apply(rows.shape[0] - 1)
     assert state.st[L.S_PHASE] != L.PH_CARD
     assert int(state.st[L.S_HN + side]) == hand
     after = [e["event"] for e in _events(comp, state)[n0:]]
     assert not {"trade", "load", "card_played"} & set(after), after
-    assert int(state.st[L.S_TURN]) > turn or state.st[L.S_PHASE] == L.PH_ACT or g.is_over(state)
+    assert int(state.st[L.S_TURN]) > turn or state.st[L.S_PHASE] == L.PH_ACT or state.is_terminal()
 
 
 def test_mt_5_5_a_load_the_heuristic_would_not_make(g_comp):
@@ -184,18 +184,18 @@ def test_mt_5_5_a_load_the_heuristic_would_not_make(g_comp):
 
     for start in (0, 60):
         state, rows = _first_card_decision(g, comp, want, start)
-        scores = g.action_scores(comp, state)
+        scores = state.action_scores()
         loads = [i for i, r in enumerate(rows) if r[1] == L.CD_LOAD]
         k = min(loads, key=lambda i: (scores[i], -i))          # the least liked load
         _, _, hi, c, u, card = (int(x) for x in rows[k])
         side = int(state.st[L.S_SIDE])
         hold, pool, hand = int(state.st[L.O_HOLD + c * C.MAXU + u]), int(state.st[L.O_POOL + u]), \
             int(state.st[L.S_HN + side])
-        g.apply(comp, state, k)
+        state.apply(k)
         assert int(state.st[L.O_HOLD + c * C.MAXU + u]) == hold + 1
         assert int(state.st[L.O_POOL + u]) == pool - 1
         assert int(state.st[L.S_HN + side]) <= hand - 1
-        assert g.invariant_ok(comp, state)
+        assert state.invariant_ok()
         ev = [e for e in _events(comp, state) if e["event"] == "load"]
         assert ev
         if scores[k] < max(scores):
@@ -210,11 +210,11 @@ def test_mt_5_card_decision_search_and_playouts(g_comp):
     g, comp = g_comp
     state, rows = _first_card_decision(g, comp, lambda r: r.shape[0] >= 3)
     p = SearchPlayer(g, 1, budget=12, width=3)
-    cand = p.candidates(comp, state)
-    assert cand[0] == g.builtin_choice(comp, state) and len(set(cand.tolist())) == len(cand)
-    out = g.playouts(comp, state, cand, 4, 123)
+    cand = p.candidates(state)
+    assert cand[0] == state.builtin_choice() and len(set(cand.tolist())) == len(cand)
+    out = state.playouts(cand, 4, 123)
     assert out.shape == (len(cand), 4) and np.isin(out, [L.W_GOOD, L.W_EVIL, L.W_DRAW]).all()
-    assert 0 <= p.choose(comp, state) < rows.shape[0]
+    assert 0 <= p.choose(state) < rows.shape[0]
 
 
 def test_mt_5_any_card_rows_keep_the_game_consistent(g_comp):
@@ -224,16 +224,16 @@ def test_mt_5_any_card_rows_keep_the_game_consistent(g_comp):
     rng = np.random.default_rng(11)
     checked = taken = 0
     for index in range(12):
-        state = g.new_state(comp, PY, SEED, index, trace=True, debug=True)
-        while g.run_builtin(comp, state, [0, 1]) >= 0:
-            if g.decision_kind(comp, state) == "card":
+        state = g.bind(comp).new_state(PY, SEED, index, trace=True, debug=True)
+        while state.run_builtin([0, 1]) >= 0:
+            if state.decision_kind() == "card":
                 rows = _check_rows(g, comp, state)
-                g.apply(comp, state, int(rng.integers(rows.shape[0])))
+                state.apply(int(rng.integers(rows.shape[0])))
                 taken += 1
             else:
-                g.apply(comp, state, g.builtin_choice(comp, state))
-            assert g.invariant_ok(comp, state)
-        assert int(g.result(comp, state)["invariant_broken"][0]) == 0
+                state.apply(state.builtin_choice())
+            assert state.invariant_ok()
+        assert int(state.result()["invariant_broken"][0]) == 0
         events = [g.trace_header(comp, PY, SEED, index)] + _events(comp, state)
         checked += g.replay_check(comp, events)
     assert taken >= 50 and checked >= 100, (taken, checked)

@@ -41,15 +41,15 @@ def _permute(comp, state, rng):
 def _positions(game, comp, pols, seed, games, every):
     out = []
     for index in range(games):
-        state = game.new_state(comp, pols, seed, index)
+        state = game.bind(comp).new_state(pols, seed, index)
         k = 0
-        while not game.is_over(state):
-            n = game.legal_actions(comp, state).shape[0]
+        while not state.is_terminal():
+            n = state.legal_actions().shape[0]
             if n > 1 and all(hi - lo >= 2 for lo, hi in _piles(comp, state.st)[:1]):
                 k += 1
                 if k % every == 0:
                     out.append(state.copy())
-            game.apply(comp, state, game.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     return out
 
 
@@ -66,8 +66,8 @@ def hidden_states(game, comp):
 
 
 def test_positions_cover_both_seats_and_every_decision_kind(game, comp, hidden_states):
-    seats = {game.to_move(s) for s in hidden_states}
-    kinds = {game.decision_kind(comp, s) for s in hidden_states}
+    seats = {s.to_move for s in hidden_states}
+    kinds = {s.decision_kind() for s in hidden_states}
     assert len(hidden_states) >= 150, len(hidden_states)
     assert seats == {0, 1}
     assert {"die", "action", "loss", "card"} <= kinds, kinds
@@ -76,10 +76,10 @@ def test_positions_cover_both_seats_and_every_decision_kind(game, comp, hidden_s
 def _view(game, comp, state):
     """What the seat to move decides from: legal actions, heuristic scores and choice, and
     the seat's built-in choice (on a copy: a random player draws from the state's stream)."""
-    legal = game.legal_actions(comp, state).copy()
-    scores = game.action_scores(comp, state)
-    heur = game.heuristic_choice(comp, state)
-    builtin = game.builtin_choice(comp, state.copy())
+    legal = state.legal_actions().copy()
+    scores = state.action_scores()
+    heur = state.heuristic_choice()
+    builtin = state.copy().builtin_choice()
     return legal, scores, heur, builtin
 
 
@@ -95,7 +95,7 @@ def test_mt_5_1_heuristics_do_not_see_the_decks_order(game, comp, hidden_states)
             other = state.copy()
             moved += _permute(comp, other, rng)
             v1 = _view(game, comp, other)
-            where = (game.decision_kind(comp, state), game.to_move(state), state.index)
+            where = (state.decision_kind(), state.to_move, state.index)
             assert np.array_equal(v0[0], v1[0]), where
             assert np.array_equal(v0[1], v1[1]), where
             assert v0[2:] == v1[2:], where
@@ -111,15 +111,15 @@ def test_mt_search_playouts_determinize_the_decks(game, comp, hidden_states):
     changed = 0
     seats = set()
     for state in hidden_states[::12]:
-        n = game.legal_actions(comp, state).shape[0]
+        n = state.legal_actions().shape[0]
         cands = list(range(min(n, 3)))
-        out0 = game.playouts(comp, state, cands, m, 123)
+        out0 = state.playouts(cands, m, 123)
         other = state.copy()
         _permute(comp, other, rng)
-        assert np.array_equal(game.playouts(comp, other, cands, m, 123), out0), \
-            (game.decision_kind(comp, state), game.to_move(state), state.index)
-        changed += not np.array_equal(game.playouts(comp, state, cands, m, 124), out0)
-        seats.add(game.to_move(state))
+        assert np.array_equal(other.playouts(cands, m, 123), out0), \
+            (state.decision_kind(), state.to_move, state.index)
+        changed += not np.array_equal(state.playouts(cands, m, 124), out0)
+        seats.add(state.to_move)
     assert seats == {0, 1}
     assert changed >= 1
 
@@ -138,9 +138,9 @@ def test_mt_determinize_keeps_the_public_part_and_the_piles_contents(game, comp,
         mask = np.ones(state.st.shape[0], dtype=bool)
         for lo, hi in piles:
             mask[lo:hi] = False
-        seat = game.to_move(state)
+        seat = state.to_move
         for key in (1, 2, 3):
-            d = game.determinize(comp, state, seat, key)
+            d = state.determinize(seat, key)
             assert d is not state and d.st is not state.st
             for k, v in keep.items():
                 assert np.array_equal(state.arrays[k], v), k      # the input untouched
@@ -152,17 +152,17 @@ def test_mt_determinize_keeps_the_public_part_and_the_piles_contents(game, comp,
             if sum(hi - lo for lo, hi in piles) >= 4:
                 big += 1
                 reordered += any(not np.array_equal(d.st[lo:hi], state.st[lo:hi]) for lo, hi in piles)
-            assert np.array_equal(game.determinize(comp, state, 1 - seat, key).st, d.st)
+            assert np.array_equal(state.determinize(1 - seat, key).st, d.st)
             other = state.copy()
             _permute(comp, other, rng)
-            assert np.array_equal(game.determinize(comp, other, seat, key).st, d.st)
-            assert np.array_equal(game.legal_actions(comp, d), game.legal_actions(comp, state))
+            assert np.array_equal(other.determinize(seat, key).st, d.st)
+            assert np.array_equal(d.legal_actions(), state.legal_actions())
     assert big >= 2 * len(hidden_states[::6]) and reordered >= big - 2, (big, reordered)
 
 
 def test_mt_determinize_checks_the_seat(game, comp, hidden_states):
     with pytest.raises(ValueError):
-        game.determinize(comp, hidden_states[0], 2, 1)
+        hidden_states[0].determinize(2, 1)
 
 
 def test_mt_search_decision_does_not_see_the_decks_order(game, comp, hidden_states):
@@ -177,7 +177,7 @@ def test_mt_search_decision_does_not_see_the_decks_order(game, comp, hidden_stat
         b = SearchPlayer(game, 5, budget=24, width=3, start=4)
         other = state.copy()
         _permute(comp, other, rng)
-        assert a.choose(comp, state.copy()) == b.choose(comp, other), \
-            (game.decision_kind(comp, state), game.to_move(state), state.index)
-        seats.add(game.to_move(state))
+        assert a.choose(state.copy()) == b.choose(other), \
+            (state.decision_kind(), state.to_move, state.index)
+        seats.add(state.to_move)
     assert seats == {0, 1}

@@ -46,12 +46,12 @@ def _good_decisions(g, comp, rows_tuned, games):
     state and its legal rows. Once the caller has looked (it may switch the state's
     heuristic to score the rows), tuned's choice is played."""
     for idx in range(games):
-        st = g.new_state(comp, {"good": "search", "evil": "greedy"}, SEED, idx)
-        while g.run_builtin(comp, st, [0]) >= 0:
-            if g.decision_kind(comp, st) == "action":
-                yield st, g.legal_actions(comp, st)
-            g.use_heuristic(comp, st, rows_tuned)
-            g.apply(comp, st, g.heuristic_choice(comp, st))
+        st = g.bind(comp).new_state({"good": "search", "evil": "greedy"}, SEED, idx)
+        while st.run_builtin([0]) >= 0:
+            if st.decision_kind() == "action":
+                yield st, st.legal_actions()
+            st.use_heuristic(rows_tuned)
+            st.apply(st.heuristic_choice())
 
 
 def _best_places(g, comp, kind, want, n=30):
@@ -66,8 +66,8 @@ def _best_places(g, comp, kind, want, n=30):
         if any(k in want for k in ks) and any(k not in want for k in ks):
             best = {}
             for p in ("greedy", "tuned"):
-                g.use_heuristic(comp, st, rows[p])
-                sc = g.action_scores(comp, st)
+                st.use_heuristic(rows[p])
+                sc = st.action_scores()
                 i = max(cand, key=lambda i: (sc[i], -i))
                 best[p] = int(comp.cf[C.O_TKIND + act[i, 2]])
                 best[p + "_at"] = int(act[i, 2])
@@ -107,8 +107,8 @@ def test_tuned_good_leaders_flee_sooner_and_above_a_one_die_bombardment(g_comp):
             continue
         sc = {}
         for p in ("greedy", "tuned"):
-            g.use_heuristic(comp, st, rows[p])
-            sc[p] = g.action_scores(comp, st)
+            st.use_heuristic(rows[p])
+            sc[p] = st.action_scores()
             assert all(sc[p][i] in (-1.0, flee[p]) for i in lm), (p, [sc[p][i] for i in lm])
             one_die = [sc[p][i] for i in range(act.shape[0]) if act[i, 0] == L.A_BOMBARD and act[i, 4] == 1]
             if one_die and any(sc[p][i] == flee[p] for i in lm) and flee[p] > max(one_die):
@@ -144,10 +144,10 @@ def _move_scores_without(g, comp, weight, kinds, games=25):
         mv = [i for i in range(act.shape[0]) if act[i, 0] in kinds]
         if not mv:
             continue
-        g.use_heuristic(comp, st, rows)
-        sc = g.action_scores(comp, st)
-        g.use_heuristic(comp, st, plain)
-        yield st, act, mv, sc, g.action_scores(comp, st)
+        st.use_heuristic(rows)
+        sc = st.action_scores()
+        st.use_heuristic(plain)
+        yield st, act, mv, sc, st.action_scores()
 
 
 def test_tuned_good_wants_units_where_its_leader_stands(g_comp):

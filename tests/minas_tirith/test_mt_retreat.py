@@ -139,15 +139,15 @@ def test_mt_7_5_retreat_decisions_in_whole_games(g_comp):
     cf = comp.cf
     seen = 0
     for index in range(60):
-        st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 9, index)
-        while not g.is_over(st):
+        st = g.bind(comp).new_state({"good": "greedy", "evil": "greedy"}, 9, index)
+        while not st.is_terminal():
             if st.st[L.S_PHASE] != L.PH_RETREAT:
-                g.apply(comp, st, g.builtin_choice(comp, st))
+                st.apply(st.builtin_choice())
                 continue
             side = int(st.st[L.S_RT_SIDE])
             cur = int(st.st[L.S_RT_CUR])
-            assert g.to_move(st) == side and g.decision_kind(comp, st) == "retreat"
-            rows = g.legal_actions(comp, st)
+            assert st.to_move == side and st.decision_kind() == "retreat"
+            rows = st.legal_actions()
             assert rows.shape[0] >= 2
             doff = C.O_DEVIL if side == EVIL else C.O_DGOOD
             for r in rows:
@@ -155,13 +155,13 @@ def test_mt_7_5_retreat_decisions_in_whole_games(g_comp):
                 assert int(r[0]) == L.A_RETREAT and int(r[2]) == cur
                 assert cf[doff + c] < cf[doff + cur]
                 assert B.side_units_nb(cf, st.st, c, 1 - side) == 0
-            assert g.heuristic_choice(comp, st) == g.builtin_choice(comp, st)
+            assert st.heuristic_choice() == st.builtin_choice()
             k = rows.shape[0] - 1
             c = int(rows[k, 1])
             np_ = int(st.st[L.S_RT_NP])
-            g.apply(comp, st, k)
+            st.apply(k)
             assert int(st.st[L.O_PATH + np_]) == c       # the step went to the chosen territory
-            assert g.invariant_ok(comp, st)
+            assert st.invariant_ok()
             seen += 1
         if seen >= 25:
             break
@@ -174,13 +174,13 @@ def test_mt_7_5_search_seat_is_asked_where_to_retreat(g_comp):
     g, comp = g_comp
     stops = 0
     for index in range(40):
-        st = g.new_state(comp, {"good": "greedy", "evil": "search"}, 9, index)
-        while g.run_builtin(comp, st, [1]) >= 0:
-            if g.decision_kind(comp, st) == "retreat":
-                assert g.to_move(st) == 1 == int(st.st[L.S_RT_SIDE])
-                assert g.legal_actions(comp, st).shape[0] >= 2
+        st = g.bind(comp).new_state({"good": "greedy", "evil": "search"}, 9, index)
+        while st.run_builtin([1]) >= 0:
+            if st.decision_kind() == "retreat":
+                assert st.to_move == 1 == int(st.st[L.S_RT_SIDE])
+                assert st.legal_actions().shape[0] >= 2
                 stops += 1
-            g.apply(comp, st, g.heuristic_choice(comp, st))
+            st.apply(st.heuristic_choice())
         if stops >= 3:
             break
     assert stops >= 3, stops

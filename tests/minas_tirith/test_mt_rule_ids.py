@@ -65,14 +65,14 @@ def test_mt_2_3_banners_stand_in_the_fortified_territories_and_only_there(pos):
 def _die_decisions(game, comp, seed, index):
     """Play greedy-greedy through the step machine, both seats stopping at every decision;
     returns [(round, turn in round, seat, dice offered)] of the mission-die decisions."""
-    state = game.new_state(comp, PY, seed, index)
+    state = game.bind(comp).new_state(PY, seed, index)
     out = []
-    while game.run_builtin(comp, state, [0, 1]) >= 0:
-        if game.decision_kind(comp, state) == "die":
-            rows = game.legal_actions(comp, state)
-            out.append((int(state.st[L.S_ROUND]), int(state.st[L.S_TIR]), game.to_move(state),
+    while state.run_builtin([0, 1]) >= 0:
+        if state.decision_kind() == "die":
+            rows = state.legal_actions()
+            out.append((int(state.st[L.S_ROUND]), int(state.st[L.S_TIR]), state.to_move,
                         sorted(int(r[2]) for r in rows)))
-        game.apply(comp, state, game.heuristic_choice(comp, state))
+        state.apply(state.heuristic_choice())
     return out
 
 
@@ -103,9 +103,9 @@ def test_mt_4_4_a_turn_is_die_then_draw_then_trade_then_missions(game, comp):
     built-in seat holding a set after its draw trades it before its first mission."""
     seq_checked = 0
     for index in range(3):
-        state = game.new_state(comp, PY, 2, index, trace=True)
-        while game.run_builtin(comp, state, [0, 1]) >= 0:
-            game.apply(comp, state, game.heuristic_choice(comp, state))
+        state = game.bind(comp).new_state(PY, 2, index, trace=True)
+        while state.run_builtin([0, 1]) >= 0:
+            state.apply(state.heuristic_choice())
         ev = TR.decode(comp, state.tr, index)
         step = None
         for j, e in enumerate(ev):

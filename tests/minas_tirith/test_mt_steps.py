@@ -16,9 +16,9 @@ from lotr_sim.games.registry import get_game
 
 def _until(g, comp, st, phase, limit=5000):
     for _ in range(limit):
-        if g.is_over(st) or st.st[L.S_PHASE] == phase:
-            return not g.is_over(st)
-        g.apply(comp, st, g.builtin_choice(comp, st))
+        if st.is_terminal() or st.st[L.S_PHASE] == phase:
+            return not st.is_terminal()
+        st.apply(st.builtin_choice())
     return False
 
 
@@ -27,15 +27,15 @@ def _units(st, t, u):
 
 
 def test_mt_4_2_die_choice_lists_the_unused_dice(game, comp):
-    st = game.new_state(comp, {"good": "greedy", "evil": "greedy"}, 1, 0)
+    st = game.bind(comp).new_state({"good": "greedy", "evil": "greedy"}, 1, 0)
     assert st.st[L.S_PHASE] == L.PH_DIE
-    rows = game.legal_actions(comp, st)
+    rows = st.legal_actions()
     assert [int(r[0]) for r in rows] == [L.A_DIE] * 3
     assert sorted(int(r[2]) for r in rows) == sorted(int(st.st[L.S_DICE + i]) for i in range(3))
-    game.apply(comp, st, 2)          # the first player takes the third die
+    st.apply(2)          # the first player takes the third die
     # the second seat of the round chooses among the two left
     _until(game, comp, st, L.PH_DIE)
-    rows = game.legal_actions(comp, st)
+    rows = st.legal_actions()
     assert len(rows) == 2 and 2 not in [int(r[1]) for r in rows]
 
 
@@ -45,14 +45,14 @@ def test_mt_7_2_bombardment_losses_are_one_decision_per_hit(choice):
     comp = g.compile(g.load(None, [f"bombard_loss_choice={choice}"]))
     seen = 0
     for index in range(40):
-        st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 3, index)
+        st = g.bind(comp).new_state({"good": "greedy", "evil": "greedy"}, 3, index)
         while _until(g, comp, st, L.PH_LOSS):
             shooter = int(st.st[L.S_SIDE])
             owner = int(st.st[L.S_LOSS_SIDE])
             assert owner == 1 - shooter
-            assert g.to_move(st) == (owner if choice == "owner" else shooter)
+            assert st.to_move == (owner if choice == "owner" else shooter)
             t = int(st.st[L.S_LOSS_T])
-            rows = g.legal_actions(comp, st)
+            rows = st.legal_actions()
             types = [int(r[1]) for r in rows]
             assert all(int(r[0]) == L.A_LOSE and int(r[2]) == t for r in rows)
             assert types and all(_units(st, t, u) > 0 for u in types)
@@ -62,10 +62,10 @@ def test_mt_7_2_bombardment_losses_are_one_decision_per_hit(choice):
             u = types[k]
             before = _units(st, t, u)
             creature = int(comp.cf[C.O_UCLS + u]) == 2 and int(comp.cf[C.P_CREATURE_HITS]) > 1
-            g.apply(comp, st, k)
+            st.apply(k)
             assert _units(st, t, u) == before - (0 if creature else 1)
             seen += 1
-            assert g.invariant_ok(comp, st)
+            assert st.invariant_ok()
         if seen >= 30:
             break
     assert seen >= 30, "too few bombardments to check"
@@ -79,28 +79,28 @@ def test_mt_7_4_assault_losses_attacker_then_defender_each_chooses_its_own():
     comp = g.compile(g.load())
     seen = {L.PH_ALOSS: 0, L.PH_DLOSS: 0}
     for index in range(30):
-        st = g.new_state(comp, {"good": "greedy", "evil": "greedy"}, 5, index)
-        while not g.is_over(st):
+        st = g.bind(comp).new_state({"good": "greedy", "evil": "greedy"}, 5, index)
+        while not st.is_terminal():
             ph = int(st.st[L.S_PHASE])
             if ph in seen:
                 attacker = int(st.st[L.S_AS_SIDE])
                 assert int(st.st[L.S_SIDE]) == attacker
                 loser = attacker if ph == L.PH_ALOSS else 1 - attacker
-                assert g.to_move(st) == loser == int(st.st[L.S_LOSS_SIDE])
+                assert st.to_move == loser == int(st.st[L.S_LOSS_SIDE])
                 t = int(st.st[L.S_AS_A] if ph == L.PH_ALOSS else st.st[L.S_AS_B])
-                rows = g.legal_actions(comp, st)
+                rows = st.legal_actions()
                 types = [int(r[1]) for r in rows]
                 assert types and all(int(r[2]) == t and _units(st, t, u) > 0 for r, u in zip(rows, types))
                 if ph == L.PH_ALOSS:   # only units that took part in the assault
                     assert all(int(st.st[L.O_SCA + u]) > 0 for u in types)
                 k = len(rows) - 1
                 lost = int(st.st[L.O_CAPT + types[k]])
-                g.apply(comp, st, k)   # (the last loss may be followed by a retreat or a move-in)
+                st.apply(k)   # (the last loss may be followed by a retreat or a move-in)
                 assert int(st.st[L.O_CAPT + types[k]]) in (lost + 1, lost)
-                assert g.invariant_ok(comp, st)
+                assert st.invariant_ok()
                 seen[ph] += 1
             else:
-                g.apply(comp, st, g.builtin_choice(comp, st))
+                st.apply(st.builtin_choice())
         if min(seen.values()) >= 20:
             break
     assert min(seen.values()) >= 20, seen
@@ -108,15 +108,15 @@ def test_mt_7_4_assault_losses_attacker_then_defender_each_chooses_its_own():
 
 def test_search_player_decides_losses_as_the_owner(game, comp):
     """The driver stops for a search seat when it is that seat's losses to choose."""
-    st = game.new_state(comp, {"good": "search", "evil": "greedy"}, 3, 0)
+    st = game.bind(comp).new_state({"good": "search", "evil": "greedy"}, 3, 0)
     stops = set()
     for _ in range(400):
-        seat = game.run_builtin(comp, st, [0])
+        seat = st.run_builtin([0])
         if seat < 0:
             break
         stops.add(int(st.st[L.S_PHASE]))
-        assert game.to_move(st) == 0
-        game.apply(comp, st, game.heuristic_choice(comp, st))
+        assert st.to_move == 0
+        st.apply(st.heuristic_choice())
     assert {L.PH_DIE, L.PH_ACT} <= stops
     assert np.isin(list(stops), [L.PH_DIE, L.PH_ACT, L.PH_LOSS, L.PH_ALOSS, L.PH_DLOSS, L.PH_RETREAT,
                                  L.PH_CARD]).all()   # PH_CARD: its card step (MT-5)

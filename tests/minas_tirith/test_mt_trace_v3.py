@@ -28,9 +28,9 @@ def _same_rows(a, b):
 
 def _python_game(game, comp, seed, index, trace):
     """Both seats held in Python, each decision the seat's greedy heuristic (no draws)."""
-    state = game.new_state(comp, PY, seed, index, trace=trace)
-    while game.run_builtin(comp, state, [0, 1]) >= 0:
-        game.apply(comp, state, game.heuristic_choice(comp, state))
+    state = game.bind(comp).new_state(PY, seed, index, trace=trace)
+    while state.run_builtin([0, 1]) >= 0:
+        state.apply(state.heuristic_choice())
     return state
 
 
@@ -65,19 +65,19 @@ def test_trace_on_and_off_identical_for_python_held_seats(game, comp):
 def _replay(game, comp, pols, seed, index, decisions, builtin=False):
     """Feed the logged decisions back through ``apply``; each must be legal and the same
     decision (seat, kind, number of rows, row) as logged. Returns the final state."""
-    state = game.new_state(comp, pols, seed, index)
+    state = game.bind(comp).new_state(pols, seed, index)
     stop = list(range(len(game.seat_names(comp))))
     for k, d in enumerate(decisions):
-        assert game.run_builtin(comp, state, stop) >= 0, f"game over before decision {k}"
-        rows = game.legal_actions(comp, state)
-        assert game.seat_names(comp)[game.to_move(state)] == d["seat"], k
-        assert game.decision_kind(comp, state) == d["kind"], k
+        assert state.run_builtin(stop) >= 0, f"game over before decision {k}"
+        rows = state.legal_actions()
+        assert game.seat_names(comp)[state.to_move] == d["seat"], k
+        assert state.decision_kind() == d["kind"], k
         assert rows.shape[0] == d["n_legal"], k
         assert [int(x) for x in rows[d["choice"]]] == d["row"], k
         if builtin:   # a random player draws as it chooses: make the same draw
-            assert game.builtin_choice(comp, state) == d["choice"], k
-        game.apply(comp, state, d["choice"])
-    assert game.is_over(state)
+            assert state.builtin_choice() == d["choice"], k
+        state.apply(d["choice"])
+    assert state.is_terminal()
     return state
 
 
@@ -91,7 +91,7 @@ def test_logged_decisions_replay_the_game(game, comp, good, evil):
         dec = [e for e in events if e["event"] == "decision"]
         assert {d["kind"] for d in dec} <= KINDS and {"die", "action", "loss"} <= {d["kind"] for d in dec}
         state = _replay(game, comp, pols, 21, index, dec)
-        _same_rows(game.result(comp, state), row)
+        _same_rows(state.result(), row)
 
 
 def test_logged_decisions_replay_a_random_players_game(game, comp):
@@ -101,24 +101,24 @@ def test_logged_decisions_replay_a_random_players_game(game, comp):
     for index in range(4):
         row, events = game.play(comp, pols, 8, index)
         state = _replay(game, comp, pols, 8, index, [e for e in events if e["event"] == "decision"], True)
-        _same_rows(game.result(comp, state), row)
+        _same_rows(state.result(), row)
 
 
 def test_python_held_decisions_are_logged_and_replay(game, comp):
     """Every ``apply`` on a traced state logs one decision (card decisions included), and the
     choices replay the game through ``apply`` on an untraced state."""
     for index in range(3):
-        state = game.new_state(comp, PY, 4, index, trace=True)
+        state = game.bind(comp).new_state(PY, 4, index, trace=True)
         applied = []
-        while game.run_builtin(comp, state, [0, 1]) >= 0:
-            i = game.heuristic_choice(comp, state)
-            applied.append((game.seat_names(comp)[game.to_move(state)], game.decision_kind(comp, state), i))
-            game.apply(comp, state, i)
+        while state.run_builtin([0, 1]) >= 0:
+            i = state.heuristic_choice()
+            applied.append((game.seat_names(comp)[state.to_move], state.decision_kind(), i))
+            state.apply(i)
         ev = decode(comp, state.tr, index)
         dec = [e for e in ev if e["event"] == "decision"]
         assert [(d["seat"], d["kind"], d["choice"]) for d in dec] == applied
         end = _replay(game, comp, PY, 4, index, dec)
-        _same_rows(game.result(comp, end), game.result(comp, state))
+        _same_rows(end.result(), state.result())
 
 
 def test_decision_events_order_and_fields(game, comp):
@@ -234,7 +234,7 @@ def test_search_seat_game_logs_both_seats_and_replays(game, comp):
         assert {d["seat"] for d in dec} == {"good", "evil"}
         assert {d["seat"] for d in dec if d["kind"] == "card"} == {seat}   # built-in seats: in the engine
         end = _replay(game, comp, pols, 3, 1, dec)
-        _same_rows(game.result(comp, end), row)
+        _same_rows(end.result(), row)
         assert game.replay_check(comp, events) > 0
 
 

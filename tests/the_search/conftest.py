@@ -21,13 +21,13 @@ def comp(game):
 def play_steps(game, comp, policies, seed, index, check=None, debug=True, rng=None):
     """Play one game through the step machine (built-in choices, or uniform ``rng`` choices),
     calling ``check(state, actions, chosen)`` before every step. Returns the final state."""
-    st = game.new_state(comp, policies, seed, index, debug=debug)
-    while not game.is_over(st):
-        acts = game.legal_actions(comp, st).copy()
-        i = int(rng.integers(len(acts))) if rng is not None else game.builtin_choice(comp, st)
+    st = game.bind(comp).new_state(policies, seed, index, debug=debug)
+    while not st.is_terminal():
+        acts = st.legal_actions().copy()
+        i = int(rng.integers(len(acts))) if rng is not None else st.builtin_choice()
         if check is not None:
             check(st, acts, i)
-        game.apply(comp, st, i)
+        st.apply(i)
     return st
 
 

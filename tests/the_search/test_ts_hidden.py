@@ -72,30 +72,30 @@ def hidden_states(game, comp):
     out = []
     pols = {"frodo": "greedy", "sam": "greedy"}
     for index in range(6):
-        state = game.new_state(comp, pols, 17, index)
+        state = game.bind(comp).new_state(pols, 17, index)
         k = 0
-        while not game.is_over(state):
-            n = game.legal_actions(comp, state).shape[0]
+        while not state.is_terminal():
+            n = state.legal_actions().shape[0]
             places, nmap = _brown_places(comp, state.st)
             if n > 1 and nmap >= 1 and len(places) >= 2:
                 k += 1
                 if k % 3 == 0:
                     out.append(state.copy())
-            game.apply(comp, state, game.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     assert len(out) >= 40
     return out
 
 
 def _same_view(game, comp, state, permute):
     """(scores and choice unchanged, permutation told apart) after ``permute(copy)``."""
-    s0 = game.action_scores(comp, state)
-    c0 = game.heuristic_choice(comp, state)
+    s0 = state.action_scores()
+    c0 = state.heuristic_choice()
     other = state.copy()
     other.n_legal = -1
     differs = permute(other)
-    assert np.array_equal(game.legal_actions(comp, other), game.legal_actions(comp, state))
-    s1 = game.action_scores(comp, other)
-    return np.array_equal(s0, s1) and c0 == game.heuristic_choice(comp, other), differs
+    assert np.array_equal(other.legal_actions(), state.legal_actions())
+    s1 = other.action_scores()
+    return np.array_equal(s0, s1) and c0 == other.heuristic_choice(), differs
 
 
 def test_ts_4_3_greedy_does_not_see_face_down_brown_tokens(game, comp, hidden_states):
@@ -108,9 +108,9 @@ def test_ts_4_3_greedy_does_not_see_face_down_brown_tokens(game, comp, hidden_st
     for state in hidden_states:
         for _ in range(3):
             same, differs = _same_view(game, comp, state, lambda s: _permute_browns(comp, s, rng))
-            assert same, (game.decision_kind(comp, state), state.index)
+            assert same, (state.decision_kind(), state.index)
             told += differs
-        kinds.add(game.decision_kind(comp, state))
+        kinds.add(state.decision_kind())
     assert told >= 30, told                  # the permutations did move identities around
     assert {"place", "move"} <= kinds, kinds
 
@@ -123,7 +123,7 @@ def test_ts_2_4_greedy_does_not_see_the_rivals_hand(game, comp, hidden_states):
     for state in hidden_states:
         for _ in range(2):
             same, differs = _same_view(game, comp, state, lambda s: _swap_rival_hand(s, rng))
-            assert same, (game.decision_kind(comp, state), state.index)
+            assert same, (state.decision_kind(), state.index)
             told += differs
     assert told >= 30, told
 
@@ -137,9 +137,9 @@ def test_ts_4_3_ts_2_4_playouts_determinize_what_the_seat_cannot_see(game, comp,
     m = 6
     changed = 0
     for state in hidden_states[::8]:
-        n = game.legal_actions(comp, state).shape[0]
+        n = state.legal_actions().shape[0]
         cands = list(range(min(n, 4)))
-        out0 = game.playouts(comp, state, cands, m, 123)
+        out0 = state.playouts(cands, m, 123)
         other = state.copy()
         _permute_browns(comp, other, rng)
         _swap_rival_hand(other, rng)
@@ -147,7 +147,7 @@ def test_ts_4_3_ts_2_4_playouts_determinize_what_the_seat_cannot_see(game, comp,
             lo = L.O_TSTK + col * L.MAXTOK + int(other.st[L.S_TPOS + col])
             hi = L.O_TSTK + col * L.MAXTOK + int(other.st[L.S_TN + col])
             other.st[lo:hi] = other.st[lo:hi][rng.permutation(hi - lo)]
-        game.legal_actions(comp, other)
-        assert np.array_equal(game.playouts(comp, other, cands, m, 123), out0), state.index
-        changed += not np.array_equal(game.playouts(comp, state, cands, m, 124), out0)
+        other.legal_actions()
+        assert np.array_equal(other.playouts(cands, m, 123), out0), state.index
+        changed += not np.array_equal(state.playouts(cands, m, 124), out0)
     assert changed >= 1

@@ -71,17 +71,17 @@ def _phase2_step_state(game, comp, seed=2, index=0):
     """A phase-2 move decision (normal move unused, nobody holding a token, no fight going
     on) with a step into an empty land region: (state, row index of that step, its root)."""
     for idx in range(index, index + 40):
-        st = game.new_state(comp, G, seed, idx)
-        while not game.is_over(st):
+        st = game.bind(comp).new_state(G, seed, idx)
+        while not st.is_terminal():
             s = st.st
             if (s[L.S_PHASE] == L.PH2 and s[L.S_DK] == L.DK_MOVE and s[L.S_NORMAL] == 0
                     and s[L.S_FLEFT] == 0 and s[L.S_FLEFT + 1] == 0
                     and not any(s[L.O_TWHERE + t] in (L.T_HELD, L.T_USED) for t in range(comp.cf[L.C_NTOK]))):
-                acts = game.legal_actions(comp, st)
+                acts = st.legal_actions()
                 for i, a in enumerate(acts):
                     if a[0] == L.A_STEP and a[1] >= 0 and s[L.O_RTOK + a[1]] < 0 and a[2] == 0:
                         return st, i, int(a[1])
-            game.apply(comp, st, game.builtin_choice(comp, st))
+            st.apply(st.builtin_choice())
     raise AssertionError("no phase-2 step found")
 
 
@@ -104,7 +104,7 @@ def test_ts_7_2_ent_extra_turn_move_is_compulsory(game, comp, steps):
                 if s[L.S_DK] == L.DK_MOVE and s[L.S_NORMAL] == 0:
                     if any(a[0] in (L.A_STEP, L.A_GWAIHIR) for a in acts):
                         assert not any(a[0] == L.A_STOP for a in acts), acts
-                        assert game.pass_action(comp, state) == -1
+                        assert state.pass_action() == -1
                         seen[0] += 1
                 if s[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL):
                     seen[1] += 1
@@ -163,12 +163,12 @@ def test_ts_6_5_a_fight_neither_ends_the_move_nor_keeps_the_monster(game, comp):
     orc = _toks(comp, "Orc")[0]
     _put(comp, s, orc, root)
     _give(comp, s, _tok(comp, "Lembas"), seat)            # a mover, no fighter
-    game.apply(comp, st, i)
+    st.apply(i)
     assert s[L.O_TWHERE + orc] == L.T_HELD and s[L.O_TOWNER + orc] == seat
     assert s[L.O_RTOK + root] < 0
     assert s[L.S_FLEFT + seat] == 1
-    assert not game.is_over(st) and game.to_move(st) == seat and s[L.S_DK] == L.DK_MOVE
-    acts = game.legal_actions(comp, st)
+    assert not st.is_terminal() and st.to_move == seat and s[L.S_DK] == L.DK_MOVE
+    acts = st.legal_actions()
     assert any(a[0] == L.A_STEP and a[2] == 1 for a in acts)   # the mover's extra region
 
 
@@ -182,16 +182,16 @@ def test_ts_6_5_two_fights_in_one_turn_add_their_lost_moves(game, comp):
         seat = int(s[L.S_SEAT])
         _put(comp, s, orcs[0], root)
         _give(comp, s, _tok(comp, "Lembas"), seat)
-        game.apply(comp, st, i)
+        st.apply(i)
         assert s[L.S_FLEFT + seat] == 1 and s[L.S_DK] == L.DK_MOVE
-        acts = game.legal_actions(comp, st)
+        acts = st.legal_actions()
         nxt = [(j, int(a[1])) for j, a in enumerate(acts) if a[0] == L.A_STEP and a[2] == 1 and a[1] >= 0
                and s[L.O_RTOK + a[1]] < 0]
         if nxt:
             break
     j, r2 = nxt[0]
     _put(comp, s, orcs[1], r2)
-    game.apply(comp, st, j)
+    st.apply(j)
     assert s[L.S_FLEFT + seat] == 2
     assert s[L.O_TWHERE + orcs[0]] == L.T_HELD and s[L.O_TWHERE + orcs[1]] == L.T_HELD
 
@@ -206,14 +206,14 @@ def test_ts_6_5_a_cancelled_fight_takes_nothing_away(game, comp):
     _put(comp, s, troll, root)
     _give(comp, s, _tok(comp, "Pippin"), seat)
     _give(comp, s, _tok(comp, "Lembas"), seat)
-    game.apply(comp, st, i)
-    assert s[L.S_DK] == L.DK_FIGHT and game.to_move(st) == seat
-    acts = game.legal_actions(comp, st)
+    st.apply(i)
+    assert s[L.S_DK] == L.DK_FIGHT and st.to_move == seat
+    acts = st.legal_actions()
     k = next(j for j, a in enumerate(acts) if a[1] == 1)
-    game.apply(comp, st, k)
+    st.apply(k)
     assert s[L.S_FLEFT + seat] == 0
     assert s[L.O_TWHERE + troll] == L.T_HELD and s[L.O_TWHERE + _tok(comp, "Pippin")] == L.T_USED
-    assert game.to_move(st) == seat and s[L.S_DK] == L.DK_MOVE
+    assert st.to_move == seat and s[L.S_DK] == L.DK_MOVE
 
 
 @pytest.mark.parametrize("name", ["Balrog", "Shelob"])
@@ -226,11 +226,11 @@ def test_ts_7_3_one_fighter_cancels_one_of_two_lost_moves(game, comp, name):
     m = _tok(comp, name)
     _put(comp, s, m, root)
     _give(comp, s, _tok(comp, "Merry"), seat)
-    game.apply(comp, st, i)
+    st.apply(i)
     assert s[L.S_DK] == L.DK_FIGHT
-    acts = game.legal_actions(comp, st)
+    acts = st.legal_actions()
     assert sorted(int(a[1]) for a in acts) == [0, 1]
-    game.apply(comp, st, next(j for j, a in enumerate(acts) if a[1] == 1))
+    st.apply(next(j for j, a in enumerate(acts) if a[1] == 1))
     assert s[L.S_FLEFT + seat] == 1
     assert s[L.O_TWHERE + _tok(comp, "Merry")] == L.T_USED and s[L.O_TWHERE + m] == L.T_HELD
 
@@ -259,8 +259,8 @@ def test_ts_3_4_neutral_sections_of_one_terrain_link(game, comp):
         r = game.simulate(comp, R, 41, i, 1, threads=1)
         if r["neutral_tiles"][0] == 0:
             continue
-        st = game.new_state(comp, R, 41, i)
-        game.run_builtin(comp, st, [])
+        st = game.bind(comp).new_state(R, 41, i)
+        st.run_builtin([])
         s = st.st
         for c in range(L.NCELL):
             if s[L.O_CTILE + c] < 0 or s[L.O_CNEU + c] == 0:
@@ -338,7 +338,7 @@ def test_ts_1_1_components(game, comp):
     assert len(comp.names["tiles"]) >= 47
     cols = [L.COLOURS[int(comp.cf[L.O_TCOL + t])] for t in range(comp.cf[L.C_NTOK])]
     assert {c: cols.count(c) for c in set(cols)} == {"blue": 8, "yellow": 8, "green": 8, "brown": 20}
-    s = game.new_state(comp, G, 1, 0).st
+    s = game.bind(comp).new_state(G, 1, 0).st
     assert s[L.S_BOATS] == 2 and s[L.S_HOB] == s[L.S_HOB + 1] == L.AT_SHIRE
     assert s[L.S_NPLACED] + s[L.S_HANDN] + s[L.S_HANDN + 1] + (47 - s[L.S_DECKPOS]) == 48
     assert game.setup_warnings(game.load()) == []
@@ -372,7 +372,7 @@ def test_ts_8_2_gollum(game, comp, ring, reached, want):
     """TS-8.2: Mount Doom +3, with the Ring +4, with the Ring and Gollum +5; Gollum held
     without reaching Mount Doom with the Ring: -1 (also when Mount Doom is reached without
     the Ring)."""
-    st = game.new_state(comp, G, 1, 0)
+    st = game.bind(comp).new_state(G, 1, 0)
     s = st.st
     _give(comp, s, _tok(comp, "Gollum"), 0)
     if ring:
@@ -460,9 +460,9 @@ def test_ts_1_4_shire_and_mount_doom_touch_their_tiles_regions(game, comp, steps
 
 def test_ts_3_6_no_tiles_in_hand_places_none(game, comp):
     """TS-3.6: a player with no tiles in hand places none - its turn goes on to the move."""
-    st = game.new_state(comp, G, 5, 0)
+    st = game.bind(comp).new_state(G, 5, 0)
     while not (st.st[L.S_PHASE] == L.PH2 and st.st[L.S_DK] == L.DK_PLACE):
-        game.apply(comp, st, game.builtin_choice(comp, st))
+        st.apply(st.builtin_choice())
     s = st.st
     seat = int(s[L.S_SEAT])
     placed = int(s[L.S_NPLACED])
@@ -543,15 +543,15 @@ def test_trace_logs_every_decision_with_its_seat(game, comp):
         dec = [e for e in ev if e["event"] == "decision"]
         assert dec
         assert all({"seat", "kind", "choice", "n_legal", "row"} <= set(e) for e in dec)
-        st = game.new_state(comp, pols, 47, idx)
+        st = game.bind(comp).new_state(pols, 47, idx)
         for e in dec:
-            assert game.to_move(st) == e["seat"] and e["side"] == game.sides[e["seat"]]
-            assert game.decision_kind(comp, st) == e["kind"]
-            acts = game.legal_actions(comp, st)
+            assert st.to_move == e["seat"] and e["side"] == game.sides[e["seat"]]
+            assert st.decision_kind() == e["kind"]
+            acts = st.legal_actions()
             assert len(acts) == e["n_legal"] and list(acts[e["choice"]]) == e["row"]
-            game.apply(comp, st, e["choice"])
-        assert game.is_over(st)
-        res = game.result(comp, st)
+            st.apply(e["choice"])
+        assert st.is_terminal()
+        res = st.result()
         assert all(np.array_equal(res[k], row[k]) for k in row)
 
 

@@ -60,7 +60,7 @@ def test_ts_4_2_a_neutral_side_facing_a_neutral_tile_closes_the_region(game, com
     desert and link). Once neutral tiles fill those cells the sections can take nothing (a
     neutral section beside a neutral section stays neutral), so the 2-section region is
     closed: a token site, and the placer lays the top yellow token on it."""
-    st = game.new_state(comp, G, 1, 0, trace=True)
+    st = game.bind(comp).new_state(G, 1, 0, trace=True)
     s, cf = st.st, comp.cf
     east = SHIRE_CELL + 1
     tile = int(s[L.O_DECK + s[L.S_DECKPOS]])           # any tile: it goes face down
@@ -98,9 +98,9 @@ def test_ts_4_2_seed_3_turn_46_neutral_tile_closes_the_desert_region(game, comp)
     closed = [(e["size"], e["terrain"]) for e in turn if e["event"] == "region_closed"]
     assert (2, "D") in closed
     assert "yellow" in [e["colour"] for e in turn if e["event"] == "token_placed"]
-    st = game.new_state(comp, T, 3, 0)
-    while not game.is_over(st):
-        game.apply(comp, st, game.builtin_choice(comp, st))
+    st = game.bind(comp).new_state(T, 3, 0)
+    while not st.is_terminal():
+        st.apply(st.builtin_choice())
         assert unrecorded_closures(comp.cf, st.st) == [], int(st.st[L.S_TURN])
 
 
@@ -111,9 +111,9 @@ def test_ts_4_2_every_closed_region_is_closed_by_the_engine(game, comp):
     steps = 0
     for pol in (T, G):
         for i in range(6):
-            st = game.new_state(comp, pol, 7, i)
-            while not game.is_over(st):
-                game.apply(comp, st, game.builtin_choice(comp, st))
+            st = game.bind(comp).new_state(pol, 7, i)
+            while not st.is_terminal():
+                st.apply(st.builtin_choice())
                 assert unrecorded_closures(comp.cf, st.st) == [], (i, int(st.st[L.S_TURN]))
                 steps += 1
     assert steps > 500
@@ -124,7 +124,7 @@ def test_ts_3_5_neutral_tile_linking_the_hobbits_through_a_chain_does_not_fit(ga
     forest regions links them in a chain (N-E, E-S) - the first holds Frodo, the last Sam - so
     it would join the hobbits' regions through its middle section: that cell does not fit,
     although no two of its side-sharing sections join the two regions directly."""
-    st = game.new_state(comp, G, 1, 0)
+    st = game.bind(comp).new_state(G, 1, 0)
     s, cf = st.st, comp.cf
     forest = comp.names["tiles"].index("FFFF")
     cell = SHIRE_CELL + 3
@@ -149,9 +149,9 @@ def _every_cell_joins_the_hobbits(game, comp, seed=9):
     (TS-3.5) and a neutral tile there joins them too. Returns (state, cell, sides, sections)."""
     cf = comp.cf
     for idx in range(80):
-        st = game.new_state(comp, G, seed, idx)
+        st = game.bind(comp).new_state(G, seed, idx)
         while not (st.st[L.S_NPLACED] == L.NTILE and st.st[L.S_DK] in (L.DK_PLACE, L.DK_NEUTRAL)):
-            game.apply(comp, st, game.builtin_choice(comp, st))
+            st.apply(st.builtin_choice())
         s = st.st
         cell = next(c for c in range(L.NCELL) if s[L.O_CTILE + c] < 0
                     and s[L.S_RMIN] <= c // L.GC <= s[L.S_RMAX] and s[L.S_CMIN] <= c % L.GC <= s[L.S_CMAX])
@@ -180,10 +180,10 @@ def test_ts_3_5_neutral_join_skip_link_lays_the_tile_without_the_link(game, comp
     seat = int(s[L.S_SEAT])
     advance_nb(comp.cf, s, st.tr, st.act)
     st.n_legal = -1
-    acts = game.legal_actions(comp, st)
+    acts = st.legal_actions()
     assert s[L.S_DK] == L.DK_NEUTRAL and int(s[L.S_SEAT]) == seat
     assert len(acts) > 0 and {int(x[2]) for x in acts} == {cell}
-    game.apply(comp, st, 0)
+    st.apply(0)
     assert s[L.O_CNEU + cell] == 1 and s[L.S_NPLACED] == L.NTILE + 1
     assert s[L.O_STER + 4 * cell + d] == s[L.O_STER + 4 * cell + e] == s[L.O_STER + a]
     assert _root(s, 4 * cell + d) != _root(s, 4 * cell + e)

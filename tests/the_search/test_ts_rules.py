@@ -196,22 +196,22 @@ def test_ts_4_3_tokens_only_on_closed_two_section_regions(game, comp, steps):
 def test_ts_5_1_phase_one_is_the_cross_of_five(game, comp, steps):
     """TS-5.1 / TS-5.2: phase 1 lays the four Shire neighbours, alternating from Frodo; phase 2
     starts with Frodo."""
-    st = game.new_state(comp, R, 9, 0)
+    st = game.bind(comp).new_state(R, 9, 0)
     seats = []
     while st.st[L.S_PHASE] == L.PH1:
-        seats.append(game.to_move(st))
-        game.apply(comp, st, game.builtin_choice(comp, st))
+        seats.append(st.to_move)
+        st.apply(st.builtin_choice())
     assert seats == [0, 1, 0, 1]
     assert _placed(st.st) == {SHIRE_CELL, SHIRE_CELL - 1, SHIRE_CELL + 1, SHIRE_CELL - L.GC, SHIRE_CELL + L.GC}
-    assert game.to_move(st) == 0
+    assert st.to_move == 0
 
 
 def test_ts_9_1_full_cross(game):
     """TS-9.1 ``full``: phase 1 lays the whole central cross: 6 + 8 - 1 = 13 tiles."""
     c = game.compile(game.load(overrides={"phase1_cross": "full"}))
-    st = game.new_state(c, R, 9, 1)
+    st = game.bind(c).new_state(R, 9, 1)
     while st.st[L.S_PHASE] == L.PH1:
-        game.apply(c, st, game.builtin_choice(c, st))
+        st.apply(st.builtin_choice())
     cells = _placed(st.st)
     assert len(cells) == 13
     assert all(x // L.GC == L.SR or x % L.GC == L.SC for x in cells)
@@ -328,7 +328,7 @@ def test_ts_8_scoring_and_tie_break(game, comp, steps):
         st = steps(game, comp, G, 15, i, debug=False)
         s = st.st
         p = [_score_py(comp, s, k) for k in range(2)]
-        row = game.result(comp, st)
+        row = st.result()
         assert [int(row["points_frodo"][0]), int(row["points_sam"][0])] == p
         w = int(row["winner"][0])
         if s[L.S_REASON] == L.R_DOOM:
@@ -354,7 +354,7 @@ def test_ts_2_setup(game, comp):
     colour its own shuffled stack, three tiles each, both hobbits on the Shire, Frodo first."""
     orders = set()
     for i in range(4):
-        s = game.new_state(comp, R, 20, i).st
+        s = game.bind(comp).new_state(R, 20, i).st
         assert s[L.O_CTILE + SHIRE_CELL] == L.SHIRE_TILE and s[L.S_NPLACED] == 1
         assert s[L.S_HANDN] == 3 and s[L.S_HANDN + 1] == 3 and s[L.S_DECKPOS] == 6
         assert s[L.S_HOB] == L.AT_SHIRE == s[L.S_HOB + 1] and s[L.S_SEAT] == 0
@@ -459,9 +459,9 @@ def test_ts_2_3_hobbits_start_on_the_shire_and_frodo_moves_first(game, comp):
     """TS-2.3 (with TS-5.1/5.2): both hobbits start on the Shire and Frodo moves first, in
     phase 1 and again in phase 2, whatever the seed."""
     for i in range(4):
-        st = game.new_state(comp, G, 23, i)
+        st = game.bind(comp).new_state(G, 23, i)
         assert st.st[L.S_HOB] == L.AT_SHIRE and st.st[L.S_HOB + 1] == L.AT_SHIRE
-        assert game.to_move(st) == 0
+        assert st.to_move == 0
         _, events = game.play(comp, G, 23, i)
         starts = [e for e in events if e["event"] == "turn_start"]
         assert starts[0]["side"] == "frodo" and starts[0]["phase"] == 1

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from lotr_sim.config import GameConfig, Param
-from lotr_sim.games.adapter import NumbaGame
+from lotr_sim.games.adapter import NumbaGame, NumbaState
 from lotr_sim.games.lotr_risk import config as C
 from lotr_sim.games.lotr_risk import layout as L
 from lotr_sim.games.lotr_risk.layout import NPOL
@@ -111,6 +111,27 @@ def _outcome_columns() -> OutcomeColumns:
 COLUMNS = _outcome_columns()
 
 
+class LotrRiskState(NumbaState):
+    """A game of LOTR Risk: the engine's step API (``NumbaState``) with its kinds of decision."""
+
+    def decision_kind(self):
+        return L.PHASE_KIND[int(self.st[L.S_PHASE])]
+
+    def pass_action(self):
+        acts = self.legal_actions()
+        if acts.shape[0] and acts[0, 0] == L.A_PASS and int(self.st[L.S_PHASE]) in (L.PH_ATTACK, L.PH_FORT):
+            return 0
+        return -1
+
+    def _redeal(self, seat, s):
+        """Hidden in LOTR Risk (``determinize``; ``play.determinize_nb``): the order of the
+        territory-card and adventure decks, and the other players' territory-card hands (the
+        rulebook does not say they are open: kept hidden) and adventure hands with their secret
+        missions (LR-9.1), every count kept. Discard piles, the seat's own hands, completed
+        missions and played cards are public and stay."""
+        super()._redeal(seat, s)
+
+
 class LotrRisk(NumbaGame):
     name = "lotr-risk"
     title = "Risk: The Lord of the Rings (2002)"
@@ -123,6 +144,7 @@ class LotrRisk(NumbaGame):
     seat_keys = tuple(f"p{i + 1}" for i in range(C.MAXP))
     kernels = "lotr_sim.games.lotr_risk.play"
     trace = "lotr_sim.games.lotr_risk.trace"
+    state_class = LotrRiskState
     # The rules name a winner at any moment (the most points, LR-11.2/11.3), so a search
     # playout can stop after some rounds and be scored there (play.py's playouts_nb).
     playout_horizon = True
@@ -177,23 +199,6 @@ class LotrRisk(NumbaGame):
 
     def _outcome_columns(self, compiled):
         return COLUMNS
-
-    def decision_kind(self, compiled, state):
-        return L.PHASE_KIND[int(state.st[L.S_PHASE])]
-
-    def pass_action(self, compiled, state):
-        acts = self.legal_actions(compiled, state)
-        if acts.shape[0] and acts[0, 0] == L.A_PASS and int(state.st[L.S_PHASE]) in (L.PH_ATTACK, L.PH_FORT):
-            return 0
-        return -1
-
-    def _redeal(self, compiled, state, seat, s):
-        """Hidden in LOTR Risk (``determinize``; ``play.determinize_nb``): the order of the
-        territory-card and adventure decks, and the other players' territory-card hands (the
-        rulebook does not say they are open: kept hidden) and adventure hands with their secret
-        missions (LR-9.1), every count kept. Discard piles, the seat's own hands, completed
-        missions and played cards are public and stay."""
-        super()._redeal(compiled, state, seat, s)
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):

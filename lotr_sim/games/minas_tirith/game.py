@@ -105,7 +105,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from lotr_sim.config import GameConfig, Param
-from lotr_sim.games.adapter import NumbaGame
+from lotr_sim.games.adapter import NumbaGame, NumbaState
 from lotr_sim.games.minas_tirith import layout as L
 from lotr_sim.games.weights import PolicyTable, Weight
 from lotr_sim.games.minas_tirith import config as C
@@ -202,6 +202,37 @@ def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     return pol
 
 
+class MinasTirithState(NumbaState):
+    """A game of Minas Tirith: the engine's step API (``NumbaState``) with the trace's decision
+    event of a Python seat, and the kinds of decision."""
+
+    def _apply_legal(self, i):
+        if self.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'
+            from lotr_sim.games.minas_tirith.events import decision_nb
+            decision_nb(self.st, self.tr, self.K.to_move_nb(self.st), self.act, i, np.int64(self.n_legal))
+        super()._apply_legal(i)
+
+    def decision_kind(self):
+        """"die" (mission die, MT-4.2/4.5), "action" (the mission menu, MT-6/7/9), "loss" (a
+        hit to take, MT-7.2/7.4), "retreat" (a retreat step's destination, MT-7.5) or "card"
+        (a play of the card step, MT-5/MT-9.7: only for a seat of a player from lotr_sim.players)."""
+        ph = int(self.st[L.S_PHASE])
+        if ph == L.PH_RETREAT:
+            return "retreat"
+        if ph == L.PH_CARD:
+            return "card"
+        return "die" if ph == L.PH_DIE else "action" if ph == L.PH_ACT else "loss"
+
+    def pass_action(self):
+        return 0 if self.st[L.S_PHASE] == L.PH_ACT else -1   # PASS: end the turn (MT-4.5)
+
+    def _redeal(self, seat, s):
+        """Hidden in Minas Tirith (``determinize``): the order of the reinforcement deck
+        (MT-3.1) and of the Minas Tirith deck (MT-3.2), the same for both seats (hands lie face
+        up, MT-5.1; see minas_tirith/play.py). The piles keep their size and contents."""
+        super()._redeal(seat, s)
+
+
 class MinasTirith(NumbaGame):
     name = "minas-tirith"
     title = "Siege of Minas Tirith (two-player)"
@@ -214,6 +245,7 @@ class MinasTirith(NumbaGame):
     kernels = "lotr_sim.games.minas_tirith.play"
     trace = "lotr_sim.games.minas_tirith.trace"
     trace_words = 1 << 20
+    state_class = MinasTirithState
     notes = (
         "The board, set-up and 16-card Minas Tirith deck are a RECONSTRUCTED default "
         "(the rulebook describes the board but has no picture of it), not the printed game; "
@@ -267,39 +299,6 @@ class MinasTirith(NumbaGame):
             *lost,
             Column("leaders_lost_good", np.int32, 6), Column("leaders_lost_evil", np.int32, 7),
             Column("invariant_broken", np.int8, 8)])
-
-    def _apply_legal(self, compiled, state, i):
-        if state.tr.shape[0]:   # the trace's "decision" event, as run_until_nb logs built-in seats'
-            from lotr_sim.games.minas_tirith.events import decision_nb
-            decision_nb(state.st, state.tr, self.K.to_move_nb(state.st), state.act, i, np.int64(state.n_legal))
-        super()._apply_legal(compiled, state, i)
-
-    def heuristic_choice(self, compiled, state):
-        scores = self.action_scores(compiled, state)
-        ph = state.st[L.S_PHASE]
-        if ph == L.PH_DIE or ph >= L.PH_LOSS:
-            return int(np.argmax(scores))   # PH_CARD too: the first highest is card_phase_nb's
-        return int(np.argmax(scores))   # choose_action_nb: the first maximum, PASS (row 0) first
-
-    def decision_kind(self, compiled, state):
-        """"die" (mission die, MT-4.2/4.5), "action" (the mission menu, MT-6/7/9), "loss" (a
-        hit to take, MT-7.2/7.4), "retreat" (a retreat step's destination, MT-7.5) or "card"
-        (a play of the card step, MT-5/MT-9.7: only for a seat of a player from lotr_sim.players)."""
-        ph = int(state.st[L.S_PHASE])
-        if ph == L.PH_RETREAT:
-            return "retreat"
-        if ph == L.PH_CARD:
-            return "card"
-        return "die" if ph == L.PH_DIE else "action" if ph == L.PH_ACT else "loss"
-
-    def pass_action(self, compiled, state):
-        return 0 if state.st[L.S_PHASE] == L.PH_ACT else -1   # PASS: end the turn (MT-4.5)
-
-    def _redeal(self, compiled, state, seat, s):
-        """Hidden in Minas Tirith (``determinize``): the order of the reinforcement deck
-        (MT-3.1) and of the Minas Tirith deck (MT-3.2), the same for both seats (hands lie face
-        up, MT-5.1; see minas_tirith/play.py). The piles keep their size and contents."""
-        super()._redeal(compiled, state, seat, s)
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):

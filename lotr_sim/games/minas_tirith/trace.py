@@ -51,7 +51,7 @@ the version-2 trace):
   just before it is applied, whoever takes it - a built-in player inside the engine's loop
   (``run_until_nb``) or a seat held in Python through ``apply``: ``seat`` the seat that decides
   (``good``/``evil``; ``side`` stays whose turn it is), ``kind`` the decision's kind as
-  ``Game.decision_kind`` names it (``die``, ``action``, ``loss``, ``retreat``, ``card``),
+  ``State.decision_kind`` names it (``die``, ``action``, ``loss``, ``retreat``, ``card``),
   ``choice`` the index taken in the legal list, ``n_legal`` its length and ``row`` the chosen
   row's six ints (MinasTirith's step-machine comment documents the columns). Fed back through
   ``apply`` from the same seed and players, the choices replay the game (a built-in random
@@ -91,7 +91,7 @@ WHY = ("alone", "same_colour", "last_unit")
 EV = {1: "setup", 2: "turn_start", 3: "trade", 4: "card_played", 5: "load", 6: "place", 7: "exchange",
       8: "move", 9: "assault", 10: "bombard", 11: "capture", 12: "retreat", 13: "leader_removed",
       14: "gate_broken", 15: "game_end", 16: "catapult_lost", 17: "discard", 18: "decision"}
-# the decision kinds of Game.decision_kind, by step-machine phase (layout.PH_*)
+# the decision kinds of State.decision_kind, by step-machine phase (layout.PH_*)
 KIND = {1: "die", 2: "action", 3: "loss", 4: "loss", 5: "loss", 6: "retreat", 7: "card"}
 
 

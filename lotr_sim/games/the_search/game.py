@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from lotr_sim.config import GameConfig, Param
-from lotr_sim.games.adapter import NumbaGame
+from lotr_sim.games.adapter import NumbaGame, NumbaState
 from lotr_sim.games.weights import PolicyTable, Weight
 from lotr_sim.kernels.outcomes import Column, OutcomeColumns, game_column
 
@@ -101,6 +101,26 @@ def policy_array(policies: Mapping[str, str]) -> np.ndarray:
     return pol
 
 
+class TheSearchState(NumbaState):
+    """A game of The Search: the engine's step API (``NumbaState``) with its kinds of decision."""
+
+    def decision_kind(self):
+        return "over" if self.st[L.S_PHASE] == L.OVER else L.DECISIONS[int(self.st[L.S_DK])]
+
+    def pass_action(self):
+        dk = int(self.st[L.S_DK])
+        if dk == L.DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
+            return 0 if int(self.legal_actions()[0, 0]) == L.A_STOP else -1
+        return 0 if dk in (L.DK_FIGHT, L.DK_ENT) else -1
+
+    def _redeal(self, seat, s):
+        """Hidden in The Search (``determinize``; ``play.determinize_nb``): the rival's hand
+        with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown tokens on the map
+        with the brown stack (TS-2.2, TS-4.3, TS-6.5), and the order of the other token stacks.
+        Counts, the map, the seat's own hand and every face-up token stay."""
+        super()._redeal(seat, s)
+
+
 class TheSearch(NumbaGame):
     name = "the-search"
     title = "Lord of the Rings: The Search (two-player tile game)"
@@ -112,6 +132,7 @@ class TheSearch(NumbaGame):
     default_policies = {"frodo": "tuned", "sam": "tuned"}
     kernels = "lotr_sim.games.the_search.play"
     trace = "lotr_sim.games.the_search.trace"
+    state_class = TheSearchState
     notes = (
         "The 47-tile catalogue is GENERATED (seeded, TS-1.2 [R]), not the printed tiles; token "
         "counts and every [R] rule are reconstructions (lotr-sim params -g the-search).",
@@ -151,22 +172,6 @@ class TheSearch(NumbaGame):
 
     def _outcome_columns(self, compiled):
         return COLUMNS
-
-    def decision_kind(self, compiled, state):
-        return "over" if state.st[L.S_PHASE] == L.OVER else L.DECISIONS[int(state.st[L.S_DK])]
-
-    def pass_action(self, compiled, state):
-        dk = int(state.st[L.S_DK])
-        if dk == L.DK_MOVE:       # no stop in an Ent's extra turn (TS-7.2)
-            return 0 if int(self.legal_actions(compiled, state)[0, 0]) == L.A_STOP else -1
-        return 0 if dk in (L.DK_FIGHT, L.DK_ENT) else -1
-
-    def _redeal(self, compiled, state, seat, s):
-        """Hidden in The Search (``determinize``; ``play.determinize_nb``): the rival's hand
-        with the face-down tile stack (TS-2.1, TS-2.4), the face-down brown tokens on the map
-        with the brown stack (TS-2.2, TS-4.3, TS-6.5), and the order of the other token stacks.
-        Counts, the map, the seat's own hand and every face-up token stay."""
-        super()._redeal(compiled, state, seat, s)
 
     # -- traces ------------------------------------------------------------------------------
     def account(self, events):
