@@ -144,13 +144,13 @@ def test_the_search_features_match_a_plain_python_reference():
     checked = {L.A_PLACE: 0, L.A_STEP: 0, L.A_STOP: 0}
     lone_seen = 0
     for index in range(2):
-        state = g.new_state(comp, {"frodo": "tuned", "sam": "tuned"}, 5, index)
+        state = g.bind(comp).new_state({"frodo": "tuned", "sam": "tuned"}, 5, index)
         state.heur[:] = state.pol
-        while not g.is_over(state):
-            act = g.legal_actions(comp, state)
-            F = g.action_features(comp, state)
+        while not state.is_terminal():
+            act = state.legal_actions()
+            F = state.action_features()
             if act.shape[0] > 1:
-                np.testing.assert_allclose(F[:, 0], g.action_scores(comp, state))
+                np.testing.assert_allclose(F[:, 0], state.action_scores())
                 seat = int(state.st[L.S_SEAT])
                 for i, row in enumerate(act):
                     for k, v in _ts_reference(comp.cf, state.st, seat, row).items():
@@ -159,7 +159,7 @@ def test_the_search_features_match_a_plain_python_reference():
                         checked[int(row[0])] += 1
                     if row[0] == L.A_PLACE:
                         lone_seen += F[i, 1 + L.LF_PL_EXPOSE] > 0
-            g.apply(comp, state, g.builtin_choice(comp, state))
+            state.apply(state.builtin_choice())
     assert min(checked.values()) > 20 and lone_seen > 20, (checked, lone_seen)
 
 
