@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where a first run's time goes: numba compile time per game, command and kernel (issue 21).
+"""Where a first run's time goes: numba compile time per game, command and kernel.
 
 Every measurement starts from an empty numba cache (a fresh ``NUMBA_CACHE_DIR``) unless it
 says "warm" (the same directory again). CPU is user + sys of the process and its children
@@ -32,8 +32,8 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
       --rounds): the figures of ``opt`` without the noise of process start-up.
 
 ``--json FILE`` writes every figure; the tables go to stdout. Nothing here is part of the
-test suite (tests/test_compile_times.py runs the compile profile on two tiny kernels). The
-figures of 2026-12-02 and what they say are in README.md ("First run: where the time goes").
+test suite (tests/benchmarks/test_compile_times.py runs the compile profile on two tiny kernels).
+The measured figures and what they say are in docs/performance.md ("First run: where the time goes").
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The game contract's step machine, seen from Python (issue 8; design.md "a step machine").
+"""The game contract's step machine, seen from Python (docs/architecture.md, "Games are step machines").
 
 Every engine rests, between two calls, at a decision of one seat (or the game is over):
 

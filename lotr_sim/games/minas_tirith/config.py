@@ -462,7 +462,7 @@ class Compiled:
         self.cf = cf
         self.wp = wp
         self.names = names
-        # what a trace header names (issue 7): config hash and source, parameters that differ
+        # what a trace header names: config hash and source, parameters that differ
         # from the defaults
         self.meta = meta or {}
 
