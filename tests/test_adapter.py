@@ -1,4 +1,4 @@
-"""The common numba binding (lotr_sim.games.adapter, issue 20): every numba game's kernels
+"""The common numba binding (lotr_sim.games.adapter): every numba game's kernels
 module has the common kernels with the same parameters, a game's metadata imports without
 its engine, and every game writes the same trace header."""
 from __future__ import annotations

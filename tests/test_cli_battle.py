@@ -188,7 +188,7 @@ def test_c_reference_ships_as_package_data():
 
 @pytest.mark.slow
 def test_bench_search_compares_players_per_side_on_the_same_games():
-    """`bench search` (issue 19 §3): each player on every side against the same games; the
+    """`bench search`: each player on every side against the same games; the
     gain is paired over the opponent playing itself, so greedy's own gain is exactly 0."""
     r = run("bench", "search", "-g", "the-search", "-n", "3", "-L", "greedy,search-fast", "--json")
     assert r.exit_code == 0, r.output

@@ -1,4 +1,4 @@
-"""Bad input gets ONE line ``lotr-sim: error: ...`` on stderr and exit code 2 (issue 7 §3):
+"""Bad input gets ONE line ``lotr-sim: error: ...`` on stderr and exit code 2:
 Typer's own errors, counts written 1e12, natural bounds, --threads, run --out over an
 earlier run or on a full disk; and memory-bounded battle/bombard (chunked = unchunked)."""
 import errno

@@ -1,4 +1,4 @@
-"""Property-based fuzz test of the whole CLI (issue 7 §3): random argument vectors per command
+"""Property-based fuzz test of the whole CLI: random argument vectors per command
 (valid and invalid option names and values: ints, floats, huge and negative numbers, text,
 paths to binary files and folders, missing values) and random TOML documents given with
 --config / --sweep-file. Invariant: no traceback, no hang, exit code 0 or 2, and on exit 2

@@ -1,5 +1,5 @@
 """Help texts: nothing eaten by the markup, and game-neutral where the command serves every
-game (issue 18: `play -g the-search --help` described Minas Tirith; `--config` read "(any
+game (it once went wrong: `play -g the-search --help` described Minas Tirith; `--config` read "(any
 table, including , may be given)")."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``--policy SEAT=NAME`` (repeatable) on every command that plays games; ``--good``/``--evil``
-are its aliases (issue 8: games with 3-4 seats need it)."""
+are its aliases (games with 3-4 seats need it)."""
 from __future__ import annotations
 
 import json
@@ -69,7 +69,7 @@ def test_params_lists_every_games_sides_and_players():
 
 @pytest.mark.parametrize("cols", [80, 100, 160])
 def test_params_fits_the_terminal(cols):
-    """Issue 18: `params --game lotr-risk` printed a table over 200 columns wide. Every line
+    """`params --game lotr-risk` printed a table over 200 columns wide. Every line
     fits $COLUMNS, and every parameter's name and rule ID are still printed whole."""
     from typer.testing import CliRunner
 

@@ -1,4 +1,4 @@
-"""The game contract (issue 8): one test suite every registered game must pass, the day it
+"""The game contract: one test suite every registered game must pass, the day it
 is registered, plus the fake game of the experiment tests.
 
 For each game: results do not depend on threads or on a game's company in a batch; the
@@ -133,8 +133,8 @@ def test_trace_is_evidence(gc):
 @pytest.mark.parametrize("side", [0, 1], ids=["first-side", "second-side"])
 def test_search_beats_random(gc, side):
     """The search player on one side against random, paired with random on that side: it
-    must win more often (|z| > 3 on the paired difference). Both sides (issue 18: only the
-    first was played, and a search scoring for the first side whatever its seat got through)."""
+    must win more often (|z| > 3 on the paired difference). Both sides (with only the
+    first played, a search scoring for the first side whatever its seat got through)."""
     g, comp = gc
     n = 3000 if g.name == "fake" else 24
     seat = g.sides[side]

@@ -25,7 +25,7 @@ def test_osborne_2003_table3_all_100_entries():
             float(r["p_attacker_wins_3dp"]), abs=1e-9)
 
 
-def test_osborne_examples_named_in_issue():
+def test_osborne_examples():
     assert round(battle_law("classic", 6, 5).attacker_wins, 3) == 0.506
     assert round(battle_law("classic", 11, 10).attacker_wins, 3) == 0.568
 

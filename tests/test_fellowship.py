@@ -1,7 +1,7 @@
 """The Fellowship (LR-10): the track, its exact law (turns and rounds), the jitted step and
 journeys against it, ``api.fellowship`` and ``lotr-sim fellowship``.
 
-The rules' values the issue states (min 14 turns, mean 17, P(14) = 1/8) are checked as
+The rules' values as stated (min 14 turns, mean 17, P(14) = 1/8) are checked as
 stated; every other expectation is derived here from the geometric law of a wait
 (P(G = g) = (1-p)^(g-1) p, E[G] = 1/p) or from scipy's negative binomial, never copied
 from the code under test."""
@@ -386,7 +386,7 @@ def test_cli_config_file_sets_the_threshold(tmp_path):
 
 
 def test_cli_accepts_its_game():
-    """Issue 18: `fellowship` says which game it is for and takes -g/--game lotr-risk."""
+    """`fellowship` says which game it is for and takes -g/--game lotr-risk."""
     for args in (["-g", "lotr-risk"], ["--game", "lotr-risk"], []):
         r = invoke("fellowship", "-n", "0", "--json", *args)
         assert r.exit_code == 0, r.output
@@ -395,7 +395,7 @@ def test_cli_accepts_its_game():
 
 @pytest.mark.parametrize("value,ok", [(0, True), (5, True), (6, False), (7, False), (-1, False)])
 def test_roll_above_has_one_range_for_run_and_fellowship(value, ok):
-    """Issue 18: fellowship_roll_above=6 was accepted by `run` (the Ring never leaves: 100%
+    """fellowship_roll_above=6 was accepted by `run` (the Ring never leaves: 100%
     conquest) but refused by `fellowship`. The game's parameter and the track agree: 0..5."""
     from lotr_sim.errors import ConfigError
     from lotr_sim.exact.fellowship import DEFAULT_DIE_SIDES, FellowshipTrack

@@ -1,4 +1,4 @@
-"""Hidden information is part of the game contract (issue 19 §1): ``Game.determinize(compiled,
+"""Hidden information is part of the game contract: ``Game.determinize(compiled,
 state, seat, key)`` gives a new state in which what ``seat`` cannot know is dealt again. For
 every registered game (and the fake game of the experiment tests):
 

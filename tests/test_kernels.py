@@ -148,10 +148,10 @@ def test_bombard_kernel_matches_binomial(shooters, banner, dice):
         assert abs(_z(int(c[k]), n, p)) < 4
 
 
-# --- the fast battle kernel (issue 8) against the per-draw code path it replaced ---------
+# --- the fast battle kernel against the per-draw code path it replaced ---------
 @njit(cache=True)
 def _battle_per_draw(s, attackers, defenders, rules, stop_at, a_bonus, d_bonus, good_attacks, witch_king):
-    """battle_nb as it was before issue 8: every roll is assault_roll_nb on the array ``s``."""
+    """battle_nb on the per-draw path: every roll is assault_roll_nb on the array ``s``."""
     home = 0 if rules == 2 else 1
     floor = home if stop_at < home else stop_at
     a = attackers

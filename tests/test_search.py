@@ -1,4 +1,4 @@
-"""The search player (lotr_sim.players.search, issue 8): how it spends its playouts and how
+"""The search player (lotr_sim.players.search): how it spends its playouts and how
 it picks, against a stub game whose candidates have known win chances."""
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class _Stop(Exception):
 def test_a_search_game_compiles_its_playouts_before_the_first_step(monkeypatch, game_name):
     """``play_state`` lets a seated search player prepare (``Game.prepare_playouts``) before the
     built-in seats' first ``run_builtin``: on a cold cache the playouts, which call
-    ``run_until_nb``, are compiled first (issue 21); a game without such a player does not."""
+    ``run_until_nb``, are compiled first; a game without such a player does not."""
     from lotr_sim.api import get_game
     from lotr_sim.games.players import play_state
 

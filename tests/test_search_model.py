@@ -1,4 +1,4 @@
-"""What the search player's playouts are played by (issue 19 §3): its ``base`` heuristic on
+"""What the search player's playouts are played by: its ``base`` heuristic on
 its own seat and, with ``model="opponents"``, every other seat by the player that holds it;
 the decisions the engine makes inside its seat's actions use its base too; a trace header
 names the base's weights. One decision per case: fast."""

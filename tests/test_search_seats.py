@@ -1,5 +1,5 @@
 """The search player scores playouts for its own seat's side, on every side and seat of every
-game (issue 18: a mutation scoring them for the first side whatever the seat, `side = 0` in
+game (a mutation scoring them for the first side whatever the seat, `side = 0` in
 ``SearchPlayer.choose``, took Sam from 84% to 1% against greedy and only the fake game's skill
 test noticed; the contract tests put search on ``sides[0]`` only).
 

@@ -1,5 +1,5 @@
 """Every game's default sweep (``configs/sweeps/<game>.toml``, what a bare ``lotr-sim sweep
---game GAME`` runs) is the paired allocation with the goals of issue 21: the baseline's own
+--game GAME`` runs) is the paired allocation with these goals: the baseline's own
 rate ±1 point, every lever's paired change ±1, every AI pairing ±2; no fixed game count.
 The figures each file's header states are checked against what the file gives: the points
 (``N + M points``: the baseline and the levers, then the pairings), the AI players, the cap,

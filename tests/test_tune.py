@@ -1,4 +1,4 @@
-"""Tuned players (issue 19 §2): the weight tables of every game (``games.weights``), the
+"""Tuned players: the weight tables of every game (``games.weights``), the
 ``tuned`` / ``tuned:FILE`` / inline-weight players, and ``lotr-sim tune`` (CMA-ES self-play:
 reproducible across threads, resumable after an interruption, one error line on bad input)."""
 from __future__ import annotations

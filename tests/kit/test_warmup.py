@@ -1,4 +1,4 @@
-"""The first-run compile helper (lotr_sim/kernels/warmup.py, issue 21): its plan names kernels
+"""The first-run compile helper (lotr_sim/kernels/warmup.py): its plan names kernels
 that exist with types that parse, matches what a cold compile really does, starts a helper only
 for a cold planned entry point, and changes nothing in the results."""
 from __future__ import annotations

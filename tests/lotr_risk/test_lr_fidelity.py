@@ -1,4 +1,4 @@
-"""LOTR Risk rules fidelity (issue 18): the set-up order (LR-2.3), one card-territory bonus
+"""LOTR Risk rules fidelity: the set-up order (LR-2.3), one card-territory bonus
 per trade (LR-4.3), no event loop (LR-9.2), the Balrog's roll (LR-10.4), the cards as the
 card data says (LR-9.3), the fourth adventure card (LR-8.2), Leaders and the one fortify
 move (LR-6.2); the rule IDs no other test names; the decision trace and the bit-identity of

@@ -1,4 +1,4 @@
-"""The LOTR Risk heuristic reads its newer weights as its docstring says (issue 19 §2):
+"""The LOTR Risk heuristic reads its newer weights as its docstring says:
 ``rbrk`` is an attack's gain when the target's owner (of the other side) holds the target's whole region (its
 bonus, LR-4.2, and its points, LR-11.2), ``gene`` an attack's gain when the target belongs to
 a player of the other side rather than the neutral army or a player of its own side (a swing

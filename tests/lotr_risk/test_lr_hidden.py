@@ -1,4 +1,4 @@
-"""LOTR Risk players use only what their seat can know (issue 19 §1). A seat cannot know the
+"""LOTR Risk players use only what their seat can know. A seat cannot know the
 order of the territory-card and adventure decks (LR-4.3, LR-8), nor the other players'
 territory-card hands (the rulebook does not say they are open: kept hidden) and adventure
 hands, their secret missions among them (LR-9.1); the counts are public, and so is the rule

@@ -1,4 +1,4 @@
-"""The search player's playouts with a horizon (issue 19 §3): in LOTR Risk the rules name a
+"""The search player's playouts with a horizon: in LOTR Risk the rules name a
 winner at any moment (the most points, LR-11.2, ties LR-11.3), so a playout may stop after
 some rounds and be scored there. Checked against a step-by-step reading of the same game:
 determinize from the searching seat's view on stream (key, j), apply the candidate, let the

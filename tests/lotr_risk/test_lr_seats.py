@@ -1,4 +1,4 @@
-"""LOTR Risk seats (issue 9): seats p1..pN dealt as LR-2.2/2.3 say, a policy per seat
+"""LOTR Risk seats: seats p1..pN dealt as LR-2.2/2.3 say, a policy per seat
 (``--policy p1=random``, over its side's entry), ``--players N`` and the per-seat tables
 (LR-11.4: balance per side, per seat and per player)."""
 from __future__ import annotations

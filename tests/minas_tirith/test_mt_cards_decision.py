@@ -1,4 +1,4 @@
-"""MT-5 the card step as decisions of a seat held by a player from lotr_sim.players (issue 8).
+"""MT-5 the card step as decisions of a seat held by a player from lotr_sim.players.
 
 A seat whose policy is not built in (e.g. the search player) makes its card step play by play:
 the step machine rests at PH_CARD (decision_kind "card") with one row per set to trade (MT-5.2,

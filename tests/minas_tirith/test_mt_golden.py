@@ -1,4 +1,4 @@
-"""Golden outcomes and traces (issue 8): the engine's results are pinned bit for bit.
+"""Golden outcomes and traces: the engine's results are pinned bit for bit.
 
 A refactor of the Minas Tirith engine (the step-machine port, the shared kit, a faster
 kernel) must leave every game unchanged unless a rule fix says why. Each case plays a
@@ -7,7 +7,7 @@ with ``golden/outcomes.json``. After an intended change of results, regenerate w
 ``LOTR_SIM_UPDATE_GOLDEN=1 python -m pytest tests/minas_tirith/test_mt_golden.py`` and
 say why in the commit message.
 
-Trace version 3 (issue 18) only added events and fields: each golden trace is checked twice,
+Trace version 3 only added events and fields: each golden trace is checked twice,
 with those additions taken out against its version-2 digest ("trace/...", unchanged), and
 whole ("trace_v3/...").
 """
@@ -52,7 +52,7 @@ def _digest_events(events: list[dict]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
-# What trace_version 3 (issue 18) added to the events of version 2: the "decision" events, and
+# What trace_version 3 added to the events of version 2: the "decision" events, and
 # these fields of existing events. Nothing else may differ.
 V3_EVENTS = ("decision",)
 V3_FIELDS = {"setup": ("hands",), "turn_start": ("hands", "drawn_ids"), "trade": ("card_ids",),

@@ -1,4 +1,4 @@
-"""Minas Tirith players use only what a seat can know (issue 19, part 1).
+"""Minas Tirith players use only what a seat can know.
 
 What no seat can know is the order of the two face-down piles: the reinforcement deck still
 to draw (MT-3.1, MT-4.5) and the Minas Tirith deck (MT-3.2, MT-5.3, MT-5.4 a). Their contents

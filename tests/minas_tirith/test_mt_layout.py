@@ -1,7 +1,6 @@
-"""The state layout moved to layout.py (issue 8: the engine split by role) and is now counted
-by lotr_sim.kernels.layout.Layout: every slot, offset and code keeps the value it had in the
+"""The state layout in layout.py is counted by lotr_sim.kernels.layout.Layout: every slot, offset and code keeps the value it had in the
 single-file engine (golden traces and saved states depend on them). The compiled config's
-slots (config.py, ``cf``) are counted by a Layout too (issue 20) and keep their hand-numbered
+slots (config.py, ``cf``) are counted by a Layout too and keep their hand-numbered
 values."""
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.games.minas_tirith import layout as L
 
 # Values of the single-file engine before the split (commit d94e831); S_TRPOS (10) and S_TROVF (11)
-# are spare slots since the trace buffer keeps its own header (kernels.tracebuf, issue 20).
+# are spare slots: the trace buffer keeps its own header (kernels.tracebuf).
 OLD = {
     'A_PASS': 0, 'A_MOVE': 1, 'A_CAV2': 2, 'A_LMOVE': 3, 'A_ASSAULT': 4, 'A_BOMBARD': 5, 'A_HOLDER': 6,
     'A_LCARD': 7, 'A_CATAPULT': 8, 'A_EXCHANGE': 9, 'A_DIE': 10, 'EVIL': 1, 'EV_SETUP': 1, 'EV_TURN': 2,

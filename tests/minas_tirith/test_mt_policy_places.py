@@ -4,7 +4,7 @@ its leaders flee alone (MT-6.2 d), and how much it wants units where its own lea
 Greedy places a catapult where the most enemy units stand within its range, and a leader card's
 leader with the largest own force. The shipped tuned Good puts the catapult on a fort
 (``cat_fort``, no count of enemies: ``cat_n`` 0) and the leader on a wall or the city
-(``lc_wall``), which won Good 2.6 points more against greedy Evil (issue 19, stop 30). The
+(``lc_wall``), which won Good 2.6 points more against greedy Evil. The
 greedy presets keep the old places (their ``cat_n``/``lc_n`` 0.01, bonuses 0), so greedy's games
 are unchanged (test_mt_golden).
 
@@ -12,15 +12,16 @@ A Good leader flees a territory whose adjacent enemy units outnumber ``flee_rati
 units for one where they do not, at the worth ``flee``: greedy's 2 (below every bombardment and
 assault) at ratio 1, tuned's 8 (above a one-die bombardment) at ratio 0.5. Tuned Good also weighs
 the enemy next to a territory three times as much as greedy in where it wants its units
-(``tw``). Together they won Good 1.9 points more against greedy Evil (issue 19, stop 31).
+(``tw``). Together they won Good 1.9 points more against greedy Evil.
 
 Tuned Good wants units where one of its own leaders stands as if the territory were worth
 ``guard`` (10) more; greedy's 0 leaves its moves as they were. More of Good's units then fight
 with a leader's +1 (MT-8.2, attacking from its territory and defending it): the guard won Good
-6.9 points more against greedy Evil (issue 19, stop 32). It does not keep the leaders from
+6.9 points more against greedy Evil. It does not keep the leaders from
 capture (MT-8.4; 0.92 a game with or without it); Good captures more Evil leaders and units.
 A move of cavalry two territories (MT-6.2 c) that tuned Good would make is worth ``cav2`` (2)
-more than greedy's plain move worth: +3.9 points against greedy Evil (stop 32).
+more than greedy's plain move worth: +3.9 points against greedy Evil
+(docs/players.md, "Tuned players").
 """
 from __future__ import annotations
 
@@ -196,7 +197,7 @@ def test_tuned_good_prefers_a_cavalry_move_of_two_territories(g_comp):
 def test_tuned_good_weights_win_good_games_against_greedy(g_comp, weights, games):
     """Paired on the same games: tuned Good against tuned Good with greedy's values of
     ``weights``, both against greedy Evil; the gain must be significantly positive. Measured
-    beside the shipped guard (stop 32, 100,000 games of seed 33): +1.0 points for the places
+    beside the shipped guard (100,000 games of seed 33): +1.0 points for the places
     (s.e. 0.08; +2.6 before the guard), +4.5 for the flight and threat (s.e. 0.17); +6.9 for the
     guard itself (s.e. 0.19, seed 32), +3.9 for cav2 (40,000 games, s.e. 0.18). Paired games
     part more for the flight and threat (s.e. about 0.4 on 16,000 games)."""

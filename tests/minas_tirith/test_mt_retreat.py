@@ -1,4 +1,4 @@
-"""MT-7.5 retreat destinations as step-machine decisions (issue 8).
+"""MT-7.5 retreat destinations as step-machine decisions.
 
 Where a retreating force goes is the retreating side's choice (MT-7.5): each step with
 several legal destinations is a decision (PH_RETREAT, rows A_RETREAT, decision_kind

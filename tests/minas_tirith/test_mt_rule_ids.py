@@ -1,4 +1,4 @@
-"""Rules no test named before issue 18: MT-2.3, MT-4.3, MT-4.4, MT-5.1, MT-6.3, MT-7.1.
+"""Rules checked here rather than in test_mt_rules.py: MT-2.3, MT-4.3, MT-4.4, MT-5.1, MT-6.3, MT-7.1.
 
 Each test checks the rule's behaviour (hand-made positions, the step machine, or whole games
 read through their version-3 traces), so that a one-line change of the rule in the engine

@@ -1,4 +1,4 @@
-"""The Minas Tirith step machine (issue 8): the decisions it gives the players.
+"""The Minas Tirith step machine: the decisions it gives the players.
 
 MT-4.2/4.5: the mission die is chosen among the round's unused dice. MT-7.2: bombardment
 hits are taken one decision per hit, by the owner of the units (or by the shooter under

@@ -1,4 +1,4 @@
-"""Issue 7 §5: a trace can be checked on its own. It opens with a header (game, version,
+"""a trace can be checked on its own. It opens with a header (game, version,
 config hash, parameters that differ from the defaults, policies, seed, index), and every
 assault and bombardment carries its dice faces, so that each result can be re-derived from
 the trace alone by the rules (MT-7.2, MT-7.4, MT-7.5, MT-8.2)."""

@@ -1,4 +1,4 @@
-"""Trace version 3 (issue 18): every rule auditable from the trace.
+"""Trace version 3: every rule auditable from the trace.
 
 The decisions of the step machine with the seat that took them (whoever took them: a built-in
 player inside the engine's loop, or a seat held in Python through ``apply``), the hands in the

@@ -1,4 +1,4 @@
-"""Issue 7 §6: equivalence tests for the engine's duplicated twins, the places where a one-line
+"""equivalence tests for the engine's duplicated twins, the places where a one-line
 bug moves Good's win rate by points and nothing else notices.
 
 * the engine's own roll for ``retreat_trigger = modified6`` (_modified_roll_nb) against the

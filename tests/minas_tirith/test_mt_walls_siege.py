@@ -1,4 +1,4 @@
-"""Issue 7 §5: two rule bugs found by an audit of traced games.
+"""two rule bugs found by an audit of traced games.
 
 * MT-6.4 via MT-5.4 (c): a bonus-trade unit was placed on a wall whatever its type (a mounted
   archer on East Wall). No cavalry, nor Evil creature, may stand on a wall by any route.

@@ -1,4 +1,4 @@
-"""The Search players use only what a player can know (issue 10): brown tokens lie face
+"""The Search players use only what a player can know: brown tokens lie face
 down on their sites and in their stack (TS-2.2, TS-4.3) until entered (TS-6.5), and each
 player's hand of tiles is its own (TS-2.4). Permuting what a seat cannot see - the identities
 of the face-down brown tokens among themselves and with the brown stack, or the rival's hand

@@ -1,4 +1,4 @@
-"""Issue 18 (rules fidelity), The Search: the Ent's compulsory turn (TS-7.2), capped games
+"""Rules fidelity, The Search: the Ent's compulsory turn (TS-7.2), capped games
 decided on points (TS-5.4), fights that neither end the move nor keep the monster (TS-6.5,
 TS-7.3), neutral sections that link (TS-3.4), the Shire as a region (TS-1.4, TS-6.3), set-up
 warnings (TS-1.1), traces that log every decision and tile drawn, and the rule IDs no test
