@@ -182,7 +182,8 @@ def test_c_reference_ships_as_package_data():
 
     from lotr_sim.bench import c_reference_source
     assert c_reference_source().is_file()
-    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    root = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+    pyproject = (root / "pyproject.toml").read_text()
     assert '"kernels/battle_ref.c"' in pyproject
 
 

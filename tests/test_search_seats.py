@@ -10,16 +10,13 @@ real game state; one scoring for the wrong side takes another. Fast: one decisio
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from lotr_sim.games import registry
 from lotr_sim.players.search import SearchPlayer
 
-sys.path.insert(0, str(Path(__file__).parent / "experiments"))
+# the fake game (tests/experiments/fakegame.py) is importable through tests/conftest.py
 
 # (game, rule overrides): LOTR Risk at every player count, so every seat p1..p4 is checked
 CASES = [("minas-tirith", {}), ("the-search", {}), ("lotr-risk", {"players": 2}),

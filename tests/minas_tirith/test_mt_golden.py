@@ -4,7 +4,7 @@ A refactor of the Minas Tirith engine (the step-machine port, the shared kit, a 
 kernel) must leave every game unchanged unless a rule fix says why. Each case plays a
 range of games and compares a SHA-256 of every outcome column, and of a whole trace,
 with ``golden/outcomes.json``. After an intended change of results, regenerate with
-``LOTR_SIM_UPDATE_GOLDEN=1 python -m pytest tests/minas_tirith/test_mt_golden.py`` and
+``LOTR_SIM_UPDATE_GOLDEN=1 python -m pytest tests/games/minas_tirith/test_mt_golden.py`` and
 say why in the commit message.
 
 Trace version 3 only added events and fields: each golden trace is checked twice,

@@ -284,7 +284,7 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
             elif st[O_OWNER + u] >= 0:
                 v -= pol[seat, PL_CENE]
         # (no tunable weight for a stronghold: it changed none of the 2-player games, where
-        # the empty territories claimed at the set-up, LR-2.2, hold none; tests/test_tune.py
+        # the empty territories claimed at the set-up, LR-2.2, hold none; tests/experiments/test_tune.py
         # finds such dead weights)
         return v + 0.3 * cf[O_STRONG + a] + pol[seat, PL_CSITE] * cf[O_SITE + a]
     if kind == A_PLACE:

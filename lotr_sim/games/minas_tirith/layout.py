@@ -14,7 +14,7 @@ A game's whole state is one ``int64`` array of ``ST_SIZE`` slots (the compiled r
 
 The slots are counted by ``lotr_sim.kernels.layout.Layout`` (``STATE.describe()`` lists them);
 every offset is a plain ``int`` bound to a module global, so numba folds it into the kernels.
-tests/minas_tirith/test_mt_layout.py pins every value.
+tests/games/minas_tirith/test_mt_layout.py pins every value.
 """
 from __future__ import annotations
 

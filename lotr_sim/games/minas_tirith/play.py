@@ -32,7 +32,7 @@ few reinforcement cards are left), never their order. Checked by reading every u
 ``O_DORD``, ``O_MTORD``, ``S_DTOP`` and ``S_MTTOP``: the orders are read only by the draws
 themselves (``cards.draw_cards_nb``, ``cards.mt_draw_nb``), and a choice made after a draw
 (the card kept of two, MT-5.4 a) sees only the cards drawn; and by
-tests/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
+tests/games/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
 
 Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
 out) as a "deck" ending.
