@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where a heuristic leaves wins on the table: its alternatives valued by fair playouts (issue 19).
+"""Where a heuristic leaves wins on the table: its alternatives valued by fair playouts.
 
 For games ``--first .. --first+N-1`` of ``--seed``, ``--player`` (a heuristic the engine plays:
 ``tuned``, ``greedy``, ``weights:...``) holds ``--side`` against ``--against``. At each of that
@@ -17,7 +17,7 @@ change of the side's score (win 1, draw 1/2) from taking the alternative once in
 standard error and z. A group with a large positive z is a kind of decision where the heuristic
 loses wins. It is a lead, not a measured gain: a one-off deviation's value counts every decision
 at which the same opportunity was open, and need not add up over a game. Check a lead with a
-paired ``lotr-sim compare`` of the changed heuristic (stop 30's note on issue 19 has examples).
+paired ``lotr-sim compare`` of the changed heuristic (docs/players.md, "Tuned players", has examples).
 
   python benchmarks/action_values.py -g minas-tirith -n 100 [--side good] [--player tuned]
       [--against greedy] [--kind action|all|...] [--width 6] [--playouts 32] [--seed 1000]

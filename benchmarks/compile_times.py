@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where a first run's time goes: numba compile time per game, command and kernel (issue 21).
+"""Where a first run's time goes: numba compile time per game, command and kernel.
 
 Every measurement starts from an empty numba cache (a fresh ``NUMBA_CACHE_DIR``) unless it
 says "warm" (the same directory again). CPU is user + sys of the process and its children
@@ -25,15 +25,15 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
       (lotr_sim/kernels/warmup.py): each game's run, play and first search game from an
       empty cache; per entry point, its callees at every depth in the order their compiles
       finished, and the entry points compiled after it (``then``). Run it
-      after changing a kernel's callees or signatures (tests/kit/test_warmup.py says when).
+      after changing a kernel's callees or signatures (tests/kernels/test_warmup.py says when).
   python benchmarks/compile_times.py speed -g GAME [--levels 0,1,2,3] [-n 20000] [--rounds 3]
       NUMBA_OPT per level, in one fresh process each: CPU seconds of the first simulate call
       (the cold compile of the run path) and games per CPU-second on 1 thread (best of
       --rounds): the figures of ``opt`` without the noise of process start-up.
 
 ``--json FILE`` writes every figure; the tables go to stdout. Nothing here is part of the
-test suite (tests/test_compile_times.py runs the compile profile on two tiny kernels). The
-figures of 2026-12-02 and what they say are in README.md ("First run: where the time goes").
+test suite (tests/test_compile_times.py runs the compile profile on two tiny kernels).
+The measured figures and what they say are in docs/performance.md ("First run: where the time goes").
 """
 from __future__ import annotations
 

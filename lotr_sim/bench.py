@@ -214,7 +214,7 @@ def bench_game(game_name: str, games: int = 20_000, seed: int = 1, policies: dic
 def bench_search(game_name: str, players: list[str] | None = None, against: str = "greedy",
                  games: int = 100, seed: int = 1, overrides: list[str] | None = None,
                  threads: int = 1) -> dict:
-    """Strength per CPU-second of search players (issue 19 §3), side by side: each of
+    """Strength per CPU-second of search players, side by side: each of
     ``players`` plays games 0..games-1 of ``seed`` on every side against ``against``. For each
     player and side: its win rate (95% Wilson interval), its gain over ``against`` playing
     itself on the same games (paired), the process CPU-seconds per game (the playouts run on

@@ -2,7 +2,7 @@
 all import them from here): Wilson intervals and paired differences (the sequential
 test of ``compare`` is in ``sequential``).
 
-Formulas (copied into the README):
+Formulas (also in docs/statistics.md):
 
 **Wilson score interval** for a proportion with ``k`` successes in ``n`` trials, confidence
 ``1 - a``, ``z = Phi^-1(1 - a/2)`` (1.959964 for 95%), ``p = k/n``::

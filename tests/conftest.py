@@ -9,7 +9,7 @@ from lotr_sim.games import registry
 # Keep test runs reproducible and independent of the developer's own numba settings.
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 # The suite's xdist workers already keep both cores compiling: no first-run compile helper
-# processes beside them (lotr_sim/kernels/warmup.py; tests/kit/test_warmup.py tests it).
+# processes beside them (lotr_sim/kernels/warmup.py; tests/kernels/test_warmup.py tests it).
 os.environ.setdefault("LOTR_SIM_COMPILE_HELPER", "0")
 
 

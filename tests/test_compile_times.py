@@ -1,4 +1,4 @@
-"""benchmarks/compile_times.py (issue 21): its compile-event profile and tables, on two tiny
+"""benchmarks/compile_times.py: its compile-event profile and tables, on two tiny
 kernels compiled here (no game is compiled: the real measurements take minutes)."""
 import importlib.util
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Issue 7 §3: every bad config / override / play argument gives ONE line
+"""every bad config / override / play argument gives ONE line
 ``lotr-sim: error: ...`` on stderr and exit code 2 (ConfigError / LotrSimError), never a
 traceback, and nothing is accepted silently."""
 import re
@@ -95,7 +95,7 @@ def test_negative_or_impossible_counts(tmp_path, text, needle):
 
 
 def test_negative_setup_in_run_is_one_line(tmp_path):
-    """The issue's case: `run` with infantry = -3 died with ZeroDivisionError in the engine."""
+    """A reported case: `run` with infantry = -3 died with ZeroDivisionError in the engine."""
     p = _write(tmp_path, '[setup.good."Harlond"]\ninfantry = -3\n[setup.evil."Crossroads"]\ninfantry = 3\n')
     one_error_line(runner.invoke(app, ["run", "-n", "10", "-q", "--config", p]), "must be a whole number >= 0")
 
@@ -150,7 +150,7 @@ def test_isolated_territory_is_named(tmp_path):
 
 
 def test_board_cut_so_evil_cannot_reach_the_city(tmp_path):
-    """The issue's case: the Anduin crossings removed; Good then won 80% of the games."""
+    """A reported case: the Anduin crossings removed; Good then won 80% of the games."""
     crossings = ('"West Osgiliath", "East Osgiliath"', '"Anduin North Bank", "Cair Andros"',
                  '"Anduin South Bank", "Emyn Arnen"', '"Anduin South Reach", "South Ithilien"')
     p = _write(tmp_path, _edges_without(lambda x: any(c in x for c in crossings)))
@@ -214,7 +214,7 @@ def test_play_largest_index_plays():
 
 
 def test_play_output_has_no_spinner_when_not_a_terminal():
-    """The compile spinner (issue 7 §4) goes to stderr and only on a terminal: the account
+    """The compile spinner goes to stderr and only on a terminal: the account
     on stdout stays clean."""
     r = play("--seed", "4")
     assert r.exit_code == 0
@@ -268,7 +268,7 @@ def _apply(data, path, value, delete):
 @pytest.mark.slow
 def test_any_mutated_config_is_valid_or_one_config_error():
     """Random edits of the default game data (values of any type, deleted keys): loading and
-    compiling either works or raises ConfigError - never another exception (issue 7 §3)."""
+    compiling either works or raises ConfigError - never another exception."""
     import copy
 
     from hypothesis import HealthCheck, given, settings

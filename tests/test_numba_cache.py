@@ -1,5 +1,5 @@
-"""The numba cache key follows every module whose values the kernels read (issue 8: editing a
-game's constants module used to serve a stale engine), and the dispatcher patch still applies."""
+"""The numba cache key follows every module whose values the kernels read (editing a
+game's constants module must not serve a stale engine), and the dispatcher patch still applies."""
 from __future__ import annotations
 
 import re
@@ -89,7 +89,7 @@ def test_no_literal_dispatch_still_applies():
 
 def test_numba_opt_level_gets_its_own_cache_directory(monkeypatch, tmp_path):
     """numba's cache index does not key on NUMBA_OPT: a kernel compiled at -O0 must not be
-    served to a run at the default level (issue 21's NUMBA_OPT measurements)."""
+    served to a run at the default level (benchmarks/compile_times.py measures NUMBA_OPT levels)."""
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("NUMBA_OPT", raising=False)

@@ -1,7 +1,7 @@
-"""The README's main job is the default sweep (issue 21): its command is the first set-up
-block, and every figure its paragraph states about that sweep is the one the sweep file
-gives, counted as ``lotr-sim sweep --game minas-tirith`` counts it (``api.sweep``: the spec
-from the default sweep file, its ``pairings``, then ``build_points``). The default sweep
+"""The README's main job is the default sweep: its command is the first set-up block, and
+every figure its section states about that sweep is the one the sweep file gives, counted
+as ``lotr-sim sweep --game minas-tirith`` counts it (``api.sweep``: the spec from the
+default sweep file, its ``pairings``, then ``build_points``). The default sweep
 is the paired mode (``experiments.sweep``): the goals and the cap are checked exactly; the
 games it took are a measurement, checked against what the allocation allows (at least the
 first batch, at most the cap, per point). Nothing is run: only the points are built."""
@@ -23,9 +23,10 @@ def _number(text: str) -> int:
 
 
 def _main_job_paragraph(readme: str) -> str:
-    m = re.search(r"^The main job runs .*?(?=\n\n)", readme, re.S | re.M)
-    assert m, "README: no paragraph starting 'The main job runs'"
-    return " ".join(m.group(0).split())
+    """The first paragraph of the README's main-job section, on one line."""
+    m = re.search(r"^## The main job\n\n(.*?)(?=\n\n)", readme, re.S | re.M)
+    assert m, "README: no '## The main job' section"
+    return " ".join(m.group(1).split())
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +110,14 @@ def test_the_tour_names_every_command():
     named = {re.match(r"\| `lotr-sim (\w+)", ln).group(1) for ln in rows}
     missing = {name for name, _ in COMMANDS} - named
     assert not missing, f"README's tour lacks {sorted(missing)}"
+
+
+def test_links_to_docs_resolve(readme):
+    """Every relative link of the README and of docs/*.md names a file or folder of the repository."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)\)", page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert not broken, broken

@@ -28,7 +28,7 @@ def test_closest_name_suggestions():
 
 @pytest.mark.slow
 def test_wheel_ships_the_configs_folder(tmp_path):
-    """Issue 18: a non-editable install could not find configs/. The wheel built from the
+    """a non-editable install could not find configs/. The wheel built from the
     source tree carries every file of configs/ as lotr_sim/configs/ (where
     ``config.configs_dir`` looks in an installed copy). CI also installs it and runs it."""
     import shutil

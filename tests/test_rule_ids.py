@@ -1,6 +1,6 @@
 """Every rule ID of the rules files (docs/rules/*.md: the bullets ``- MT-7.5 ...``,
 ``- LR-10.2 ...``, ``- TS-4.3 ...``) is named by some test, as text ("LR-2.5") or in a test's
-name (``test_lr_2_5_...``), so every rule has a test that could fail on it (issue 18)."""
+name (``test_lr_2_5_...``), so every rule has a test that could fail on it."""
 from __future__ import annotations
 
 import re

@@ -1,5 +1,5 @@
-"""A hanging test fails instead of hanging the suite (issue 18: a legal-action list left
-stale after `apply` made the contract tests hang): pytest-timeout is configured for every
+"""A hanging test fails instead of hanging the suite (a legal-action list left
+stale after `apply` once made the contract tests hang): pytest-timeout is configured for every
 test in pyproject.toml, and a test that never ends is stopped and reported."""
 from __future__ import annotations
 

@@ -252,7 +252,7 @@ def print_json(obj: Any) -> None:
 # --- options shared by the commands that play games: one declaration, one help text ---------
 
 # The sides (and seats) of every game, for help texts, which cannot depend on --game (click
-# prints --help before it parses the other options). tests/test_cli_help.py checks it against
+# prints --help before it parses the other options). tests/cli/test_help.py checks it against
 # the games' own sides and seats.
 SIDES_HELP = "good/evil in minas-tirith, good/evil or seats p1-p4 in lotr-risk, frodo/sam in the-search"
 

@@ -21,8 +21,8 @@ the number of player turns until the game ends is
     T = (number of unmarked territories) + G_1 + ... + G_m      (m marked territories)
 
 The rules' path has 14 territories (The Shire ... Dead Marshes, LR-10.1), 3 of them marked
-(Moria, Lórien, Dead Marshes): ``T = 11 + G_1 + G_2 + G_3`` with ``p = 1/2`` — the issue's
-"11 plus three waits", where a *wait* counts the turn of the successful roll. Hence
+(Moria, Lórien, Dead Marshes): ``T = 11 + G_1 + G_2 + G_3`` with ``p = 1/2`` — "11 plus
+three waits", where a *wait* counts the turn of the successful roll. Hence
 ``min T = 14``, ``E[T] = 11 + 3 * 2 = 17`` and ``P(T = 14) = (1/2)^3 = 1/8``. (A 13-territory
 transcription that drops South Downs would give 10 plus three waits, min 13: the count
 follows the track's data, never a constant.)

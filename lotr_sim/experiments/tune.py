@@ -16,7 +16,7 @@ a ``start`` player (``--sides good --start tuned`` improves Good on top of the s
 weights), and ``opponents`` replaces the pool (``--opponents greedy,tuned``: fixed opponents,
 ``best`` standing for the incumbent). Tuning the sides one at a time gives each side's
 weights their own signal: scored together, a side whose weights gain little is lost in the
-other side's noise (measured in LOTR Risk, issue 19).
+other side's noise (measured in LOTR Risk: docs/players.md, "Tuned players").
 
 The candidates play as inline-weight players (``weights:SIDE=...``), so the local threads
 and the Dask backends run them like any other player, and a result is bit-identical

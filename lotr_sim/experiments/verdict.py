@@ -736,7 +736,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
                 text = text[:-1] + (f"; without the random player {100 * min(c['rate'] for c in serious):.0f}%–"
                                     f"{100 * max(c['rate'] for c in serious):.0f}% across {len(serious)}).")
             if any(c.get("draw", 0.0) > DRAWS_NEGLIGIBLE for c in cells):
-                # draws are not negligible: the first side's rate alone hides them (issue 18)
+                # draws are not negligible: the first side's rate alone hides them
                 dmax = max(cells, key=lambda c: c["draw"])
                 dmin = min(cells, key=lambda c: c["draw"])
                 text += (f" Draws: {fmt_pct(dmin['draw'])}%–{fmt_pct(dmax['draw'])}% across the pairings (most with "

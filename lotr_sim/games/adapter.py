@@ -62,14 +62,14 @@ from lotr_sim.kernels.outcomes import OutcomeColumns
 #: calls in the search player's loop or for whole games. ``kernels.warmup`` compiles any other
 #: kernel met inside another compile lean (per-function passes only; the caller's module
 #: passes optimise it where it is inlined). choose_nb, to_move_nb, record_nb and invariant_nb
-#: may be lean: Python calls them once per step or per game. Measured (issue 21): with
+#: may be lean: Python calls them once per step or per game. Measured: with
 #: legal/apply/scores lean too, LOTR Risk's search as Good used ~13% more CPU per game.
 FULLY_OPTIMISED = ("new_game_nb", "legal_nb", "apply_nb", "scores_nb", "run_until_nb", "simulate_nb",
                    "playouts_nb", "determinize_nb")
 #: The contract's kernels Python calls once per step or game, which may run lean.
 MAY_BE_LEAN = ("choose_nb", "to_move_nb", "record_nb", "invariant_nb")
 
-# The trace header's version, one for every game. 4 (issue 20): the three games' headers
+# The trace header's version, one for every game. 4: the three games' headers
 # made one - every game writes ``seat_policies``, ``seat_sides``, ``players`` (the number of
 # seats) and ``search`` (the settings of the search players seated), as LOTR Risk's version 2
 # did; Minas Tirith's version 3 and The Search's version 2 wrote those settings under
@@ -339,7 +339,7 @@ class NumbaGame(TableGame):
 
     # -- traces -----------------------------------------------------------------------------
     def trace_header(self, compiled: Any, policies: Mapping[str, str], seed: int, game_index: int) -> dict:
-        """The first event of every trace (issue 7), the same keys for every game
+        """The first event of every trace, the same keys for every game
         (``HEADER_KEYS``, ``TRACE_VERSION``): enough to re-run the game and to check the trace on
         its own - game, package version, config hash and file, the parameters that differ from
         the defaults, the policies (as given, and each seat's), the seats' sides, the seed and

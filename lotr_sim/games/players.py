@@ -79,18 +79,12 @@ def generic_player(name: str, game, seed: int):
     return getattr(importlib.import_module(module), attr)(game, seed, **settings)
 
 
-# The search player (issue 19 §3): built on the shipped tuned weights, each other seat
-# modelled by the player that holds it, 48 playouts per decision at most. Measured against
-# greedy (issue 19's note, stop 24; `lotr-sim bench search`): as strong as search-classic in
-# Minas Tirith (+19.5 points a side on average, 200 games a side) and The Search at a sixth
-# and a fifth of its CPU time; in LOTR Risk six times cheaper but weaker (96 playouts come
-# closer at four times cheaper). search-classic is the player before that change.
-# Where a game can score a position (LOTR Risk), its playouts stop after one round (horizon 1):
-# measured there (issue 19 §3, stop 28; `lotr-sim bench search -g lotr-risk -n 100`, 100 games a
-# side against greedy) +35/+38 points as Good/Evil at 0.73/1.51 CPU-s a game, against +33/+39 at
-# 4.55/9.96 for playouts to the end and +41/+40 at 25.9/22.8 for search-classic. search-fast
-# stops there too: +32/+38 at 0.35/0.71 CPU-s a game, against +39/+33 at 1.66/4.04 to the end
-# (stop 29, the same bench, 100 games a side; intervals about +-11 points).
+# The search player: built on the shipped tuned weights, each other seat modelled by the
+# player that holds it, 48 playouts per decision at most. search-classic races greedy's
+# candidates on playouts by greedy for every seat, with eight times the budget. Where a game
+# can score a position (LOTR Risk), the playouts of search and search-fast stop after one
+# round (horizon 1): as strong against greedy as playouts to the end, at a sixth of the CPU.
+# docs/players.md gives what each setting measured (`lotr-sim bench search`).
 _SEARCH_PLAYER = "lotr_sim.players.search:SearchPlayer"
 _SEARCH = dict(budget=48, width=4, z=0.5, start=6, keep_pass=False, base="tuned", model="opponents",
                horizon=1)
@@ -98,12 +92,9 @@ _SEARCH_FAST = dict(budget=16, width=3, z=0.5, start=4, keep_pass=False, base="t
                     horizon=1)
 # search-wide, the judge of exploitability (what `lotr-sim skill` measures the other players
 # with): every legal action screened with 2 playouts, halved down to two finalists of 64 each,
-# its seat played by tuned and every other seat by its actual player in the playouts. Measured
-# against tuned (`lotr-sim bench search -L search-wide -a tuned`, games 0..n-1 of seed 1 a side,
-# gain paired over tuned v tuned): Minas Tirith +40.0 [+23.8, +56.2] as Good and +12.0 [-0.4,
-# +24.4] as Evil at 2.2/1.9 CPU-s a game (n=50); The Search +44.0 [+29.7, +58.3] / +54.0
-# [+38.6, +69.4] at 1.4/1.3 (n=50); LOTR Risk +45.8 [+21.0, +70.7] / +8.3 [-8.9, +25.6] at
-# 3.0/9.8 (n=24). In LOTR Risk its playouts stop after two rounds, scored by the points: one
+# its seat played by tuned and every other seat by its actual player in the playouts (its
+# gains against tuned, `lotr-sim bench search -L search-wide -a tuned`, are in docs/players.md).
+# In LOTR Risk its playouts stop after two rounds, scored by the points: one
 # round ends a playout of a decision late in a round before the other players have answered
 # the move, so a judge with horizon 1 would credit grabs that the reply takes back; playouts
 # to the end cost about three times as much and measured no stronger for the narrow search.
@@ -123,7 +114,7 @@ register_player("search-wide", _SEARCH_PLAYER, "the judge of exploitability: Mon
                 "each; at most 2,048 playouts per decision), playouts by tuned for its seat and the "
                 "actual player on every other; in LOTR Risk each playout stops after two rounds, "
                 "scored by the points", _SEARCH_WIDE)
-register_player("search-classic", _SEARCH_PLAYER, "the search player before issue 19: the "
+register_player("search-classic", _SEARCH_PLAYER, "the first search player: the "
                 "greedy heuristic's six best candidates raced on playouts by greedy for every seat "
                 "(at most 384 playouts per decision; about six times the CPU of search)", _SEARCH_CLASSIC)
 

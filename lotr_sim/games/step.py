@@ -1,4 +1,4 @@
-"""The game contract's step machine: a ``State`` that knows its game (design.md "a step machine").
+"""The game contract's step machine: a ``State`` that knows its game (docs/architecture.md, "Games are step machines").
 
 A game is configured and compiled once (``Game.compile``) and bound to that compiled config
 (``Game.bind`` -> ``Rules``, immutable); ``Rules.new_state(policies, seed, index)`` gives

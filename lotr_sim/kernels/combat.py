@@ -11,7 +11,7 @@ Rule sets of ``battle_nb`` (codes in ``RULES``):
                    units retreating, and with the Witch-king present a natural 6 rolled by
                    Evil makes the Good units retreat (MT-7.5). Losses come first (MT-7.5):
                    a side wiped out does not retreat. **[R]** When both triggers fire in one
-                   roll, Good's 6 wins (the rule's primary sentence); see README.
+                   roll, Good's 6 wins (the rule's primary sentence); see docs/rules/README.md.
 
 Outcome codes: ``ATTACKER_WON`` (defenders eliminated), ``DEFENDER_HELD`` (attacker out of
 units or down to its stop level), ``ATTACKER_RETREATED``, ``DEFENDER_RETREATED``.

@@ -1,6 +1,6 @@
 """The project's one seeding scheme and its random streams (used by every kernel).
 
-Scheme (documented in the README):
+Scheme (also in docs/statistics.md):
 
 * A run has a master ``seed`` (0 <= seed < 2**63). Work item ``index`` (a game number, a
   battle number) gets its own stream: ``key = mix64(mix64(seed ^ SEED_SALT) ^ index)``,

@@ -41,7 +41,7 @@ and optimises the whole engine anyway (~20% + ~20% less CPU on a cold compile).
 ``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off);
 ``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's module passes and machine code at
 once again.
-Measured figures are in the issue 21 note and README ("First run").
+Measured figures are in docs/performance.md ("First run").
 """
 from __future__ import annotations
 
@@ -409,7 +409,7 @@ def _stop_at_exit() -> None:
 # every kernel it compiles into machine code at once (saved to the cache as object code). Only
 # the entry point's machine code runs when the engine is called from Python, and the entry's
 # module passes optimise the whole linked engine once more, so for a callee both are wasted
-# unless Python calls it too (issue 21 note: ~20% and ~20% of a game's cold compile CPU).
+# unless Python calls it too (~20% and ~20% of a game's cold compile CPU).
 #
 # A *lean* library (a kernel compiled inside another compile, or by the helper, which
 # compiles the callees of an entry point and JIT-s its followers itself) therefore skips

@@ -15,12 +15,9 @@ others (by mean paired difference) go on to a round that doubles their playouts,
 while the next round fits in ``budget`` playouts. It then takes the candidate with the best
 mean paired difference against the heuristic's choice if that difference exceeds ``z``
 standard errors, else the heuristic's choice. Many decisions are settled in the first round,
-so the playouts go to the few decisions where candidates differ. Measured on Minas Tirith
-(issue 8), as Good against greedy on games 0-199 of seed 1: flat search with 96 playouts per
-decision won 56%, racing with a budget of 384 won 68% (+12 ± 4 points, paired) at twice the
-time per game. Scoring each playout by its points lead as well as its result (a margin term
-of up to a quarter of a win) added +1 ± 4 points to racing at 37% more time, so the
-playouts count results only.
+so the playouts go to the few decisions where candidates differ. Racing beat flat search
+clearly, and scoring a playout's points lead as well as its result gained nothing measurable
+for its time, so the playouts count results only (figures in docs/players.md).
 
 The wide mode (``width=0``) is the judge of exploitability (``search-wide``): a narrow race
 cannot see an action its base heuristic ranks low, and the actions a strong opponent finds are
@@ -38,25 +35,18 @@ well (Tesauro and Galperin's rollouts of one policy), or ``"opponents"``, the pl
 actually holds each seat (a search player by its own base). Modelling the opponents is what a
 best response does, and it is what exploitability means (how much can a player gain against
 this one?); the seat still sees only what it may know, since the playouts re-deal the hidden
-part (``State.playouts``). Measured in issue 19 §3 (``lotr-sim bench search``, 200 games a
-side): on Minas Tirith the registered ``search`` (tuned, opponents modelled, 48 playouts per
-decision) gained +18/+21 points as Good/Evil against greedy, the old 384-playout search on
-greedy (``search-classic``) +21/+18, at 5.7 times its CPU time; against tuned neither gains
-anything measurable in Minas Tirith (-3.5/-3.0 and -7/-4 points), while in LOTR Risk and The
-Search the new one does (+20/+13.5 and +35.5/+43.5).
+part (``State.playouts``). With opponents modelled, 48 playouts per decision on tuned are about
+as strong against greedy as 384 on greedy (``search-classic``) at a fraction of the CPU
+(``lotr-sim bench search``; figures in docs/players.md).
 
 How far a playout looks: ``horizon`` rounds (0: to the end). Where the rules name a winner
 at any moment (``Game.playout_horizon``: LOTR Risk, whose winner is the player with the most
 points, LR-11.2), a playout stops once that many rounds more have ended and is scored by who
 would win if the game ended there; elsewhere the setting is not taken and playouts run to the
 end. Truncated rollouts of this kind are how search is made cheap where whole games are long:
-a LOTR Risk playout from a decision plays about half a game. Measured
-there (issue 19 §3, ``lotr-sim bench search -g lotr-risk -n 100``, games 0-99 of seed 1 a side
-against greedy, greedy v greedy Good 43%): the registered ``search`` with playouts to the end
-gained +33.0/+39.0 points as Good/Evil at 4.55/9.96 CPU-s a game; with ``horizon=1`` +35.0/+38.0
-at 0.73/1.51 (6x cheaper); ``horizon=2`` +42.0/+40.0 at 1.43/3.40; ``horizon=1`` with budget 96
-+44.0/+41.0 at 1.01/1.76; ``search-classic`` (384 playouts to the end) +41.0/+40.0 at
-25.9/22.8 CPU-s (intervals about +-12 points). The registered ``search`` stops after one round.
+a LOTR Risk playout from a decision plays about half a game. There one round is as strong
+against greedy as playouts to the end at about a sixth of the CPU (``lotr-sim bench search -g
+lotr-risk``; figures in docs/players.md), so the registered ``search`` stops after one round.
 
 Its randomness is its own: playouts of decision ``k`` of game ``index`` use streams
 ``(key, j)`` with ``key`` derived from (seed, index, seat, k, round), never the game's chance

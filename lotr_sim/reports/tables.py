@@ -22,8 +22,8 @@ NEGLIGIBLE = 0.005   # draws are shown (rate and interval) once any point's draw
 def draws_shown(df, outcomes) -> bool:
     """True when the game has a draw outcome and some row of ``df`` (a point, a pairing)
     ends in a draw more often than ``NEGLIGIBLE`` (0.5% of games): then every table and plot
-    that gives the first side's win rate gives the draw rate beside it (issue 18: The
-    Search's pairing table hid 57% draws)."""
+    that gives the first side's win rate gives the draw rate beside it (The Search's pairings
+    can end in a draw more than half the time)."""
     col = f"rate_{DRAW}"
     return DRAW in outcomes and col in df and len(df) > 0 and bool((df[col].astype(float) > NEGLIGIBLE).any())
 

@@ -1,4 +1,4 @@
-"""The paired mode of `sweep` (issue 21, the default sweep's): every point plays until what it
+"""The paired mode of `sweep` (the default sweep's): every point plays until what it
 is for is known to its goal — the baseline's own rate, each lever's paired change against the
 baseline, each pairing's own rate — then stops; the allocation is a pure function of whole
 batches, so it is the same on any thread count (resume: test_resume.py, Dask: test_dask.py).

@@ -13,7 +13,7 @@ runner = CliRunner()
 
 
 def test_compare_decides_and_pairing_needs_fewer_games(fake):
-    """The benchmark of issue 4, on the new test: the same question (a change of at least
+    """The sequential test against a fixed-count one: the same question (a change of at least
     delta either way?), same alpha/beta, reaches the same verdict with far fewer games on
     paired games."""
     # A: strength 6 (Good 55%), B: strength 5 (Good 50%): A raises Good's win rate by 5 points.
@@ -43,7 +43,7 @@ def test_compare_picks_the_right_side_both_ways(fake, seed):
 
 @pytest.mark.parametrize("paired", [True, False])
 def test_compare_no_effect_says_no_change(fake, paired):
-    """Issue 7 §2: with no effect the answer is "no change as large as delta" (the old SPRT
+    """with no effect the answer is "no change as large as delta" (the old SPRT
     could only say that one variant favours Good). Fails on the old code."""
     for seed in (1, 2, 3, 4):
         r = api.compare(fake, {"edge": 0.0005}, {"edge": 0.0}, seed=seed, paired=paired)
@@ -98,7 +98,7 @@ def test_cli_headline_agrees_with_the_printed_interval(a, b, extra):
     mean, lo, hi = _cli_interval(r.stdout)
     delta = 0.1 if "--delta" in extra else 0.02
     head = r.stdout.splitlines()[1]
-    # "at least delta" only when the interval excludes every smaller change (issue 18)
+    # "at least delta" only when the interval excludes every smaller change
     assert ("at least" in head) == (lo >= delta - 5e-5 or hi <= -delta + 5e-5) or "raises" not in head \
         and "lowers" not in head, r.stdout
     assert "or more" not in head
@@ -166,7 +166,7 @@ def test_balance_cli_and_bad_input():
 
 
 def test_balance_bracket_delta_is_upper_minus_lower(fake):
-    """Issue 7 §6: the bracket delta is Good's win rate at the upper bracket value minus at
+    """the bracket delta is Good's win rate at the upper bracket value minus at
     the lower one (paired on the same games, so exactly the difference of the two rates) and
     has their sign; the CLI prints that number, naming the direction."""
     r = api.balance(fake, "strength", "0:10", sets={"edge": 0.02}, games=3000, seed=2)

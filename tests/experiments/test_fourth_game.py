@@ -1,4 +1,4 @@
-"""A fourth game needs its own package and one registry line, nothing copied (issue 20): the
+"""A fourth game needs its own package and one registry line, nothing copied: the
 fake game (``fakegame.py``, registered by this folder's conftest) goes through every
 game command of the CLI in-process. A command that needs something the game lacks (weights
 to tune) says so in one error line; every other command answers."""

@@ -155,7 +155,7 @@ def test_ctrl_c_before_the_first_chunk_with_out_says_nothing_was_saved_there(tmp
     assert not list(out.glob(".tmp-*")) and not (out / "games.parquet").exists()
 
 
-# --- memory-bounded runs (issue 7 §3), games frames (§4), notebook progress (§4) -------------
+# --- memory-bounded runs, games frames (§4), notebook progress (§4) -------------
 
 def test_games_frame_winner_and_reason_are_named_categoricals(fake):
     r = api.run_games(fake, games=500, seed=4)

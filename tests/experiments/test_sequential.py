@@ -52,7 +52,7 @@ def test_paired_interval_formula_and_no_degenerate_width():
     assert (lo, hi) == pytest.approx((m - half, m + half))
     lo0, hi0 = paired_interval(148, 0, 0)     # no pair differs: still an honest width
     assert hi0 == pytest.approx(-lo0) == pytest.approx(1.959963984540054 * math.sqrt(2 / 150) / math.sqrt(150))
-    # points_leader=4 vs 5 (issue 7 §2): 20,000 paired games give +1.49 points; at 148 pairs
+    # points_leader=4 vs 5: 20,000 paired games give +1.49 points; at 148 pairs
     # with none differing the interval must still reach it
     assert hi0 > 0.0149
 
@@ -116,7 +116,7 @@ def test_feed_is_prefix_exact_and_matches_the_rule():
 
 
 def test_few_discordant_pairs_do_not_decide():
-    """Issue 7 §2: the old normal SPRT said "A favours good" after 245 games with 4 pairs to 1,
+    """the old normal SPRT said "A favours good" after 245 games with 4 pairs to 1,
     and decided points_leader=4 vs 5 on a single differing game."""
     t = ThreeWayTest()
     a = np.zeros(245, bool)
@@ -228,7 +228,7 @@ def test_headline_never_contradicts_the_interval(seed):
 # --- fast exact checks: the headline, the bounds, the sign of delta, the decision ---------
 
 @pytest.mark.parametrize("decision,lo,hi,claim", [
-    # issue 18: "lowers ... by 2 percentage points or more" beside [-2.23, -0.49]
+    # not "lowers ... by 2 percentage points or more" beside [-2.23, -0.49]
     (LOWERS, -0.0223, -0.0049, "lowers Good's win rate: A - B in [-2.23, -0.49] percentage points"),
     (LOWERS, -0.041, -0.020, "lowers Good's win rate by at least 2 percentage points: A - B in [-4.10, -2.00]"),
     (LOWERS, -0.041, -0.0199, "lowers Good's win rate: A - B in [-4.10, -1.99]"),

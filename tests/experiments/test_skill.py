@@ -1,4 +1,4 @@
-"""``skill`` (issue 8): every pairing of players on the baseline, and whether the verdict
+"""``skill``: every pairing of players on the baseline, and whether the verdict
 holds for stronger play (the search player on every seat)."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_skill_pairs_every_player_and_checks_the_verdict(fake, tmp_path):
     assert "the verdict holds for stronger play" in sk["text"]
     assert {x["side"] for x in sk["seats"]} == {"good", "evil"}
     assert any("Stronger play" in line for line in v["lines"])
-    # exploitability (issue 19 §3): the search player's gain against each player, per side,
+    # exploitability: the search player's gain against each player, per side,
     # follows the exact law; greedy (which search plays like) is the least exploitable
     expl = {e["player"]: e for e in sk["exploitability"]}
     assert set(expl) == {"random", "greedy"} and sk["least_exploitable"] == "greedy"

@@ -208,7 +208,7 @@ def test_minas_tirith_smoke(tmp_path):
     assert (res.out / "report.html").is_file()
 
 
-# --- issue 7: verdict, pairings, target, 80 columns, file modes, precision, bad input --------
+# --- verdict, pairings, target, 80 columns, file modes, precision, bad input --------
 
 def _run_cli(args, env=None):
     return runner.invoke(app, args, env=env)

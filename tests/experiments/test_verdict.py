@@ -194,7 +194,7 @@ def test_no_baseline_is_an_error():
 
 
 def test_verdict_cites_the_shipped_skill_figures_for_its_rules(df, tmp_path, monkeypatch):
-    """Issue 19 §4: the verdict says how exploitable its players are, from the skill figures
+    """the verdict says how exploitable its players are, from the skill figures
     shipped for these rules, and 'not measured for these rules' when the rules differ."""
     from lotr_sim.experiments import skillfig
     fig = dict(game="fake", rules_hash="r1", date="2026-12-02", strong="search", games_per_pairing=400, seed=1,

@@ -1,4 +1,4 @@
-"""The sweep report answers first (issue 21), in report.md and report.html alike: the verdict,
+"""The sweep report answers first, in report.md and report.html alike: the verdict,
 then the tornado chart and the AI-pairing heat map, then the compact "closest to parity"
 table, and only then the win rate against each parameter and the full results table. No
 piece of the former report is lost on the way."""

@@ -94,7 +94,7 @@ def test_legends_do_not_cover_the_axes(figs, name):
 
 def test_pairings_heat_map_writes_rates_in_cells(figs):
     """Good's rate in each cell and, draws being 1% and 5% here (not negligible), the draw
-    rate with its 95% Wilson interval under it (issue 18)."""
+    rate with its 95% Wilson interval under it."""
     ax = _ax(figs["pairings"])
     texts = sorted(t.get_text() for t in ax.texts)
     assert texts == ["3.0%\ndraw 1.0%\n[0.5, 1.8]", "45.0%\ndraw 5.0%\n[3.8, 6.5]"]

@@ -109,7 +109,7 @@ def test_pairings_matrix_cells(width):
 
 
 def test_pairings_matrix_shows_draws_when_not_negligible():
-    """Issue 18: The Search's pairing table gave Frodo's rate only, hiding 57% draws. With
+    """The Search's pairing table gave Frodo's rate only, hiding 57% draws. With
     draws above 0.5% anywhere, each cell gives the draw rate and its 95% interval too."""
     rows = [row(0, "baseline", "baseline", {"x": 1}, 1000, (200, 230, 570))]
     for i, (g, e, w) in enumerate([("greedy", "random", (600, 100, 300)), ("random", "greedy", (35, 960, 5)),

@@ -31,7 +31,7 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 # concentrate reinforcements (1) or spread (0), mission weight, fortify weight, power weight;
 # the claim's weights (region share, own neighbour, enemy neighbour, site), the
 # pressure's (nearly-held region, stronghold) and an attack's gain for completing a region;
-# then the issue-19 weights (policies.py), 0 here: region break, offence pull, the other
+# then the weights only tuned reads (policies.py), 0 here: region break, offence pull, the other
 # side's territory, its Leader, the turn's first conquest, the last turn; then the lines of the
 # cards played outside the holder's combat step: Courage at an attacker's P >= 0.5, Smeagol
 # when leading, a Balrog when not

@@ -132,7 +132,7 @@ WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "pow
 # the claim's weights (LR-2.2/2.3: region share, own and enemy neighbours, site), the
 # pressure's (a front next to a nearly-held region, a stronghold front) and the attack's gain
 # for completing a region (policies.py; defaults are the constants they replaced); then
-# (issue 19, 0 in the presets) the attack's gain for breaking a region the other side holds
+# (0 in the presets) the attack's gain for breaking a region the other side holds
 # whole, the reinforcement's pull to the front it attacks from best, the attack's gain for a
 # territory of the other side, for one with its Leader, while the turn has no conquest, and
 # times P(this is the seat's last turn) (policies.py's docstring says which rule each reads); then

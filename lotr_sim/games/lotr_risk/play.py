@@ -1408,12 +1408,8 @@ def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
     then territories, strongholds, adventure points, then the red dice on this playout's
     stream). A playout that ends sooner (the Ring's end, a conquest) keeps its real winner.
 
-    Measured (issue 19, 2 players, search v greedy, ``lotr-sim run -n 40 -j 1`` seeds 1-3 as
-    Good, seed 1 as Evil; the same games before and after): as Good 91.7% [85.3, 95.4] with
-    foresight, 80.8% [72.9, 86.9] determinized (120 paired games: 20 won only before, 7 only
-    after, exact McNemar p = 0.02); as Evil 100% both (40 games). About 13% more CPU a game
-    (9.2 -> 10.5 s, warm, run side by side): the hidden deal adds spread, so fewer decisions
-    end after the first round (113 -> 154 playouts a decision)."""
+    The hidden part is dealt again in every playout, so the search player cannot see through
+    hidden cards; docs/players.md gives what that costs it against greedy."""
     st2 = np.empty_like(st)
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
     act2 = np.zeros((MAXA, 4), dtype=np.int64)

@@ -22,8 +22,8 @@ game nears its end when the Ring moves on, so the leader pushes it and the other
 Those decisions score without the per-decision preparation (``prep_nb``), which
 ``choose_nb`` skips for them.
 
-Six weights came with issue 19 §2, 0 in the presets (greedy, aggressive and cautious play as
-before) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to a player
+Six weights are 0 in the presets (so greedy, aggressive and cautious play as if they were
+absent) and tuned in ``tuned``: an attack gains ``gene`` when its target belongs to a player
 of the other side, not to the neutral army or to a player of its own side (taking it moves
 both sides' points, LR-11.2), ``rbrk`` when that player holds the target's whole region (its
 bonus, LR-4.2, and its points), ``glead`` when that player's Leader stands there (LR-5.7),
@@ -31,18 +31,16 @@ bonus, LR-4.2, and its points), ``glead`` when that player's Leader stands there
 chance that the seat does not play again (``last_turn_p_nb``, from the Ring's public place on
 its path, LR-10: battalions score nothing at the end); a battalion placed on a front gets
 ``poff`` times how far it would outnumber the front's weakest enemy neighbour
-(``_offense_nb``). Measured in issue 19's note: tuned Good against greedy went from 42% to 63%
-(two players, 5,000 games).
+(``_offense_nb``). What they gained the tuned players is in docs/players.md.
 
-What it reads (issue 19 §1: only what its seat may know; checked by
-tests/lotr_risk/test_lr_hidden.py, which deals the unseen cards again): the board (owners,
+What it reads (only what its seat may know; checked by
+tests/games/lotr_risk/test_lr_hidden.py, which deals the unseen cards again): the board (owners,
 battalions, Leaders, storms, closed bridges, the Ring), the points (``leading_nb``: adventure
 points come from completed missions and played powers, both shown), the seat's OWN hands
 (``has_mission_nb`` and the power and discard rows are always called with the seat to move,
 ``st[S_CUR]``; a trade row names the seat's own cards) and its own hand counts. It never reads
 another player's territory or adventure hand (missions, LR-9.1), the decks or their order;
-``random`` reads only the number of legal actions. (Audited for issue 19: no read had to be
-changed, so the built-in players' games are bit for bit as before.)
+``random`` reads only the number of legal actions.
 """
 from __future__ import annotations
 
@@ -286,7 +284,7 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
             elif st[O_OWNER + u] >= 0:
                 v -= pol[seat, PL_CENE]
         # (no tunable weight for a stronghold: it changed none of the 2-player games, where
-        # the empty territories claimed at the set-up, LR-2.2, hold none; tests/test_tune.py
+        # the empty territories claimed at the set-up, LR-2.2, hold none; tests/experiments/test_tune.py
         # finds such dead weights)
         return v + 0.3 * cf[O_STRONG + a] + pol[seat, PL_CSITE] * cf[O_SITE + a]
     if kind == A_PLACE:

@@ -42,7 +42,7 @@ from lotr_sim.kernels.jit import njit
 
 @njit(cache=True, _nrt=False)
 def check_caches_nb(cf, st):
-    """Debug games (issue 7 §6): every cached twin used to propose and score moves against
+    """Debug games: every cached twin used to propose and score moves against
     its full version, on the current position, right after refresh_tot_nb. Returns the number
     of disagreements; counts the comparisons in st[S_NCHECK].
     Twins: cross_fast_nb / cross_ok_nb (every edge, side, class), bonus_fast_nb /
@@ -118,7 +118,7 @@ def enum_actions_nb(cf, st, side, act):
     T = cf[C_T]
     refresh_tot_nb(cf, st)
     if st[S_DEBUG] == 1 and check_caches_nb(cf, st) > 0 and st[S_BAD] == 0:
-        st[S_BAD] = 3  # a cached check disagrees with the full one (issue 7 §6)
+        st[S_BAD] = 3  # a cached check disagrees with the full one
         st[S_BADTURN] = st[S_TURN]
     n = _add_nb(act, 0, A_PASS, 0, 0, 0, 0, 0)
     mu = mumak_type_nb(cf) if side == EVIL else -1
@@ -262,7 +262,7 @@ def enum_actions_nb(cf, st, side, act):
                 if st[O_TOT + (side) * MAXT + t] > 0:
                     n = _add_nb(act, n, A_CATAPULT, c, t, 0, 0, 0)
     if st[S_DEBUG] == 1 and check_bombards_nb(cf, st, side, act, n) > 0 and st[S_BAD] == 0:
-        st[S_BAD] = 3  # the proposed bombardments disagree with shooters_nb (issue 7 §6)
+        st[S_BAD] = 3  # the proposed bombardments disagree with shooters_nb
         st[S_BADTURN] = st[S_TURN]
     return n
 

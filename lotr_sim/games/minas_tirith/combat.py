@@ -432,7 +432,7 @@ def assault_nb(cf, st, tr, s, pol, side, a, b, k, defer):
     ev_put_reserved_nb(tr, h, la)
     ev_put_reserved_nb(tr, h, ld)
     ev_put_reserved_nb(tr, h, D)
-    # the roll itself, so that a trace can be checked on its own (issue 7): Witch-king, the
+    # the roll itself, so that a trace can be checked on its own: Witch-king, the
     # retreat-trigger sixes as the engine counted them, then both sides' faces as rolled
     ev_put_reserved_nb(tr, h, wk)
     ev_put_reserved_nb(tr, h, a6)
@@ -656,7 +656,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
     ev_put_reserved_nb(tr, h, dice)
     ev_put_reserved_nb(tr, h, hits)
     ev_put_reserved_nb(tr, h, banner)
-    # the faces rolled (issue 7): the same draws as bombard_nb, replayed from the saved stream
+    # the faces rolled: the same draws as bombard_nb, replayed from the saved stream
     if h >= 0 and faces:
         _stream_swap_nb(s)
         ev_put_reserved_nb(tr, h, dice)
@@ -665,7 +665,7 @@ def bombard_action_nb(cf, st, tr, s, side, a, b, n, defer):
         _stream_restore_nb(s)
     else:
         ev_put_reserved_nb(tr, h, -1)
-    # trace_version 3 (issue 18): who fired - the archers (of the archers standing at a, those
+    # trace_version 3: who fired - the archers (of the archers standing at a, those
     # that had fired before this turn's shot), and the catapult card or -1
     if h >= 0:
         ev_put_reserved_nb(tr, h, na)

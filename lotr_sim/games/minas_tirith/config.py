@@ -85,7 +85,7 @@ SIDES = ("good", "evil")
 
 # The compiled config ``cf``: its slots are counted by a Layout (lotr_sim.kernels.layout), as
 # the state's are (layout.py); the offsets keep the values they had when numbered by hand
-# (tests/minas_tirith/test_mt_layout.py pins them).
+# (tests/games/minas_tirith/test_mt_layout.py pins them).
 CF = Layout("mt-config")
 # scalar slots
 C_T = CF.scalar("t")
@@ -462,7 +462,7 @@ class Compiled:
         self.cf = cf
         self.wp = wp
         self.names = names
-        # what a trace header names (issue 7): config hash and source, parameters that differ
+        # what a trace header names: config hash and source, parameters that differ
         # from the defaults
         self.meta = meta or {}
 

@@ -67,7 +67,7 @@ def snapshot_nb(cf, st, tr, h):
     ev_put_reserved_nb(tr, h, st[S_GATE])
     ev_put_reserved_nb(tr, h, cf[C_ND] - st[S_DTOP])
     ev_put_reserved_nb(tr, h, cf[C_NC] - st[S_MTTOP])
-    # trace_version 3 (issue 18): each side's reinforcement-card hand (MT-5.1: face up), in hand order
+    # trace_version 3: each side's reinforcement-card hand (MT-5.1: face up), in hand order
     for side in range(2):
         ev_put_reserved_nb(tr, h, st[S_HN + side])
         for i in range(st[S_HN + side]):
@@ -76,7 +76,7 @@ def snapshot_nb(cf, st, tr, h):
 
 @njit(cache=True, _nrt=False)
 def decision_nb(st, tr, seat, act, i, n):
-    """Log one decision of the step machine (issue 18) before it is applied: the seat that
+    """Log one decision of the step machine before it is applied: the seat that
     takes it, the phase (the decision's kind), the index chosen, the number of legal rows and
     the chosen row. Returns at once without a trace."""
     h = event_nb(st, tr, EV_DECISION)

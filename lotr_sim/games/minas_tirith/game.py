@@ -37,7 +37,7 @@ replaying and accounting for traces), position.py (hand-made positions for tests
 Imports go one way: layout <- events <- board <- movement <- combat <- policies <- cards,
 actions <- play.
 
-The step machine's decisions (issue 8): the mission die (PH_DIE, MT-4.2/4.5), the action
+The step machine's decisions: the mission die (PH_DIE, MT-4.2/4.5), the action
 menu (PH_ACT, MT-6/7/9, PASS included), and every loss of a roll, one decision per hit by
 the player the rules name - bombardment (PH_LOSS, MT-7.2: the owner, or the shooter under
 ``bombard_loss_choice = shooter``) and assault, the attacker among the units that attacked,
@@ -81,20 +81,15 @@ caller in a game): the call with ~50 scalarised array arguments cost more than t
 Every module that defines kernels ends with ``no_literal_dispatch(globals())`` (each helper
 compiles once, see lotr_sim/kernels/dispatch.py).
 
-First-run compile: numba links every jitted callee into its caller's library. Before issue 21
-each jitted level also optimised and emitted again all the code below it, so the step
+First-run compile: numba links every jitted callee into its caller's library. The step
 machine's thin levels (legal_nb, apply_nb, choose_nb and, within apply_nb, begin_turn_nb,
-finish_turn_nb, do_action_nb, next_loss_nb and card_step_nb) were ``inline="always"``:
-typed in their caller, with no library of their own. Since a kernel compiled inside another
-is lean (``lotr_sim.kernels.warmup``: no module passes or machine code of its own), a level
-costs only its own typing and lowering, which the compile helper can do on the other core,
-while an inlined body is typed again in each caller, in the main process. Measured (issue
-21, cold, against the inlined levels, two alternated rounds): ``run -n 200`` 17.4/17.2 and
-17.0/15.8 s, ``play`` 18.7/18.1 and 17.0/16.0 s, the first search game 25.6/22.4 and
-24.1/20.7 s; full-game throughput unchanged (4,030 and 4,263 against 4,153 and 4,105 games/s
-on one thread), the search player's CPU a game 2-4% more. Kernels with long bodies
-(enum_actions_nb, assault_nb, ...) were always separate: inlining them made the first run
-~15 s slower, numba's typing grows faster than the function. Each call site of the inlined
+finish_turn_nb, do_action_nb, next_loss_nb and card_step_nb) are kernels of their own, not
+``inline="always"``: a kernel compiled inside another is lean (``lotr_sim.kernels.warmup``:
+no module passes or machine code of its own), so a level costs only its own typing and
+lowering, which the compile helper can do on the other core, while an inlined body would be
+typed again in each caller, in the main process. Kernels with long bodies (enum_actions_nb,
+assault_nb, ...) are separate too: numba's typing grows faster than the function. The
+measurements are in docs/performance.md ("Minas Tirith's step-machine levels"). Each call site of the inlined
 ``d6_nb`` costs ~0.4 s, so a roll of several dice draws them in a loop
 (``kernels.combat.dice_each_nb``).
 """

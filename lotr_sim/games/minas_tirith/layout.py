@@ -14,7 +14,7 @@ A game's whole state is one ``int64`` array of ``ST_SIZE`` slots (the compiled r
 
 The slots are counted by ``lotr_sim.kernels.layout.Layout`` (``STATE.describe()`` lists them);
 every offset is a plain ``int`` bound to a module global, so numba folds it into the kernels.
-tests/minas_tirith/test_mt_layout.py pins every value.
+tests/games/minas_tirith/test_mt_layout.py pins every value.
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ S_REASON = STATE.scalar("reason")
 S_MISS = STATE.scalar("miss")
 S_DTOP = STATE.scalar("dtop")
 S_MTTOP = STATE.scalar("mttop")
-STATE.pad_to(12)                      # spare: the trace's position and overflow flag before they moved
-                                      # to the trace buffer's own header (kernels.tracebuf, issue 20)
+STATE.pad_to(12)                      # spare slots, kept so that the later offsets stay put (the
+                                      # trace's position and overflow live in kernels.tracebuf's header)
 S_DECKOUT = STATE.scalar("deckout")
 S_TURNEND = STATE.scalar("turnend")
 S_HN = STATE.array("hn", 2)           # hand sizes
@@ -113,7 +113,7 @@ ST_SIZE = STATE.size
 EV_SETUP, EV_TURN, EV_TRADE, EV_PLAYED, EV_LOAD, EV_PLACE, EV_EXCHANGE, EV_MOVE = 1, 2, 3, 4, 5, 6, 7, 8
 EV_ASSAULT, EV_BOMBARD, EV_CAPTURE, EV_RETREAT, EV_LREMOVED, EV_GATE, EV_END = 9, 10, 11, 12, 13, 14, 15
 EV_CATLOST, EV_DISCARD = 16, 17
-EV_DECISION = 18   # one decision of the step machine (issue 18): seat, phase, choice, n legal, row
+EV_DECISION = 18   # one decision of the step machine: seat, phase, choice, n legal, row
 
 # card kinds
 K_HOLDER, K_LEADER, K_MUSTER, K_SIEGE, K_GROND, K_CATAPULT = 0, 1, 2, 3, 4, 5

@@ -10,7 +10,7 @@ lotr_sim.games.minas_tirith.game calls the step machine's kernels directly (they
 GIL) and, for a search player, ``scores_nb`` and ``playouts_nb``: a thin jitted
 wrapper would re-optimise the whole engine below it on a search user's first run.
 
-What a seat cannot know (issue 19, the game contract's hidden information): the order of
+What a seat cannot know (the game contract's hidden information): the order of
 the two face-down piles, the same for both seats - the reinforcement deck ``O_DORD[S_DTOP:]``
 (MT-3.1; drawn from the top, MT-4.5) and the Minas Tirith deck ``O_MTORD[S_MTTOP:]`` (MT-3.2;
 its top card is drawn for a set, MT-5.3, its top two for the bonus trade, MT-5.4 a). Their
@@ -32,7 +32,7 @@ few reinforcement cards are left), never their order. Checked by reading every u
 ``O_DORD``, ``O_MTORD``, ``S_DTOP`` and ``S_MTTOP``: the orders are read only by the draws
 themselves (``cards.draw_cards_nb``, ``cards.mt_draw_nb``), and a choice made after a draw
 (the card kept of two, MT-5.4 a) sees only the cards drawn; and by
-tests/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
+tests/games/minas_tirith/test_mt_hidden.py (permuted orders change no score or choice).
 
 Documented simplification: a game stops after ``MAX_TURNS`` turns (a deck that never runs
 out) as a "deck" ending.
@@ -140,7 +140,7 @@ def determinize_nb(cf, st, s, seat, tmp):
     redeal_range_nb(s, st, O_MTORD + st[S_MTTOP], cf[C_NC] - st[S_MTTOP])
 
 
-# ---- the step machine (issue 8): legal_actions / apply / to_move / is_over, chance inside ----
+# ---- the step machine: legal_actions / apply / to_move / is_over, chance inside ----
 # A game is a loop "the player to move picks one of the legal actions, apply it". Between
 # two calls the state always rests at a decision (or the game is over): ``apply_nb`` resolves
 # everything up to the next one (dice, card draws, end of turn, the next round's dice) from

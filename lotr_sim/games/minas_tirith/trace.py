@@ -1,4 +1,4 @@
-"""Decode the engine's flat int trace into JSON events (issue 3 schema), replay events on a
+"""Decode the engine's flat int trace into JSON events, replay events on a
 snapshot, and render a readable turn-by-turn account.
 
 Buffer format: lotr_sim.kernels.tracebuf's, one record per event, ``[length, code, round,
@@ -6,7 +6,7 @@ turn, side, payload...]`` (codes layout.EV_*). Every decoded event has ``game, r
 ``event``. Names (territories, unit types, leaders, cards) come from the config; Minas
 Tirith cards with several copies are labelled "Name #k".
 
-Events (beyond the issue's list, ``catapult_lost`` and ``discard`` make the trace complete):
+Events (``catapult_lost`` and ``discard`` make the trace complete):
 
 * ``setup`` / ``turn_start``: snapshot ``units {territory: {side: {type: n}}}``, ``leaders
   {territory: [names]}``, ``holders {card: {type: n}}``, ``pools {side: {type: n}}``,
@@ -30,11 +30,11 @@ Events (beyond the issue's list, ``catapult_lost`` and ``discard`` make the trac
   ``gate_broken {}``; ``catapult_lost {card, territory}``; ``discard {cards}``;
 * ``game_end {winner, reason, points {good, evil}}``.
 
-Issue 7 additions, so that a trace can be checked on its own:
+So that a trace can be checked on its own:
 
 * the first event is ``header {game_name, lotr_sim_version, trace_version, config_hash, config,
   params (those that differ from the defaults), policies, seed, game_index, ...}`` (added by
-  ``play``; ``round``/``turn`` 0, ``side`` null; since issue 20 every game's header,
+  ``play``; ``round``/``turn`` 0, ``side`` null; every game writes the same header,
   ``lotr_sim.games.adapter.trace_header``, ``trace_version`` 4 - the events are version 3's);
 * ``assault`` also carries ``witch_king``, ``att_sixes``/``def_sixes`` (the retreat-trigger
   sixes as the engine counted them: natural, or modified under ``retreat_trigger=modified6``)
@@ -43,8 +43,8 @@ Issue 7 additions, so that a trace can be checked on its own:
   die only, then second against second when both rolled two or more, ties to the defender;
 * ``bombard`` also carries ``faces`` (one per die; each 6 is a hit, MT-7.2).
 
-Trace version 3 (issue 18: every rule auditable from the trace) adds, and changes nothing else
-(tests/minas_tirith/test_mt_golden.py checks that a version-3 trace without these additions is
+Trace version 3 (every rule auditable from the trace) adds, and changes nothing else
+(tests/games/minas_tirith/test_mt_golden.py checks that a version-3 trace without these additions is
 the version-2 trace):
 
 * ``decision {seat, kind, choice, n_legal, row}``, one per decision of the step machine, logged
