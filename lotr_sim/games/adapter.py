@@ -80,12 +80,12 @@ MAY_BE_LEAN = ("choose_nb", "to_move_nb", "record_nb", "invariant_nb")
 # uprising); the other games' events are version 4's.
 TRACE_VERSION = 5
 
-# The header's keys, in the order written (tests/test_contract.py checks every game's).
+# The header's keys, in the order written (tests/games/test_contract.py checks every game's).
 HEADER_KEYS = ("game", "round", "turn", "side", "event", "trace_version", "game_name", "lotr_sim_version",
                "config_hash", "config", "params", "policies", "seat_policies", "players", "seat_sides",
                "seed", "game_index", "search", "weights", "rules")
 
-# The kernels every game's kernels module defines (tests/test_contract.py checks their parameters).
+# The kernels every game's kernels module defines (tests/games/test_contract.py checks their parameters).
 KERNELS = {
     "new_game_nb": ("cf", "st", "tr", "act", "s", "seed", "index", "debug"),
     "legal_nb": ("cf", "st", "act"),
