@@ -133,16 +133,24 @@ def _ts_reference(cf, st, seat, row):
             L.LF_PL_EXPOSE: float(lone)}
 
 
+def _ts_sites(comp, st, row):
+    """The token sites a placement closes, by the engine's own count (placement.site_gain_nb)."""
+    from lotr_sim.games.the_search.placement import site_gain_nb
+    g = site_gain_nb(comp.cf, st.copy(), int(row[2]), int(row[3]) >> 8, int(row[3]) & 255)
+    return sum((g >> (8 * c)) & 255 for c in range(4))
+
+
 @pytest.mark.slow
 def test_the_search_features_match_a_plain_python_reference():
     """On every decision of two tuned games of The Search, each placement row's distance and
-    lone-section features and each move row's flags equal a reference from the raw state;
-    column 0 is the heuristic's own score."""
+    lone-section features and each move row's flags equal a reference from the raw state, the
+    sites a placement closes are split by who reaches them first without losing any (the
+    engine's count); column 0 is the heuristic's own score."""
     from lotr_sim.games.the_search import layout as L
     g = api.get_game("the-search")
     comp = g.compile(g.load())
     checked = {L.A_PLACE: 0, L.A_STEP: 0, L.A_STOP: 0}
-    lone_seen = 0
+    lone_seen = sites_seen = site_miss = 0
     for index in range(2):
         state = g.bind(comp).new_state({"frodo": "tuned", "sam": "tuned"}, 5, index)
         state.heur[:] = state.pol
@@ -159,8 +167,14 @@ def test_the_search_features_match_a_plain_python_reference():
                         checked[int(row[0])] += 1
                     if row[0] == L.A_PLACE:
                         lone_seen += F[i, 1 + L.LF_PL_EXPOSE] > 0
+                        # each site it closes is counted once, by who reaches it first (TS-4.3)
+                        split = F[i, 1 + np.array([L.LF_PL_SITE_NOW, L.LF_PL_SITE_MINE, L.LF_PL_SITE_THEIRS])]
+                        sites_seen += split.sum() > 0
+                        if split.sum() != _ts_sites(comp, state.st, row):
+                            site_miss += 1
             state.apply(state.builtin_choice())
-    assert min(checked.values()) > 20 and lone_seen > 20, (checked, lone_seen)
+    assert min(checked.values()) > 20 and lone_seen > 20 and sites_seen > 5, (checked, lone_seen, sites_seen)
+    assert site_miss == 0, (site_miss, checked)
 
 
 @pytest.mark.slow

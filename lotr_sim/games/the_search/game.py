@@ -61,7 +61,7 @@ _LEARNED = (
     ("lf_pl_expose", "learned: a placement, lone sections left facing an empty cell (sites for the next placer)"),
     ("lf_pl_expose_near", "learned: those lone sections times how much nearer the own hobbit the tile lies"),
     ("lf_ne_late", "learned: a neutral tile, how much nearer the own hobbit, by the share of the map placed (TS-5.3)"),
-    ("lf_pl_sites", "learned: a placement, the token sites it closes (TS-4.3)"),
+    ("lf_pl_site_now", "learned: a placement, token sites it closes within one move of the own hobbit (TS-4.3)"),
     ("lf_ne_near", "learned: a neutral tile, how much nearer the own hobbit Mount Doom moves (TS-3.4)"),
     ("lf_mv_stop", "learned: stopping in phase 2"),
     ("lf_mv_stop3", "learned: stopping in phase 3"),
@@ -72,6 +72,8 @@ _LEARNED = (
     ("lf_mv_back", "learned: a step back into the region just left"),
     ("lf_fi_k", "learned: a fight, the fighters used (TS-7.3)"),
     ("lf_ent", "learned: taking an Ent's extra turn (TS-7.2)"),
+    ("lf_pl_site_mine", "learned: a placement, sites it closes farther than one move, no nearer the rival"),
+    ("lf_pl_site_theirs", "learned: a placement, sites it closes nearer the rival's hobbit (in moves)"),
 )
 assert len(_LEARNED) == L.NLF
 

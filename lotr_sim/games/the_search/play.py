@@ -56,7 +56,7 @@ from .movement import (
     move_options_nb, score_nb, use_nb,
 )
 from .placement import fits_nb, legal_cells_nb, neutral_fits_nb, place_nb, ter_nb, CAND
-from .policies import base_scores_nb, choose_nb, row_features_nb, scores_nb
+from .policies import base_scores_nb, choose_nb, refresh_learned_nb, row_features_nb, scores_nb
 from .regions import SHIRE_CELL, centre_regions_nb, find_nb, region_neighbours_nb, touches_cell_nb
 
 STG_STEP = 5
@@ -752,6 +752,7 @@ def features_nb(cf, wp, pol, st, act, scr, s, n, out):
     base_scores_nb(cf, pol, st, act, n, scr)
     for i in range(n):
         out[i, 0] = scr[i]
+    refresh_learned_nb(cf, st)
     for i in range(n):
         f = row_features_nb(cf, st, seat, act, i)
         for k in range(NLF):

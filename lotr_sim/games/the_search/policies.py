@@ -50,7 +50,7 @@ from .layout import (
     O_TCOL, O_TDOTS, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
-    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, NLF, PL_LF0, S_NPLACED,
+    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, NLF, NSEC, O_LDIST, O_RSIZE, O_ROPEN, PL_LF0, S_NPLACED,
 )
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
@@ -119,6 +119,7 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     base_scores_nb(cf, pol, st, act, n, out)
     seat = st[S_SEAT]
     if learned_on_nb(pol, seat):
+        refresh_learned_nb(cf, st)
         for i in range(n):
             out[i] += learned_bonus_nb(cf, st, pol, seat, act, i)
 
@@ -130,6 +131,21 @@ def learned_on_nb(pol, seat):
         if pol[seat, PL_LF0 + k] != 0.0:
             return True
     return False
+
+
+@njit(cache=True, _nrt=False)
+def refresh_learned_nb(cf, st):
+    """The learned player's per-decision cache: at a placement, each seat's moves to every
+    region (``O_LDIST``, 99 where it cannot go; regions.bfs_nb); nothing at other decisions."""
+    if st[S_DK] != DK_PLACE:
+        return
+    for s in range(2):
+        for r in range(NSEC):
+            st[O_LDIST + s * NSEC + r] = 99
+        stamp, q = bfs_nb(cf, st, s)
+        for j in range(q):
+            r = st[O_QUEUE + j]
+            st[O_LDIST + s * NSEC + r] = st[O_DIST + r]
 
 
 @njit(cache=True, _nrt=False)
@@ -150,7 +166,9 @@ def row_features_nb(cf, st, seat, act, i):
     * a placement (TS-3): cells from the own and the rival's hobbit (/6, capped at 2); the
       tile's lone sections left facing an empty cell, each a token site the next placer may
       close (TS-4.3), plain and times how much nearer the own hobbit the tile lies; the
-      sites it closes;
+      token sites it closes, by who reaches them first in moves (``refresh_learned_nb``):
+      within one move of the own hobbit, farther but no nearer the rival, nearer the rival
+      (a site on the tile alone, or through a neutral tile, by cells);
     * a neutral tile (TS-3.4): how much nearer the own hobbit Mount Doom moves, plain and
       by the share of the map placed (the last neutral tile is Mount Doom's, TS-5.3);
     * a move (TS-6): stopping (phase 2, phase 3), a mover's extra step (TS-7.4), a boat
@@ -159,6 +177,7 @@ def row_features_nb(cf, st, seat, act, i):
     * a fight (TS-7.3): the fighters used; an Ent (TS-7.2): taking the extra turn."""
     f0 = 0.0; f1 = 0.0; f2 = 0.0; f3 = 0.0; f4 = 0.0; f5 = 0.0; f6 = 0.0; f7 = 0.0
     f8 = 0.0; f9 = 0.0; f10 = 0.0; f11 = 0.0; f12 = 0.0; f13 = 0.0; f14 = 0.0; f15 = 0.0
+    f16 = 0.0; f17 = 0.0
     kind = act[i, 0]
     own = st[S_HCELL + seat]
     riv = st[S_HCELL + 1 - seat]
@@ -174,8 +193,6 @@ def row_features_nb(cf, st, seat, act, i):
             f0 = min(2.0, do)
             f1 = min(2.0, dr)
             tile = act[i, 3] >> 8
-            g = site_gain_nb(cf, st, cell, tile, act[i, 3] & 255)
-            f5 = float((g & 255) + ((g >> 8) & 255) + ((g >> 16) & 255) + ((g >> 24) & 255))
             groups_nb(cf, st, tile, act[i, 3] & 255)
             lone = 0
             for d in range(4):
@@ -188,11 +205,37 @@ def row_features_nb(cf, st, seat, act, i):
                 if size != 1:
                     continue
                 nc = cf[O_NBR + 4 * cell + d]
-                if nc >= 0 and st[O_CTILE + nc] < 0 and fits_with_nb(st, cell, nc):
-                    lone += 1
+                if nc < 0:
+                    continue
+                if st[O_CTILE + nc] < 0:
+                    if fits_with_nb(st, cell, nc):
+                        lone += 1
+                    continue
+                # a lone section facing a lone section open only here: a token site (TS-4.3),
+                # worth it to whichever hobbit reaches its region first (the placer moves next)
+                r = find_nb(st, 4 * nc + (d + 2) % 4)
+                if st[O_RSIZE + r] != 1 or st[O_ROPEN + r] != 1:
+                    continue
+                mo = st[O_LDIST + seat * NSEC + r]
+                mr = st[O_LDIST + (1 - seat) * NSEC + r]
+                if mo <= 1:
+                    f5 += 1.0
+                elif mr < mo:
+                    f17 += 1.0
+                else:
+                    f16 += 1.0
             f2 = float(lone)
+            # sites the per-section reading does not place (a tile's own linked pair closed by
+            # the map's edge, a neutral neighbour): by cells, nearer the own hobbit or not
+            g = site_gain_nb(cf, st, cell, tile, act[i, 3] & 255)
+            rest = ((g & 255) + ((g >> 8) & 255) + ((g >> 16) & 255) + ((g >> 24) & 255)) - (f5 + f16 + f17)
+            if rest > 0:
+                if do <= dr:
+                    f16 += rest
+                else:
+                    f17 += rest
             f3 = lone * near
-        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15)
+        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17)
     if kind == A_STOP:
         if st[S_PHASE] == PH3:
             f8 = 1.0
@@ -219,7 +262,7 @@ def row_features_nb(cf, st, seat, act, i):
         f14 = float(act[i, 1])
     elif kind == A_ENT:
         f15 = float(act[i, 1])
-    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15)
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17)
 
 
 @njit(cache=True, _nrt=False)
