@@ -1,7 +1,7 @@
 """Learn a fast player from a wider, slower search (expert iteration), and check it paired.
 
 The fast player is a game's heuristic plus a linear term over features of each legal action
-row (``PolicyTable.learned_weights``; Minas Tirith: ``policies.row_features_nb``), scored inside
+row (``PolicyTable.learned_weights``; each game's ``policies.row_features_nb``), scored inside
 the numba step loop at the cost of a dot product per row. ``learn`` sets that term's weights:
 
 1. **Data.** A recording search player (``RecordingSearch``: the search player with every legal
@@ -12,7 +12,8 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
    search streams its own (``SearchPlayer``), so the data are reproducible from the seed. Data
    are saved per chunk of games (``data/k<K>-<side>-<first>.npz``): an interrupted run goes on
    from its last chunk (``resume``).
-2. **Fit.** Per side, a conditional logit over each decision's legal rows: the chosen row's
+2. **Fit.** Per side (one fit on every seat's data where the sides play the same role and
+   share a row, ``PolicyTable.tie_sides``: The Search's hobbits), a conditional logit over each decision's legal rows: the chosen row's
    probability is ``softmax(beta * h + w . f)`` over the rows, ``h`` the heuristic's score,
    ``f`` the features, fitted by L-BFGS (SciPy) with an L2 penalty on ``w``, on every
    iteration's data so far. The player's weights are ``w / beta`` (the heuristic's score keeps
@@ -20,7 +21,8 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
 3. **Check.** The fitted player against the current one on paired games (game ``i`` of both
    on stream ``i``), each side against the current player on the other: the gain in the side's
    score (win 1, draw 1/2) with a 95% interval from the paired differences. Each side keeps its
-   fitted row where it gained; the loop stops when no side gains (or after ``iterations``).
+   fitted row where it gained (a shared row: where its gains add up to more than nothing); the
+   loop stops when nothing is kept (or after ``iterations``).
 
 The search's own result in the data games against the current player on the same indices is
 the iteration's exploitability estimate (``search_gain``): how much the wide search still
@@ -267,7 +269,7 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
     atomic_write_json(outp / STATE_FILE, st)
 
     current = st["iterations"][-1]["player"] if st["iterations"] else start
-    data: dict[str, list] = {s: [] for s in table.tuned_sides}
+    data: dict[str, list] = {s: [] for s in game.sides}
     for k in range(len(st["iterations"])):        # the data of finished iterations
         for s in data:
             for p in sorted((outp / "data").glob(f"k{k}-{s}-*.npz")):
@@ -317,8 +319,10 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         it["search_seconds"] = round(time.perf_counter() - t0, 1)
         rows = {x: r.copy() for x, r in table.rows(current).items()}
         fits = {}
-        for s in data:
-            f = fit_logit(data[s], l2=l2)
+        # sides that play the same role (tie_sides) share one row, fitted on every seat's data
+        groups = {table.sides[0]: list(game.sides)} if table.tie_sides else {s: [s] for s in game.sides}
+        for s, group in groups.items():
+            f = fit_logit([r for x in group for r in data[x]], l2=l2)
             fits[s] = {key: (v.tolist() if isinstance(v, np.ndarray) else v) for key, v in f.items()}
             for w, x in zip(table.learned_weights(s), f["weights"]):
                 rows[s][w.index] = float(np.clip(x, w.lo, w.hi))
@@ -329,14 +333,18 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         check = {}
         first = 1_000_000 * (k + 1)     # check games apart from the data games
         b = game.simulate(compiled, {x: current for x in game.sides}, seed, first, check_games, threads=threads)
-        for s in game.sides if not table.tie_sides else table.sides[:1]:
+        for s in game.sides:
             a = game.simulate(compiled, {x: (new if x == s else current) for x in game.sides}, seed, first,
                               check_games, threads=threads)
             check[s] = paired_gain(side_scores(game, a, s), side_scores(game, b, s))
-        # each side keeps its fitted row where it gained on the paired games
-        kept = [s for s, c in check.items() if c["gain"] > 0]
+        # each side keeps its fitted row where it gained on the paired games; a shared row is
+        # kept when its gains over the seats add up to more than nothing
+        if table.tie_sides:
+            kept = list(game.sides) if sum(c["gain"] for c in check.values()) > 0 else []
+        else:
+            kept = [s for s, c in check.items() if c["gain"] > 0]
         old_rows = table.rows(current)
-        final = {x: (rows[x] if (x in kept or (table.tie_sides and kept)) else old_rows[x]).copy()
+        final = {x: (rows[x] if x in kept else old_rows[x]).copy()
                  for x in game.sides}
         it.update(fit=fits, check=check, kept=kept, seconds=round(time.perf_counter() - t0, 1))
         it["player"] = table.inline_name(final) if kept else current
@@ -360,7 +368,7 @@ def _finish(game, table, st: dict, outp: Path, cfg, current: str, start: str, se
                     budget=int(budget), start=start, l2=float(l2), check_games=int(check_games),
                     **{f"{s}_gain_v_start": round(sum(it["check"][s]["gain"] for it in st["iterations"]
                                                       if s in it["kept"]), 5)
-                       for s in game.sides if not table.tie_sides or s == table.sides[0]},
+                       for s in game.sides},
                     date=now_iso()[:10], package_version=__version__, learned_by="lotr-sim learn")
         path = table.write(outp / RESULT, rows, cfg.hash, prov, by="lotr-sim learn")
     st["finished"] = now_iso()
