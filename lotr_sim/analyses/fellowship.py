@@ -1,7 +1,7 @@
 """The Fellowship's journey (LR-10) as ``api.fellowship`` and ``lotr-sim fellowship`` give it:
 the exact law of the track (``lotr_sim.exact.fellowship``) beside Monte Carlo journeys of the
 jitted kernel (``lotr_sim.kernels.fellowship``), with intervals, the mean's z-score and a
-chi-square test; and, from ``FellowshipResult.as_dict()`` (what ``lotr-sim fellowship --json``
+chi-square test; and, from ``FellowshipResult.to_dict()`` (what ``lotr-sim fellowship --json``
 prints), the turns worth a table row of their own and a bar chart of both laws."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.errors import ConfigError
 from lotr_sim.exact.fellowship import FellowshipLaw, FellowshipTrack, RoundsLaw, fellowship_law, rounds_law
 
@@ -21,20 +22,38 @@ CHUNK = 1_000_000
 MIN_EXPECTED = 5.0
 
 
-@dataclass
-class FellowshipResult:
+@dataclass(frozen=True)
+class FellowshipResult(Result):
     """The exact law of the Fellowship's journey (turns and rounds) and, when ``games`` > 0,
-    its Monte Carlo estimate: counts by number of turns with 95% Wilson intervals, the mean
-    with a 95% interval and its z-score against the exact mean, and a chi-square test of
-    the whole distribution against the exact law (bins pooled so every expected count is
-    at least 5)."""
+    its Monte Carlo estimate.
+
+    Attributes
+    ----------
+    track : FellowshipTrack
+        The path, its die territories and the roll (LR-10).
+    law : FellowshipLaw
+        The exact law of the player turns until the Ring leaves the path.
+    rounds : RoundsLaw
+        The exact law of the game's length in rounds for ``players`` players.
+    games : int
+        Monte Carlo journeys played (0: exact only).
+    seed : int
+        Journey i used stream (seed, i).
+    counts : numpy.ndarray or None
+        ``counts[t]``: journeys that took t player turns (None without Monte Carlo).
+    mc : dict or None
+        The Monte Carlo summary: counts by number of turns with 95% Wilson intervals and
+        z-scores, the mean with its 95% interval and z-score against the exact mean, and a
+        chi-square test of the whole distribution (bins pooled so every expected count is
+        at least 5).
+    """
 
     track: FellowshipTrack
     law: FellowshipLaw
     rounds: RoundsLaw
     games: int
     seed: int
-    counts: np.ndarray | None = None        # counts[t] = journeys that took t player turns
+    counts: np.ndarray | None = None
     mc: dict[str, Any] | None = None
 
     @property
@@ -44,9 +63,9 @@ class FellowshipResult:
     def plot(self, path: str | None = None):
         """Bar chart of the exact law beside the Monte Carlo one (a matplotlib ``Figure``,
         shown inline in a notebook; written as PNG when ``path`` is given)."""
-        return plot_fellowship(self.as_dict(), path)
+        return plot_fellowship(self.to_dict(), path)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-able: ``track``, ``players``, ``exact`` (``mean``, ``distribution`` by number
         of turns, ``rounds``) and ``monte_carlo`` (the same, with intervals and tests)."""
         ex = self.law.as_dict()
@@ -126,9 +145,8 @@ def fellowship_result(track: FellowshipTrack, games: int = 100_000, seed: int = 
         raise ConfigError(f"--players must be 2, 3 or 4 (LR-2.2, LR-2.3), got {players!r}")
     law = fellowship_law(track)
     rl = rounds_law(law, int(players))
-    res = FellowshipResult(track, law, rl, games, int(seed))
     if games == 0:
-        return res
+        return FellowshipResult(track, law, rl, games, int(seed))
     from lotr_sim.experiments.run import iter_split
     from lotr_sim.kernels.fellowship import simulate_fellowship
 
@@ -139,9 +157,7 @@ def fellowship_result(track: FellowshipTrack, games: int = 100_000, seed: int = 
         if len(c) > len(counts):
             counts = np.concatenate([counts, np.zeros(len(c) - len(counts), np.int64)])
         counts[:len(c)] += c
-    res.counts = counts
-    res.mc = _mc_summary(law, rl, counts, games, int(seed))
-    return res
+    return FellowshipResult(track, law, rl, games, int(seed), counts, _mc_summary(law, rl, counts, games, int(seed)))
 
 
 # --- the table's rows and the bar chart -----------------------------------------------------

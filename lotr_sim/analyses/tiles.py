@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from lotr_sim._result import Result
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -153,16 +155,31 @@ def neutral_figure(rep: dict):
     return fig
 
 
-@dataclass
-class TilesResult:
+@dataclass(frozen=True)
+class TilesResult(Result):
     """What ``lotr_sim.api.tiles`` returns: The Search's tile-draw outcomes over ``games``
-    games (``report``: the dict ``report.json`` holds) and, when written, the ``out`` folder
-    and its files (``paths``). Tables are pandas DataFrames, plots ``matplotlib.figure.Figure``
-    objects (no pyplot state: a notebook shows them inline, nothing is saved)."""
+    games. Tables are pandas DataFrames, plots ``matplotlib.figure.Figure`` objects (no pyplot
+    state: a notebook shows them inline, nothing is saved).
+
+    Attributes
+    ----------
+    report : dict
+        What ``report.json`` holds: ``games``, the table's ``rows``, ``doom_heat`` counts,
+        ``neutral_hist`` and the players.
+    out : Path or None
+        The folder the files were written to, if any.
+    paths : list of Path
+        The files written there.
+    """
 
     report: dict
     out: Path | None = None
     paths: list[Path] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: the ``report`` (as ``report.json``), ``out`` and ``paths`` as text."""
+        return dict(report=self.report, out=None if self.out is None else str(self.out),
+                    paths=[str(p) for p in self.paths])
 
     @property
     def games(self) -> int:

@@ -49,7 +49,7 @@ def fellowship(
 
     res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
                          threads=threads)
-    rep = res.as_dict()
+    rep = res.to_dict()
     if plot is not None:
         plot_fellowship(rep, plot)
         rep["plot"] = str(plot)
