@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from lotr_sim.errors import ConfigError, LotrSimError
 
 if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
-    from lotr_sim.analyses.fellowship import FellowshipResult
-    from lotr_sim.analyses.tiles import TilesResult
-    from lotr_sim.exact.fellowship import FellowshipTrack
+    from lotr_sim.games.lotr_risk.fellowship.analysis import FellowshipResult
+    from lotr_sim.games.the_search.tiles import TilesResult
+    from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipTrack
     from lotr_sim.experiments.compare import BalanceResult, CompareResult
     from lotr_sim.experiments.learn import LearnResult
     from lotr_sim.experiments.run import RunResult
@@ -62,8 +62,8 @@ _RESULTS = {
     "BalanceResult": "lotr_sim.experiments.compare",
     "TuneResult": "lotr_sim.experiments.tune",
     "LearnResult": "lotr_sim.experiments.learn",
-    "TilesResult": "lotr_sim.analyses.tiles",
-    "FellowshipResult": "lotr_sim.analyses.fellowship",
+    "TilesResult": "lotr_sim.games.the_search.tiles",
+    "FellowshipResult": "lotr_sim.games.lotr_risk.fellowship.analysis",
 }
 
 __all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "learn", "compare", "balance",
@@ -575,12 +575,15 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     The track is ``track`` or, without it, the LOTR Risk game's: its config (``config``
     TOML, ``sets`` overrides such as ``["fellowship_roll_above=4"]``) through
     ``Game.fellowship_track``. ``FellowshipResult.to_dict()`` is what ``lotr-sim fellowship
-    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``, the Monte Carlo and
-    its tests in ``lotr_sim.analyses.fellowship``.
+    --json`` prints; the formulas are in ``lotr_sim.games.lotr_risk.fellowship.exact``, the Monte
+    Carlo and its tests in ``lotr_sim.games.lotr_risk.fellowship.analysis``.
     """
-    from lotr_sim.analyses.fellowship import fellowship_result
-    from lotr_sim.errors import ConfigError
-    from lotr_sim.exact.fellowship import FellowshipTrack
+    from lotr_sim.analyses.battles import check_games
+    from lotr_sim.experiments.backends import check_threads
+    from lotr_sim.games.lotr_risk.fellowship.analysis import fellowship_result
+    from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipTrack
+    games = check_games(games)
+    check_threads(threads)
     if track is None:
         g = get_game("lotr-risk")
         if not hasattr(g, "fellowship_track"):
@@ -614,7 +617,7 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
     refusing a folder with files in it unless ``force``.
     """
     from lotr_sim.errors import ConfigError
-    from lotr_sim.analyses.tiles import TilesResult, tile_report, write
+    from lotr_sim.games.the_search.tiles import TilesResult, tile_report, write
     from lotr_sim.kernels.rng import check_seed
     import operator
     try:

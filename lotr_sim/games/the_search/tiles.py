@@ -111,7 +111,7 @@ def write(rep: dict, out: Path) -> list[Path]:
     paths[1].write_text("quantity,value,lo,hi\n" + "".join(
         f"\"{r['quantity']}\",{r['value']:.6g},{r['lo']:.6g},{r['hi']:.6g}\n" for r in rep["rows"]), encoding="utf-8")
     paths[2].write_text("\n".join(",".join(str(v) for v in row) for row in rep["doom_heat"]) + "\n", encoding="utf-8")
-    from lotr_sim.reports.plots import save_figure
+    from lotr_sim._figure import save_figure
     save_figure(doom_heat_figure(rep), out / "doom_heat.png")
     save_figure(neutral_figure(rep), out / "neutral_tiles.png")
     return paths + [out / "doom_heat.png", out / "neutral_tiles.png"]
@@ -120,7 +120,7 @@ def write(rep: dict, out: Path) -> list[Path]:
 def doom_heat_figure(rep: dict):
     """Where Mount Doom ends up (TS-5.3): a 6 x 8 heat map of the share of games, each
     cell's share written in it (a ``matplotlib.figure.Figure``, no pyplot state)."""
-    from lotr_sim.reports.plots import new_figure
+    from lotr_sim._figure import new_figure
     heat = np.array(rep["doom_heat"], dtype=float) / max(rep["games"], 1)
     fig = new_figure((7, 4.5))
     ax = fig.subplots()
@@ -142,7 +142,7 @@ def doom_heat_figure(rep: dict):
 
 def neutral_figure(rep: dict):
     """Neutral tiles per game (TS-3.4): the share of games with 0, 1, 2 ... neutral tiles."""
-    from lotr_sim.reports.plots import new_figure
+    from lotr_sim._figure import new_figure
     fig = new_figure((6, 4))
     ax = fig.subplots()
     h = np.asarray(rep["neutral_hist"], dtype=float)
