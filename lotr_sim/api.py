@@ -97,30 +97,27 @@ def side_policies(game, policies: Mapping[str, str | None] | None = None, /,
                   **sides: str | None) -> dict[str, str]:
     """The players asked for, ``{side or seat: player}``: ``policies`` updated with the keyword
     ``sides``, both keyed by the game's own side and seat names (``Game.policy_keys``:
-    good/evil; frodo/sam in The Search; a LOTR Risk seat p1..p4). A side given as None is
-    left to the game's default. A name the game does not have is one ``ConfigError`` line
+    good/evil; frodo/sam in The Search; a LOTR Risk seat p1..p4). A keyword side given as None
+    keeps the mapping's player; a side with none is left to the game's default. A name the game does not have is one ``ConfigError`` line
     naming the game's sides; the players themselves are checked where they are used
     (``Game.check_policies``)."""
     g = get_game(game)
-    out: dict[str, str] = {}
-    for given in (policies or {}), sides:
-        for k, v in given.items():
-            if v is not None:
-                out[str(k)] = v
-    unknown = [k for k in out if k not in g.policy_keys]
+    given = dict(policies or {})
+    given.update((k, v) for k, v in sides.items() if v is not None or k not in given)
+    unknown = [k for k in given if k not in g.policy_keys]
     if unknown:
         from lotr_sim.config import closest
         k = unknown[0]
         what = ("side or seat", "sides and seats") if g.seat_keys else ("side", "sides")
         raise ConfigError(f"game '{g.name}' has no {what[0]} '{k}' ({what[1]}: {', '.join(g.policy_keys)})"
                           f"{closest(k, g.policy_keys)}")
-    return out
+    return {str(k): v for k, v in given.items() if v is not None}
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a sweep or skill run is carried out: where it runs, what it shows and writes
-    beside its results. No option here changes a result.
+    """How a sweep is carried out: where it runs, what it shows and writes beside its
+    results. No option here changes a result.
 
     Attributes
     ----------
