@@ -2,15 +2,33 @@
 
 Every function takes a game by registry name (``"minas-tirith"``) or a ``Game`` object and
 works for any game through the ``Game`` seam only. Parameters are given as ``{"name": value}``
-mappings or ``["name=value", ...]`` lists; policies per side as ``{"good": "greedy"}``.
+mappings or ``["name=value", ...]`` lists. Players are given per side or seat, by the game's
+own names (``Game.policy_keys``): as keywords (``good="greedy"``; ``frodo="racer"`` in The
+Search; ``p2="greedy"`` for a LOTR Risk seat) or as a mapping ``policies={"sam": "racer"}``;
+a name the game does not have is one ``ConfigError`` line.
 
 >>> from lotr_sim import api
 >>> r = api.run_games("minas-tirith", games=10_000, seed=1)
 >>> r.summary["good_win_rate"], r.summary["good_ci95"]
->>> s = api.sweep("minas-tirith", params={"leader_bonus": [0, 1, 2]}, games=4000, out="reports/lb")
+>>> s = api.sweep("minas-tirith", params={"leader_bonus": [0, 1, 2]}, games=4000, out="reports/lb",
+...               run=api.RunOptions(threads=2))
 >>> s.results[["label", "rate_good", "lo_good", "hi_good", "delta_good"]]
 >>> api.compare("minas-tirith", {"leave_one_behind": True}, {"leave_one_behind": False})
 >>> api.balance("minas-tirith", "banner_defence_bonus", "0:3")
+
+Results are frozen dataclasses with documented fields and ``to_dict()`` (the JSON the CLI's
+``--json`` prints); ``res["field"]`` reads a field too. They are importable from here:
+
+* ``RunResult`` (``run_games``): ``summary``, ``games`` (one row per game), ``out``;
+* ``SweepResult`` (``sweep``, ``skill``): ``results`` (one row per point), ``out``,
+  ``manifest``, ``points``, ``verdict``;
+* ``CompareResult`` (``compare``): ``decision``, ``verdict``, ``delta`` and ``delta_ci95``,
+  both rates with intervals, ``games``, the ``test`` state;
+* ``BalanceResult`` (``balance``): ``evaluated`` values, ``bracket``, ``bracket_delta``,
+  ``estimate`` and ``interval``, ``message``;
+* ``TuneResult`` (``tune``), ``LearnResult`` (``learn``): the weights file and the rounds;
+* ``TilesResult`` (``tiles``), ``FellowshipResult`` (``fellowship``): the analyses' tables,
+  laws and plots.
 
 Statistics (see ``lotr_sim.stats`` for the formulas): Wilson score intervals
 for win rates, t intervals for paired per-game differences (common random numbers: game i
@@ -19,20 +37,38 @@ paired differences (``lotr_sim.experiments.sequential``).
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from lotr_sim.errors import LotrSimError
+from lotr_sim.errors import ConfigError, LotrSimError
 
 if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
-    from lotr_sim.analyses.fellowship import FellowshipResult
-    from lotr_sim.analyses.tiles import TilesResult
-    from lotr_sim.exact.fellowship import FellowshipTrack
+    from lotr_sim.games.lotr_risk.fellowship.analysis import FellowshipResult
+    from lotr_sim.games.the_search.tiles import TilesResult
+    from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipTrack
+    from lotr_sim.experiments.compare import BalanceResult, CompareResult
+    from lotr_sim.experiments.learn import LearnResult
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
+    from lotr_sim.experiments.tune import TuneResult
 
-__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "compare", "balance", "load_results",
-           "report", "export_csv", "fellowship", "tiles", "replay_html", "RunResult", "SweepResult", "TilesResult"]
+#: The result classes, by name: the module that defines each (imported on first use).
+_RESULTS = {
+    "RunResult": "lotr_sim.experiments.run",
+    "SweepResult": "lotr_sim.experiments.sweep",
+    "CompareResult": "lotr_sim.experiments.compare",
+    "BalanceResult": "lotr_sim.experiments.compare",
+    "TuneResult": "lotr_sim.experiments.tune",
+    "LearnResult": "lotr_sim.experiments.learn",
+    "TilesResult": "lotr_sim.games.the_search.tiles",
+    "FellowshipResult": "lotr_sim.games.lotr_risk.fellowship.analysis",
+}
+
+__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "learn", "compare", "balance",
+           "load_results", "report", "export_csv", "fellowship", "tiles", "replay_html", "RunOptions", "StopRule",
+           *_RESULTS]
 
 
 def _setup_lines(func):
@@ -57,24 +93,125 @@ def get_game(game):
     return game
 
 
-def _pols(good: str | None = None, evil: str | None = None,
-          policies: Mapping[str, str] | None = None) -> dict:
-    out = dict(policies or {})
-    if good is not None:
-        out["good"] = good
-    if evil is not None:
-        out["evil"] = evil
-    return out
+def side_policies(game, policies: Mapping[str, str | None] | None = None, /,
+                  **sides: str | None) -> dict[str, str]:
+    """The players asked for, ``{side or seat: player}``: ``policies`` updated with the keyword
+    ``sides``, both keyed by the game's own side and seat names (``Game.policy_keys``:
+    good/evil; frodo/sam in The Search; a LOTR Risk seat p1..p4). A keyword side given as None
+    keeps the mapping's player; a side with none is left to the game's default. A name the game does not have is one ``ConfigError`` line
+    naming the game's sides; the players themselves are checked where they are used
+    (``Game.check_policies``)."""
+    g = get_game(game)
+    given = dict(policies or {})
+    given.update((k, v) for k, v in sides.items() if v is not None or k not in given)
+    unknown = [k for k in given if k not in g.policy_keys]
+    if unknown:
+        from lotr_sim.config import closest
+        k = unknown[0]
+        what = ("side or seat", "sides and seats") if g.seat_keys else ("side", "sides")
+        raise ConfigError(f"game '{g.name}' has no {what[0]} '{k}' ({what[1]}: {', '.join(g.policy_keys)})"
+                          f"{closest(k, g.policy_keys)}")
+    return {str(k): v for k, v in given.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a sweep is carried out: where it runs, what it shows and writes beside its
+    results. No option here changes a result.
+
+    Attributes
+    ----------
+    threads : int or None
+        Worker threads on this machine (default: every core).
+    scheduler : str or None
+        A Dask scheduler ``tcp://HOST:PORT`` to run the chunks on.
+    cluster : str or None
+        ``"local"``: start a Dask LocalCluster.
+    workers : int or None
+        Workers of ``cluster="local"``.
+    connect_timeout : float
+        Seconds to reach the scheduler.
+    progress : bool
+        Show progress on stderr.
+    report : bool
+        Build ``report.md``/``report.html`` and the plots when the run is done.
+    save_games : bool
+        Also write ``games.parquet`` (one row per game).
+    max_points : int or None
+        Refuse a new sweep of more points than this before any is built (default: no limit).
+    """
+
+    threads: int | None = None
+    scheduler: str | None = None
+    cluster: str | None = None
+    workers: int | None = None
+    connect_timeout: float = 5.0
+    progress: bool = False
+    report: bool = True
+    save_games: bool = False
+    max_points: int | None = None
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """How many games each point of a sweep plays, beyond a fixed ``games``: one of
+    ``precision`` and ``paired_precision`` (see ``sweep``), with their cap and chunk.
+
+    Attributes
+    ----------
+    precision : float or None
+        Batches until every point's own 95% half-width is at most this.
+    paired_precision : float or None
+        Batches until every lever's paired change against the baseline is known to ± this.
+    baseline_precision : float or None
+        With ``paired_precision``: the baseline's own rate to ± this (default the same).
+    pairings_precision : float or None
+        With ``paired_precision``: each pairing's rate to ± this (default twice it).
+    max_games : int or None
+        The most games a point plays in either mode.
+    chunk : int or None
+        Games per chunk, the unit of work and of resuming (default 2000).
+    """
+
+    precision: float | None = None
+    paired_precision: float | None = None
+    baseline_precision: float | None = None
+    pairings_precision: float | None = None
+    max_games: int | None = None
+    chunk: int | None = None
+
+
+_RUN_FIELDS = tuple(f.name for f in dataclasses.fields(RunOptions))
+_STOP_FIELDS = tuple(f.name for f in dataclasses.fields(StopRule))
+
+
+def _split_options(game, func: str, options: Mapping[str, Any], stop: StopRule | None,
+                   run: RunOptions | None) -> tuple[StopRule, RunOptions, dict[str, str]]:
+    """Keyword ``options`` of ``sweep``/``sweep_spec`` sorted into the ``StopRule``, the
+    ``RunOptions`` (either given as a keyword overrides the object's field) and the sides'
+    players; anything else is one ``ConfigError`` line."""
+    stop_kw = {k: v for k, v in options.items() if k in _STOP_FIELDS}
+    run_kw = {k: v for k, v in options.items() if k in _RUN_FIELDS}
+    rest = {k: v for k, v in options.items() if k not in stop_kw and k not in run_kw}
+    g = get_game(game)
+    bad = [k for k in rest if k not in g.policy_keys]
+    if bad:
+        what = ("side or seat", "sides and seats") if g.seat_keys else ("side", "sides")
+        raise ConfigError(f"{func}() got an unknown argument '{bad[0]}': no option and game '{g.name}' has no "
+                          f"{what[0]} '{bad[0]}' ({what[1]}: {', '.join(g.policy_keys)})")
+    return (dataclasses.replace(stop or StopRule(), **stop_kw),
+            dataclasses.replace(run or RunOptions(), **run_kw), rest)
 
 
 @_setup_lines
 def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, str] | None = None,
               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
               threads: int | None = None, out: str | Path | None = None, trace: str | Path | None = None,
-              progress: bool = False, good: str | None = None, evil: str | None = None,
-              scheduler: str | None = None, cluster: str | None = None, keep_games: bool | None = None,
-              force: bool = False):
+              progress: bool = False, *, scheduler: str | None = None, cluster: str | None = None,
+              keep_games: bool | None = None, force: bool = False, **sides: str) -> "RunResult":
     """Play games ``0..games-1`` of one configuration (game i uses stream (seed, i)).
+    ``sides`` give players by the game's side or seat names (``good="greedy"``,
+    ``frodo="racer"``), over ``policies``.
 
     Returns a ``RunResult`` with ``summary`` (games, wins{outcome}, ``<outcome>_win_rate``,
     ``<outcome>_ci95`` Wilson 95% intervals, reasons{...}, rounds/turns means and quantiles,
@@ -88,8 +225,8 @@ def run_games(game, games: int = 10_000, seed: int = 1, policies: Mapping[str, s
     """
     from lotr_sim.experiments.run import run_games as _run
     g = get_game(game)
-    return _run(g, games, seed, _pols(good, evil, policies), sets, config, threads, out, trace, progress,
-                scheduler=scheduler, cluster=cluster, keep_games=keep_games, force=force)
+    return _run(g, games, seed, side_policies(g, policies, **sides), sets, config, threads, out, trace,
+                progress, scheduler=scheduler, cluster=cluster, keep_games=keep_games, force=force)
 
 
 def default_sweep_file(game_name: str) -> Path:
@@ -98,54 +235,60 @@ def default_sweep_file(game_name: str) -> Path:
     return _d(game_name)
 
 
-def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, grid: bool | None = None,
-               games: int | None = None, precision: float | None = None, max_games: int | None = None,
-               seed: int | None = None, policies: Mapping[str, str] | None = None,
+def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, grid: bool | None = None,
+               games: int | None = None, seed: int | None = None, policies: Mapping[str, str] | None = None,
                sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
-               chunk: int | None = None, sweep_file: str | Path | None = None,
-               good: str | None = None, evil: str | None = None, paired_precision: float | None = None,
-               baseline_precision: float | None = None, pairings_precision: float | None = None):
+               sweep_file: str | Path | None = None, stop: StopRule | None = None, **options: Any):
     """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
     sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
     ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``.
-    One stopping rule: ``games``, ``precision`` or ``paired_precision`` (see ``sweep``)."""
+    One stopping rule: ``games``, or ``stop``'s ``precision`` or ``paired_precision`` (see
+    ``sweep``); ``options`` are ``StopRule`` fields as keywords and side players."""
     from lotr_sim.experiments.spec import make_spec
-    return make_spec(get_game(game), params, grid, games, precision, max_games, seed,
-                     _pols(good, evil, policies), sets, config, chunk, sweep_file,
-                     paired_precision, baseline_precision, pairings_precision)
+    g = get_game(game)
+    st, run, sides = _split_options(g, "sweep_spec", options, stop, None)
+    if run != RunOptions():
+        raise ConfigError("sweep_spec() takes no run options (threads, scheduler ...): give them to sweep()")
+    return make_spec(g, params, grid, games, st.precision, st.max_games, seed,
+                     side_policies(g, policies, **sides), sets, config, st.chunk, sweep_file,
+                     st.paired_precision, st.baseline_precision, st.pairings_precision)
 
 
 @_setup_lines
-def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
-          precision: float | None = None, max_games: int | None = None, seed: int | None = None,
-          policies: Mapping[str, str] | None = None, sets=None, config: str | None = None,
-          threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
-          scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
-          save_games: bool = False, progress: bool = False, chunk: int | None = None,
-          sweep_file: str | Path | None = None, report: bool = True,
-          good: str | None = None, evil: str | None = None, connect_timeout: float = 5.0,
-          target: str | None = None, pairings: bool | list[str] | None = None,
-          paired_precision: float | None = None, baseline_precision: float | None = None,
-          pairings_precision: float | None = None, max_points: int | None = None):
+def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, games: int | None = None,
+          seed: int | None = None, sets: Sequence[str] | Mapping[str, Any] | None = None,
+          policies: Mapping[str, str] | None = None, config: str | None = None, grid: bool | None = None,
+          sweep_file: str | Path | None = None, target: str | None = None,
+          pairings: bool | list[str] | None = None, out: str | Path | None = None,
+          resume: str | Path | None = None, stop: StopRule | None = None, run: RunOptions | None = None,
+          **options: Any) -> "SweepResult":
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
     Each point plays games ``0..n-1`` with streams ``0..n-1`` (common random numbers), so
     every point's change against the baseline comes with a paired 95% interval. Output
-    folder (default ``reports/<game>/<timestamp>/``): ``results.parquet``, ``manifest.json``,
-    ``chunks/``, ``report.md``/``report.html`` with ``plots/``, and ``games.parquet`` when
-    ``save_games``. ``resume=DIR`` continues a killed sweep (other arguments must match or
-    be omitted). ``scheduler="tcp://host:port"`` or ``cluster="local"`` run on Dask.
+    folder ``out`` (default ``reports/<game>/<timestamp>/``): ``results.parquet``,
+    ``manifest.json``, ``chunks/``, ``report.md``/``report.html`` with ``plots/``, and
+    ``games.parquet`` with ``save_games``. ``resume=DIR`` continues a killed sweep (other
+    arguments must match or be omitted).
     ``target`` is the verdict's parity: ``"good50"`` (Good wins 50% of games, default) or
     ``"equal"`` (Good wins as often as Evil); ``pairings=True`` also plays the baseline under
     every pairing of the game's policies (both default to the sweep file's keys; the default
     Minas Tirith sweep has pairings).
-    Games per point: ``games`` (a fixed count); ``precision`` (batches until every point's
-    own 95% half-width is at most this); or ``paired_precision`` (batches until every
-    lever's paired change against the baseline is known to ± this, the baseline's rate to
-    ± ``baseline_precision`` (default the same) and each pairing's rate to ±
-    ``pairings_precision`` (default twice it); the default Minas Tirith sweep's mode:
-    ±1, ±1, ±2 points). ``max_games`` caps the last two. ``max_points`` refuses a new sweep
-    of more points (a large grid) before any is built (default: no limit).
+
+    Games per point: ``games`` (a fixed count), or a ``StopRule``: ``precision`` (batches
+    until every point's own 95% half-width is at most this) or ``paired_precision``
+    (batches until every lever's paired change against the baseline is known to ± this, the
+    baseline's rate to ± ``baseline_precision`` (default the same) and each pairing's rate
+    to ± ``pairings_precision`` (default twice it); the default Minas Tirith sweep's mode:
+    ±1, ±1, ±2 points); ``max_games`` caps the last two.
+
+    How it runs is ``run``, a ``RunOptions``: ``threads``, Dask (``scheduler``, ``cluster``,
+    ``workers``, ``connect_timeout``), ``progress``, ``report``, ``save_games`` and
+    ``max_points`` (refuses a new sweep of more points, a large grid, before any is built).
+
+    ``options``: any field of ``StopRule`` or ``RunOptions`` as a keyword
+    (``precision=0.01``, ``threads=2``; it overrides ``stop``'s or ``run``'s), and players by
+    the game's side or seat names (``good="greedy"``, ``frodo="racer"``).
     Returns a ``SweepResult`` (``results`` DataFrame, ``out`` folder, ``manifest``,
     ``verdict``: the answer first — who is favoured, by how much, levers, parity values).
     """
@@ -153,24 +296,25 @@ def sweep(game, params=None, grid: bool | None = None, games: int | None = None,
     from lotr_sim.experiments.sweep import run_sweep
     from lotr_sim.experiments.verdict import check_target
     g = get_game(game)
+    st, ro, sides = _split_options(g, "sweep", options, stop, run)
+    pols = side_policies(g, policies, **sides)
     if target is not None:
         target = check_target(target)
-    explicit = any(x is not None and x != [] and x != {} for x in
-                   (params, grid, games, precision, max_games, seed, policies, sets, config, chunk,
-                    sweep_file, good, evil, paired_precision, baseline_precision, pairings_precision))
+    explicit = st != StopRule() or any(x is not None and x != [] and x != {} for x in
+                                       (params, grid, games, seed, pols, sets, config, sweep_file))
     spec = None
     if resume is None or explicit:
-        spec = sweep_spec(g, params, grid, games, precision, max_games, seed, policies, sets, config,
-                          chunk, sweep_file, good, evil, paired_precision, baseline_precision,
-                          pairings_precision)
+        spec = sweep_spec(g, params, grid=grid, games=games, seed=seed, policies=pols, sets=sets, config=config,
+                          sweep_file=sweep_file, stop=st)
         opts = sweep_file_options(g.name, params, sweep_file)
         pairings = opts.get("pairings") if pairings is None else pairings
         target = opts.get("target") if target is None else target
-    res = run_sweep(g, spec, out=out, threads=threads, scheduler=scheduler, cluster=cluster,
-                    workers=workers, save_games=save_games, progress=progress, resume=resume,
-                    connect_timeout=connect_timeout, target=target, pairings=pairings, max_points=max_points)
-    if report:
-        _build_report(res.out, progress=progress)
+    res = run_sweep(g, spec, out=out, threads=ro.threads, scheduler=ro.scheduler, cluster=ro.cluster,
+                    workers=ro.workers, save_games=ro.save_games, progress=ro.progress, resume=resume,
+                    connect_timeout=ro.connect_timeout, target=target, pairings=pairings,
+                    max_points=ro.max_points)
+    if ro.report:
+        _build_report(res.out, progress=ro.progress)
     return res
 
 
@@ -217,7 +361,7 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
           report: bool = True, connect_timeout: float = 5.0, policies: Mapping[str, str] | None = None,
           half_width: float | None = None, max_games: int | None = None, judge: str | None = None,
           best_response: bool = False, br_generations: int | None = None, br_games: int | None = None,
-          br_check_games: int | None = None):
+          br_check_games: int | None = None, **sides: str) -> "SweepResult":
     """How exploitable are the players, and does the verdict hold for stronger play? Play the
     baseline rules (defaults plus ``sets``) under every pairing of ``players`` (default
     ``skill_players``: random, greedy, tuned, the judge ``search-wide``) and give each
@@ -228,7 +372,8 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
     its own, at most ``max_games`` games a pairing (default 4,000); the other pairings aim at
     twice that half-width on their own rate. ``games`` instead plays a fixed number of games
     per pairing. The verdict says whether the side favoured under the baseline's players
-    (``policies``, default the game's) is still favoured with the judge on every seat, and a
+    (``policies`` and the keyword ``sides`` by the game's side names, default the game's) is
+    still favoured with the judge on every seat, and a
     run whose gains are not yet known to the goal says so in its headline. A sweep
     underneath: same folder layout, ``--resume`` (finished chunks are kept; the batch targets
     are a function of the games played, so a resumed or re-chunked run gives the same result)
@@ -274,7 +419,7 @@ def skill(game, players: Sequence[str] | None = None, games: int | None = None, 
                 raise LotrSimError(f"--max-games {cap:,} is below --chunk {ck:,}: a pairing plays whole chunks; "
                                    f"give --max-games of at least {ck:,}")
         spec = SweepSpec(game=g.name, dims=[], base_sets=base_sets,
-                         policies=g.check_policies(policies), config=config,
+                         policies=g.check_policies(side_policies(g, policies, **sides)), config=config,
                          seed=1 if seed is None else int(seed), games=None if games is None else int(games),
                          chunk=ck, pairings=names, judge=judge,
                          gain_precision=None if games is not None else hw,
@@ -308,7 +453,7 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
          config: str | None = None, threads: int | None = None, out: str | Path | None = None,
          resume: str | Path | None = None, scheduler: str | None = None, cluster: str | None = None,
          workers: int | None = None, progress: bool = False, sides: Sequence[str] | None = None,
-         start: str | None = None, opponents: Sequence[str] | None = None):
+         start: str | None = None, opponents: Sequence[str] | None = None) -> "TuneResult":
     """Tune the game's heuristic weights by CMA-ES self-play against greedy and the best
     weights so far, ``games`` paired games per side and opponent for each candidate of each of
     ``generations`` generations; then the best weights against greedy on every side on
@@ -329,7 +474,7 @@ def learn(game, iterations: int = 3, games: int = 100, budget: int = 1024, check
           start: str = "tuned", l2: float = 1.0, chunk: int = 10, seed: int = 1,
           sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
-          progress: bool = False):
+          progress: bool = False) -> "LearnResult":
     """Learn a fast player from a wide search's decisions (expert iteration): ``iterations``
     rounds of ``games`` search games a side (``budget`` playouts a decision) against the current
     player (first ``start``), a conditional-logit fit of the learned term's weights on all the
@@ -348,21 +493,23 @@ def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mappi
             seed: int = 1, alpha: float = 0.05, beta: float = 0.05, p0: float | None = None,
             p1: float | None = None, delta: float | None = None, max_games: int = 200_000,
             min_games: int = 100, threads: int | None = None, paired: bool = True, progress: bool = False,
-            scheduler: str | None = None, cluster: str | None = None) -> dict:
+            scheduler: str | None = None, cluster: str | None = None, **sides: str) -> "CompareResult":
     """Does variant ``a`` move Good's win rate against variant ``b`` by at least ``delta``
     (default 0.02) either way, or not? ``a``/``b`` are parameter or ``good``/``evil`` policy
-    assignments; games are paired (game i of both uses stream i) and a three-way sequential
+    assignments (a side by the game's name: ``good=``, ``frodo=``); ``policies`` and the
+    keyword ``sides`` give both variants' players; games are paired (game i of both uses stream i) and a three-way sequential
     test on the paired win/no-win differences (two trinomial GSPRTs combined Sobel-Wald style,
     ``lotr_sim.experiments.sequential``) stops as soon as it can answer and the printed
     interval agrees. ``p0``/``p1`` are refused (kept for a clear message).
 
-    Returns a dict: ``decision`` (``"raises"``/``"lowers"``/``"no_change"``/None when undecided
+    Returns a ``CompareResult``: ``decision`` (``"raises"``/``"lowers"``/``"no_change"``/None when undecided
     within ``max_games``), ``verdict`` (the sentence), ``delta`` (Good's win rate under A minus
     under B) with its Bonett-Price ``delta_ci95``, ``games`` used, both rates with Wilson
     intervals and the ``test`` state.
     """
     from lotr_sim.experiments.compare import compare as _cmp
-    return _cmp(get_game(game), a, b, sets, policies, config, seed, alpha, beta, p0, p1, delta,
+    g = get_game(game)
+    return _cmp(g, a, b, sets, side_policies(g, policies, **sides), config, seed, alpha, beta, p0, p1, delta,
                 max_games, min_games=min_games, threads=threads, paired=paired, progress=progress,
                 scheduler=scheduler, cluster=cluster)
 
@@ -371,14 +518,17 @@ def compare(game, a: Sequence[str] | Mapping[str, Any], b: Sequence[str] | Mappi
 def balance(game, param: str, range: str, target: float | str = 0.5, games: int = 4000, sets=None,
             policies: Mapping[str, str] | None = None, config: str | None = None, seed: int = 1,
             tol: float | None = None, max_steps: int = 12, threads: int | None = None,
-            progress: bool = False, scheduler: str | None = None, cluster: str | None = None) -> dict:
+            progress: bool = False, scheduler: str | None = None, cluster: str | None = None,
+            **sides: str) -> "BalanceResult":
     """Find where Good's (the first outcome's) win rate crosses ``target`` as ``param``
     goes over ``range`` ("a:b"), by bisection on paired runs. ``target`` is a rate in (0, 1)
-    or ``"equal"`` (Good wins as often as Evil); the result's ``parity`` says which. Returns the
-    bracketing values with their rates and intervals, the paired change between them, an
-    interpolated estimate and its interval."""
+    or ``"equal"`` (Good wins as often as Evil); the result's ``parity`` says which. Returns a
+    ``BalanceResult``: the bracketing values with their rates and intervals, the paired change between them, an
+    interpolated estimate and its interval. Players: ``policies`` and the keyword ``sides``
+    by the game's side names."""
     from lotr_sim.experiments.compare import balance as _bal
-    return _bal(get_game(game), param, range, None, target, games, sets, policies, config, seed,
+    g = get_game(game)
+    return _bal(g, param, range, None, target, games, sets, side_policies(g, policies, **sides), config, seed,
                 tol, max_steps, threads, scheduler, cluster, progress)
 
 
@@ -421,13 +571,16 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
 
     The track is ``track`` or, without it, the LOTR Risk game's: its config (``config``
     TOML, ``sets`` overrides such as ``["fellowship_roll_above=4"]``) through
-    ``Game.fellowship_track``. ``FellowshipResult.as_dict()`` is what ``lotr-sim fellowship
-    --json`` prints; the formulas are in ``lotr_sim.exact.fellowship``, the Monte Carlo and
-    its tests in ``lotr_sim.analyses.fellowship``.
+    ``Game.fellowship_track``. ``FellowshipResult.to_dict()`` is what ``lotr-sim fellowship
+    --json`` prints; the formulas are in ``lotr_sim.games.lotr_risk.fellowship.exact``, the Monte
+    Carlo and its tests in ``lotr_sim.games.lotr_risk.fellowship.analysis``.
     """
-    from lotr_sim.analyses.fellowship import fellowship_result
-    from lotr_sim.errors import ConfigError
-    from lotr_sim.exact.fellowship import FellowshipTrack
+    from lotr_sim.analyses.battles import check_games
+    from lotr_sim.experiments.backends import check_threads
+    from lotr_sim.games.lotr_risk.fellowship.analysis import fellowship_result
+    from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipTrack
+    games = check_games(games)
+    check_threads(threads)
     if track is None:
         g = get_game("lotr-risk")
         if not hasattr(g, "fellowship_track"):
@@ -444,11 +597,12 @@ def fellowship(config: str | None = None, sets: Sequence[str] | Mapping[str, Any
 @_setup_lines
 def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
           sets: Sequence[str] | Mapping[str, Any] | None = None, policies: Mapping[str, str] | None = None,
-          threads: int | None = None, out: str | Path | None = None, force: bool = False) -> "TilesResult":
+          threads: int | None = None, out: str | Path | None = None, force: bool = False,
+          **sides: str) -> "TilesResult":
     """The Search's tile-draw outcomes (what ``lotr-sim tiles`` prints): play games
     ``0..games-1`` (game i on stream (seed, i)) of the tile catalogue and placing rules given
     by ``config``/``sets`` (TS-1.2, TS-3) with ``policies`` (``{"frodo": ..., "sam": ...}``,
-    default the game's players, tuned v tuned), and report the share of turns with an unplaceable hand (TS-3.4),
+    or as keywords ``frodo=..., sam=...``; default the game's players, tuned v tuned), and report the share of turns with an unplaceable hand (TS-3.4),
     neutral tiles per game, where Mount Doom ends up (6 x 8, TS-5.3) and its distance from the
     Shire, token sites per colour (TS-4.3), tokens never collected and phase lengths (TS-5),
     each with a 95% interval over games.
@@ -460,7 +614,7 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
     refusing a folder with files in it unless ``force``.
     """
     from lotr_sim.errors import ConfigError
-    from lotr_sim.analyses.tiles import TilesResult, tile_report, write
+    from lotr_sim.games.the_search.tiles import TilesResult, tile_report, write
     from lotr_sim.kernels.rng import check_seed
     import operator
     try:
@@ -471,7 +625,7 @@ def tiles(games: int = 2000, seed: int = 1, config: str | None = None,
         raise ConfigError(f"games must be a whole number of at least 1, got {games!r}")
     g = get_game("the-search")
     seed = check_seed(seed)
-    pols = g.check_policies(policies)
+    pols = g.check_policies(side_policies(g, policies, **sides))
     comp = g.compile(g.load(config, sets))
     if out is not None:
         out = Path(out)
@@ -499,14 +653,8 @@ def replay_html(trace_path: str | Path, out: str | Path, index: int | None = Non
     return _replay(trace_path, out, index)
 
 
-def __getattr__(name):  # lazy re-exports of the result classes
-    if name == "RunResult":
-        from lotr_sim.experiments.run import RunResult
-        return RunResult
-    if name == "SweepResult":
-        from lotr_sim.experiments.sweep import SweepResult
-        return SweepResult
-    if name == "TilesResult":
-        from lotr_sim.analyses.tiles import TilesResult
-        return TilesResult
-    raise AttributeError(name)
+def __getattr__(name: str) -> Any:  # lazy re-exports of the result classes
+    if name in _RESULTS:
+        import importlib
+        return getattr(importlib.import_module(_RESULTS[name]), name)
+    raise AttributeError(f"module 'lotr_sim.api' has no attribute '{name}'")

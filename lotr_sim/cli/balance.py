@@ -40,7 +40,7 @@ def balance(
                     config=str(config) if config else None, seed=seed, tol=tol, max_steps=max_steps,
                     threads=threads, progress=not quiet and not as_json)
     if as_json:
-        print_json(r)
+        print_json(r.to_dict())
         return
     o, o1, equal = r["outcome"], r["second_outcome"], r["target"] == "equal"
     typer.echo(f"parity: {r['parity']}")

@@ -48,7 +48,7 @@ def compare(
                     min_games=min_games,
                     threads=threads, paired=not unpaired, progress=not quiet and not as_json)
     if as_json:
-        print_json(r)
+        print_json(r.to_dict())
         return
     o = r["outcome"]
     typer.echo(f"A: {r['a']}   B: {r['b']}   ({'paired' if r['paired'] else 'unpaired'}, seed {r['seed']})")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from lotr_sim.analyses.fellowship import SHOW_TAIL, plot_fellowship, shown_turns
+from lotr_sim.games.lotr_risk.fellowship.analysis import SHOW_TAIL, plot_fellowship, shown_turns
 from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, plot_file, print_json,
                                   seed_option, sets_option, threads_option)
 
@@ -49,7 +49,7 @@ def fellowship(
 
     res = api_fellowship(config=config, sets=sets, games=games, seed=seed, players=players,
                          threads=threads)
-    rep = res.as_dict()
+    rep = res.to_dict()
     if plot is not None:
         plot_fellowship(rep, plot)
         rep["plot"] = str(plot)

@@ -56,8 +56,7 @@ def learn(
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
                     progress=not quiet and not as_json)
     if as_json:
-        print_json(dict(out=str(res.out), file=str(res.path) if res.path else None, player=res.player,
-                        iterations=res.iterations))
+        print_json(res.to_dict())
         return
     for it in res.iterations:
         sg = ", ".join(f"{s} {100 * x['gain']:+.1f} [{100 * x['lo']:+.1f}, {100 * x['hi']:+.1f}]"

@@ -90,7 +90,7 @@ def run(
                         config=str(config) if config else None, threads=threads, out=out,
                         trace=trace, progress=not quiet and not as_json, keep_games=False, force=force)
     if as_json:
-        print_json(res.summary)
+        print_json(res.to_dict())
     else:
         print_summary(g, res.summary)
         if out is not None:

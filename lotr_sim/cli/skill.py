@@ -72,8 +72,8 @@ def skill(
         from lotr_sim.reports.build import export_csv
         export_csv(res.out)
     if as_json:
-        df = res.results.drop(columns=["rounds_hist"])
-        print_json(dict(out=str(res.out), verdict=v, results=df.to_dict(orient="records")))
+        d = res.to_dict()
+        print_json({k: d[k] for k in ("out", "verdict", "results")})
         return
     from rich.console import Console
     from lotr_sim.reports.tables import console_summary

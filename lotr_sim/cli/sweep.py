@@ -86,23 +86,23 @@ def sweep(
             game = "minas-tirith"
     g = api.get_game(game)
     sets = players_sets(game, sets, players)
-    res = api.sweep(g, param or None, grid, games, precision, max_games, seed,
-                    seat_policies(policy, good, evil) or None, sets or None,
-                    str(config) if config else None, threads, out, resume, scheduler, cluster, workers,
-                    save_games, not quiet and not as_json, chunk, sweep_file, True, None, None,
-                    connect_timeout, target, pairings, paired_precision, baseline_precision, pairings_precision,
-                    None if yes else MAX_POINTS)
+    stop = api.StopRule(precision=precision, paired_precision=paired_precision,
+                        baseline_precision=baseline_precision, pairings_precision=pairings_precision,
+                        max_games=max_games, chunk=chunk)
+    run = api.RunOptions(threads=threads, scheduler=scheduler, cluster=cluster, workers=workers,
+                         connect_timeout=connect_timeout, progress=not quiet and not as_json,
+                         save_games=save_games, max_points=None if yes else MAX_POINTS)
+    res = api.sweep(g, param or None, games=games, seed=seed, sets=sets or None,
+                    policies=seat_policies(policy, good, evil) or None, config=str(config) if config else None,
+                    grid=grid, sweep_file=sweep_file, target=target, pairings=pairings, out=out, resume=resume,
+                    stop=stop, run=run)
     csv_path = None
     if csv:
         from lotr_sim.reports.build import export_csv
         csv_path = export_csv(res.out)
     if as_json:
-        df = res.results.drop(columns=["rounds_hist"])
-        print_json(dict(out=str(res.out), **({"csv": str(csv_path)} if csv_path else {}), verdict=res.verdict,
-                        manifest=dict(spec_hash=res.manifest["spec_hash"], target=res.manifest["target"],
-                                      games=res.manifest["games"], last_run=res.manifest["last_run"],
-                                      precision=res.manifest.get("precision")),
-                        results=df.to_dict(orient="records")))
+        d = res.to_dict()
+        print_json(dict(out=d.pop("out"), **({"csv": str(csv_path)} if csv_path else {}), **d))
         return
     from rich.console import Console
     from lotr_sim.reports.tables import console_summary

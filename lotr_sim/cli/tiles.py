@@ -6,7 +6,7 @@
 * ``lotr-sim tiles --games N [--out DIR]`` reports what the catalogue and the placing rules
   do over N games: unplaceable hands, neutral tiles, where Mount Doom ends up and how far it
   is from the Shire, token sites per colour, tokens never collected, phase lengths
-  (lotr_sim/analyses/tiles.py), with 95% intervals, for any ``--config``/``--set``.
+  (lotr_sim/games/the_search/tiles.py), with 95% intervals, for any ``--config``/``--set``.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def tiles(
     if action is not None and action != "generate":
         raise fail(f"unknown tiles action '{action}' (actions: generate; none for the tile-draw report)")
     if action == "generate":
-        from lotr_sim.analyses.tiles import catalogue
+        from lotr_sim.games.the_search.tiles import catalogue
         text, gen = catalogue(seed, same_share)
         if out is None:
             typer.echo(text, nl=False)

@@ -70,9 +70,10 @@ def tune(
     f = res.final
     policy = policy_args(g, res.tuned_sides, res.path)
     if as_json:
-        print_json(dict(out=str(res.out), file=str(res.path), player=f"tuned:{res.path}", weights=weights,
-                        tuned_sides=list(res.tuned_sides), start=res.start, policy=policy,
-                        worse=f.get("worse", {}), final=f, history=res.history))
+        d = res.to_dict()
+        print_json(dict(out=d["out"], file=d["file"], player=d["player"], weights=weights,
+                        tuned_sides=d["tuned_sides"], start=d["start"], policy=policy,
+                        worse=d["worse"], final=d["final"], history=d["history"]))
         return
     gens = len(res.history)
     typer.echo(f"tuned {g.name} for {_and(res.played_sides)}, from {res.start}'s weights: "

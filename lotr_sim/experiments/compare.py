@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.config import parse_overrides
 from lotr_sim.experiments.run import MAX_GAMES
 from lotr_sim.errors import ConfigError, LotrSimError
@@ -24,6 +26,137 @@ from lotr_sim.stats import paired_diff_from_counts, wilson, zero_crossing
 
 
 BALANCE_MAX_GAMES = 50_000_000
+
+
+@dataclass(frozen=True)
+class CompareResult(Result):
+    """What ``compare`` returns: does variant A move the first side's win rate against B?
+
+    Attributes
+    ----------
+    game : str
+        The game's registry name.
+    a, b : str
+        The two variants, as ``name=value, ...`` (rule parameters and side players).
+    decision : str or None
+        ``"raises"``, ``"lowers"``, ``"no_change"``, or None when undecided within ``max_games``.
+    verdict : str
+        The one-line answer (``compare_headline``).
+    favours : str or None
+        ``"A"`` (raises), ``"B"`` (lowers) or None.
+    changed : bool or None
+        True for raises/lowers, False for no change, None when undecided.
+    games : int
+        Pairs of games the decision used.
+    paired : bool
+        Whether game i of both variants used stream i (common random numbers).
+    outcome : str
+        The first outcome, whose win rate is compared (``"good"``; ``"frodo"`` in The Search).
+    rate_a, rate_b : float
+        That outcome's win rate under A and under B over the ``games`` used.
+    ci95_a, ci95_b : list of float
+        Their Wilson 95% intervals ``[lo, hi]``.
+    delta : float
+        Win rate under A minus under B (paired).
+    delta_ci95 : list of float
+        Its Bonett-Price 95% interval ``[lo, hi]``.
+    a_only, b_only : int
+        Games won by the outcome under A only / under B only.
+    test : dict
+        The sequential test's state (``ThreeWayTest.state``: delta, alpha, beta, log-likelihood
+        ratios and bounds).
+    seed : int
+        The seed of the game streams.
+    elapsed_s : float
+        Wall time in seconds.
+    games_played : int
+        Pairs played (at least ``games``: the last batch may run past the decision).
+    """
+
+    game: str
+    a: str
+    b: str
+    decision: str | None
+    verdict: str
+    favours: str | None
+    changed: bool | None
+    games: int
+    paired: bool
+    outcome: str
+    rate_a: float
+    ci95_a: list[float]
+    rate_b: float
+    ci95_b: list[float]
+    delta: float
+    delta_ci95: list[float]
+    a_only: int
+    b_only: int
+    test: dict[str, Any]
+    seed: int
+    elapsed_s: float
+    games_played: int
+
+
+@dataclass(frozen=True)
+class BalanceResult(Result):
+    """What ``balance`` returns: where the first side's win rate crosses the target.
+
+    Attributes
+    ----------
+    game : str
+        The game's registry name.
+    param : str
+        The rule parameter searched.
+    kind : str
+        Its kind, ``"int"`` or ``"float"``.
+    target : float or str
+        The target rate in (0, 1), or ``"equal"`` (the first side's rate = the second's).
+    parity : str
+        The target in words.
+    outcome, second_outcome : str
+        The game's first and second outcomes (Good and Evil; Frodo and Sam in The Search).
+    games_per_value : int
+        Games played at every evaluated value (the same games 0..n-1: paired).
+    bracketed : bool
+        Whether the range's ends lie on both sides of the target.
+    evaluated : list of dict
+        Every value tried, in order: ``value``, ``rate``/``ci95`` (the first outcome's),
+        ``rate_second``/``ci95_second``, ``games``, ``score`` and ``score_ci95`` (the
+        distance from the target the bisection follows).
+    seed : int
+        The seed of the game streams.
+    policies : dict
+        The players of the sides.
+    bracket : list of dict
+        The two evaluated values that bracket the crossing (entries of ``evaluated``).
+    bracket_delta : dict
+        The paired change of the first outcome's rate from the lower to the upper bracket
+        value: ``delta``, ``ci95``, ``lower``, ``upper``, ``meaning``.
+    estimate : float or None
+        The interpolated crossing (None when not bracketed).
+    interval : list of float or None
+        Its 95% interval, clipped to the range (None when not bracketed).
+    message : str
+        The answer in one sentence.
+    """
+
+    game: str
+    param: str
+    kind: str
+    target: float | str
+    parity: str
+    outcome: str
+    second_outcome: str
+    games_per_value: int
+    bracketed: bool
+    evaluated: list[dict[str, Any]]
+    seed: int
+    policies: dict[str, str]
+    bracket: list[dict[str, Any]]
+    bracket_delta: dict[str, Any]
+    estimate: float | None
+    interval: list[float] | None
+    message: str
 
 
 def split_sets(game, sets: Sequence[str] | Mapping[str, Any] | None) -> tuple[dict, dict]:
@@ -52,7 +185,7 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
             alpha: float = 0.05, beta: float = 0.05, p0: float | None = None, p1: float | None = None,
             delta: float | None = None, max_games: int = 200_000, batch: int = 2000, min_games: int = 100,
             threads: int | None = None, scheduler=None, cluster=None, paired: bool = True,
-            progress: bool = False) -> dict:
+            progress: bool = False) -> CompareResult:
     """Does variant A (``set_a``) move Good's win rate by at least ``delta`` either way,
     compared with B (``set_b``)? Paired games and the sequential test of
     :mod:`lotr_sim.experiments.sequential` (three verdicts, or undecided at ``max_games``).
@@ -121,7 +254,7 @@ def compare(game, set_a, set_b, base_sets=None, policies=None, config=None, seed
     mean = (n10 - n01) / used
     o0 = game.outcomes[0]
     verdict = compare_headline(decision, o0, _desc(pa, pola), _desc(pb, polb), delta, lo, hi, max_games)
-    return dict(
+    return CompareResult(
         game=game.name, a=_desc(pa, pola), b=_desc(pb, polb), decision=decision, verdict=verdict,
         favours=("A" if decision == RAISES else "B" if decision == LOWERS else None),
         changed=(True if decision in (RAISES, LOWERS) else False if decision == NO_CHANGE else None),
@@ -195,7 +328,7 @@ def _trinomial_ci(k_plus, k_minus, n, conf: float = 0.95) -> tuple[float, float]
 def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: float | str = 0.5,
             games: int = 4000, base_sets=None, policies=None, config=None, seed: int = 1,
             tol: float | None = None, max_steps: int = 12, threads=None, scheduler=None, cluster=None,
-            progress: bool = False) -> dict:
+            progress: bool = False) -> BalanceResult:
     """Bisection for the value of ``param`` where Good's win rate crosses ``target``.
 
     ``target`` is a number in (0, 1) (Good's win rate = target) or ``"equal"`` (Good's win
@@ -340,4 +473,4 @@ def balance(game, param: str, lo_text: str, hi_text: str | None = None, target: 
             out["message"] = (f"{o0} win rate stays {side} {target:g} over {param} in "
                               f"[{lo_text}, {hi_text}]: {100 * ea['rate']:.1f}% at {a}, "
                               f"{100 * eb['rate']:.1f}% at {b}")
-    return out
+    return BalanceResult(**out)

@@ -39,6 +39,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.errors import LotrSimError
 from lotr_sim.players.search import SearchPlayer
 
@@ -154,15 +155,35 @@ def fit_logit(records: Sequence[tuple[np.ndarray, int]], l2: float = 1.0,
 
 
 # -- the loop ---------------------------------------------------------------------------------
-@dataclass
-class LearnResult:
-    """What ``learn`` did: the weights file it wrote, the player name that plays it
-    (``tuned:FILE``), and per iteration the data, fit, paired check and search gain."""
+@dataclass(frozen=True)
+class LearnResult(Result):
+    """What ``learn`` did.
+
+    Attributes
+    ----------
+    out : Path
+        The learn run's folder (``learn.json`` holds its rounds).
+    path : Path or None
+        ``learned.toml``, or None when no round improved on the start.
+    player : str
+        The player that plays the result (``tuned:FILE``; the start player when nothing was written).
+    iterations : list of dict
+        Per round: the data, the fit, the paired check and the search's gain.
+    manifest : dict
+        The run's state as saved (settings, rounds, finish time).
+    """
+
     out: Path
     path: Path | None
     player: str
     iterations: list[dict] = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``out``, ``file``, ``player`` and ``iterations`` (what ``lotr-sim learn
+        --json`` prints)."""
+        return dict(out=str(self.out), file=str(self.path) if self.path else None, player=self.player,
+                    iterations=self.iterations)
 
 
 def _record_chunk(game, compiled, player: str, side: str, seed: int, first: int, n: int, settings: Mapping,

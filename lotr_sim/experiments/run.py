@@ -21,6 +21,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from lotr_sim._json import json_default
+from lotr_sim._result import Result
 from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import seat_info, summarize_tally
 from lotr_sim.experiments.backends import check_threads, make_backend
@@ -41,12 +42,34 @@ ROW_GROUP = 1 << 20
 RUN_FILES = ("games.parquet", "summary.json")
 
 
-@dataclass
-class RunResult:
+@dataclass(frozen=True)
+class RunResult(Result):
+    """What ``run_games`` returns: one configuration's games and their summary.
+
+    Attributes
+    ----------
+    summary : dict
+        What ``summary.json`` holds and ``lotr-sim run --json`` prints: ``games``,
+        ``wins`` by outcome, ``<outcome>_win_rate`` with its Wilson ``<outcome>_ci95``,
+        ``reasons``, rounds and turns (means, quantiles), points per side, the run's
+        seed, policies, parameters, config hash and timing.
+    games : pandas.DataFrame or None
+        One row per game (``winner``/``reason`` as Categoricals with the game's labels);
+        None when the run was too long to keep it (``keep_games``).
+    out : Path or None
+        The folder holding ``games.parquet`` and ``summary.json``, when written.
+    extra : dict
+        Further data a caller attaches (empty from ``run_games``).
+    """
+
     summary: dict[str, Any]
-    games: Any = None                  # pandas DataFrame, one row per game (None for long runs)
+    games: Any = None
     out: Path | None = None
     extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary (JSON-able): what ``lotr-sim run --json`` prints."""
+        return dict(self.summary)
 
 
 def check_count(name: str, n: Any, lo: int = 1, hi: int | None = None) -> int:
@@ -309,7 +332,6 @@ def _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, ch
         cols = {c: np.concatenate([p[c] for p in kept]) for c in kept[0]}
         cols = {c: v[:k] for c, v in cols.items()}       # chunks are whole: rows 0..k-1
         df = games_frame(game, cols)
-    res = RunResult(summary=summary, games=df)
     if trace is not None and not interrupted:
         n_ev = 0
         try:
@@ -328,7 +350,7 @@ def _play(game, games, seed, pol, cfg, compiled, threads, scheduler, cluster, ch
         summary["trace"] = dict(file=str(trace), events=n_ev)
     if outp is not None:
         _save(writer, outp, summary, k)
-        res.out = outp
+    res = RunResult(summary=summary, games=df, out=outp)
     if interrupted:
         raise Interrupted(f"interrupted after {k} of {games} games; the finished games and a "
                           f"summary marked incomplete are saved in {outp}")

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.config import config_hash
 from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.aggregate import point_row_tally, seat_info
@@ -72,13 +73,43 @@ MAX_POINTS = 1000
 PREPARE_BAR = 200
 
 
-@dataclass
-class SweepResult:
-    results: Any            # pandas DataFrame, one row per point
+@dataclass(frozen=True)
+class SweepResult(Result):
+    """What ``sweep`` and ``skill`` return: one row per point and the answer.
+
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        One row per point (``results.parquet``): label, games, every outcome's rate with its
+        Wilson interval (``rate_good``, ``lo_good``, ``hi_good``), the paired change against
+        the baseline (``delta_good``, ``delta_good_lo``, ``delta_good_hi``), rounds and reasons.
+    out : Path
+        The sweep's folder.
+    manifest : dict
+        ``manifest.json``: the spec, seed, target, games per point, hashes and the last run.
+    points : list
+        The points run (``experiments.spec.Point``), the baseline first.
+    verdict : dict or None
+        The answer first (``experiments.verdict.verdict``): who is favoured, by how much,
+        the levers, parity values and, for ``skill``, ``verdict["skill"]``.
+    """
+
+    results: Any
     out: Path
     manifest: dict
     points: list
-    verdict: dict | None = None   # experiments.verdict.verdict(results, manifest)
+    verdict: dict | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``out``, ``verdict``, ``manifest`` (spec hash, target, games per point,
+        last run, precision) and ``results`` (one record per point, without the rounds
+        histogram): what ``lotr-sim sweep --json`` prints."""
+        m = self.manifest
+        df = self.results.drop(columns=["rounds_hist"], errors="ignore")
+        return dict(out=str(self.out), verdict=self.verdict,
+                    manifest=dict(spec_hash=m.get("spec_hash"), target=m.get("target"), games=m.get("games"),
+                                  last_run=m.get("last_run"), precision=m.get("precision")),
+                    results=df.to_dict(orient="records"))
 
 
 def default_out(game_name: str) -> Path:

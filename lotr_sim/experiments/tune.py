@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments.backends import make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
@@ -64,11 +65,36 @@ class _Randn:
         return self.gen.standard_normal(shape)
 
 
-@dataclass
-class TuneResult:
-    """What ``tune`` returns: the best weights (rows per side, and as a player name), the
-    file written, the per-generation history, the final evaluation against greedy and the
-    tune's scope (sides tuned, start player)."""
+@dataclass(frozen=True)
+class TuneResult(Result):
+    """What ``tune`` returns: the best weights, the file written, the history and the final
+    evaluation against greedy.
+
+    Attributes
+    ----------
+    rows : dict of str to numpy.ndarray
+        The best weights, one row per side.
+    name : str
+        The weights as a player name (``tuned:...``, inline).
+    out : Path
+        The tune's folder.
+    path : Path
+        ``tuned.toml`` (weights with provenance): ``policies={"good": f"tuned:{path}"}`` plays it.
+    history : list of dict
+        One entry per generation.
+    final : dict
+        The best weights against greedy on every side on fresh games (rates with intervals;
+        ``worse`` lists where they did worse than greedy or the start).
+    manifest : dict
+        ``manifest.json`` of the tune.
+    tuned_sides : tuple of str
+        The sides whose weights were tuned.
+    played_sides : tuple of str
+        The sides that play the tuned rows (all, when the sides share one row).
+    start : str
+        The player whose weights the tune started from.
+    """
+
     rows: dict[str, np.ndarray]
     name: str
     out: Path
@@ -76,9 +102,17 @@ class TuneResult:
     history: list[dict]
     final: dict[str, Any]
     manifest: dict[str, Any] = field(default_factory=dict)
-    tuned_sides: tuple[str, ...] = ()   # the sides whose weights were tuned
-    played_sides: tuple[str, ...] = ()  # the sides that play the tuned rows (all, when they share one)
-    start: str = "greedy"               # the player whose weights the tune started from
+    tuned_sides: tuple[str, ...] = ()
+    played_sides: tuple[str, ...] = ()
+    start: str = "greedy"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``out``, ``file``, ``player`` (``tuned:FILE``), ``tuned_sides``,
+        ``start``, ``worse``, ``final`` and ``history`` (the CLI's ``--json`` adds the weights
+        described by name and the ``--policy`` arguments that play them)."""
+        return dict(out=str(self.out), file=str(self.path), player=f"tuned:{self.path}",
+                    tuned_sides=list(self.tuned_sides), start=self.start,
+                    worse=self.final.get("worse", {}), final=self.final, history=self.history)
 
 
 def _scale(table, sides):

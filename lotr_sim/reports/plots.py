@@ -30,27 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from lotr_sim._figure import new_figure, save_figure
 from lotr_sim.experiments.verdict import (dim_entries, grid_cells, is_integer, is_numeric, played_pairings,
                                           swept_dims)
-
-
-def new_figure(figsize=(6, 4)):
-    """A ``Figure`` with constrained layout (room for outside legends), not tied to pyplot."""
-    from matplotlib.figure import Figure
-    return Figure(figsize=figsize, layout="constrained")
-
-
-def save_figure(fig, path, tight: bool = False) -> None:
-    """Write a figure (PNG, 100 dpi); a write failure is one clear error. The figure stays
-    usable (a notebook may still show it); it holds no pyplot state to close."""
-    from lotr_sim.errors import LotrSimError
-
-    try:
-        if tight:
-            fig.tight_layout()
-        fig.savefig(path, dpi=100)
-    except OSError as e:
-        raise LotrSimError(f"cannot write plot {path}: {e.strerror or e}") from None
 
 
 def _safe(name: str) -> str:

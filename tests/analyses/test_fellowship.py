@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 from lotr_sim import api
 from lotr_sim.cli.main import app
 from lotr_sim.errors import ConfigError
-from lotr_sim.analyses.fellowship import fellowship_result
-from lotr_sim.exact.fellowship import DEFAULT_PATH, FellowshipTrack, fellowship_law, rounds_law
+from lotr_sim.games.lotr_risk.fellowship.analysis import fellowship_result
+from lotr_sim.games.lotr_risk.fellowship.exact import DEFAULT_PATH, FellowshipTrack, fellowship_law, rounds_law
 from lotr_sim.games import registry
-from lotr_sim.kernels.fellowship import (
+from lotr_sim.games.lotr_risk.fellowship.kernel import (
     fellowship_die_nb, fellowship_moves_nb, fellowship_step_nb, fellowship_turns_nb, simulate_fellowship,
 )
 from lotr_sim.kernels.rng import PyStream, make_stream
@@ -398,7 +398,7 @@ def test_roll_above_has_one_range_for_run_and_fellowship(value, ok):
     """fellowship_roll_above=6 was accepted by `run` (the Ring never leaves: 100%
     conquest) but refused by `fellowship`. The game's parameter and the track agree: 0..5."""
     from lotr_sim.errors import ConfigError
-    from lotr_sim.exact.fellowship import DEFAULT_DIE_SIDES, FellowshipTrack
+    from lotr_sim.games.lotr_risk.fellowship.exact import DEFAULT_DIE_SIDES, FellowshipTrack
     from lotr_sim.games.registry import get_game
     g = get_game("lotr-risk")
     p = {q.name: q for q in g.params()}["fellowship_roll_above"]

@@ -1,6 +1,6 @@
 """LOTR Risk board kernels: queries (borders, regions, Leaders), battalions on and off the board,
 the territory and adventure decks (LR-4.3, LR-8), reinforcements (LR-4.1/4.2), the Ring's push
-(LR-10.4; its move is kernels.fellowship), points and the winner (LR-11), the trace writer and the invariant.
+(LR-10.4; its move is fellowship.kernel), points and the winner (LR-11), the trace writer and the invariant.
 
 Every kernel is ``@njit(cache=True)``, never allocates, and reads the compiled config ``cf``
 (config.py) and the state ``st`` (layout.py); chance only from the stream ``s`` in the state.

@@ -176,9 +176,9 @@ class LotrRisk(NumbaGame):
 
     def fellowship_track(self, cfg: GameConfig):
         """The Fellowship's path, its die territories and threshold (LR-10.1/10.2) as a
-        ``lotr_sim.exact.fellowship.FellowshipTrack``: what ``lotr-sim fellowship`` and the
+        ``lotr_sim.games.lotr_risk.fellowship.exact.FellowshipTrack``: what ``lotr-sim fellowship`` and the
         exact law read, from the same config the engine plays."""
-        from lotr_sim.exact.fellowship import FellowshipTrack
+        from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipTrack
         fs = cfg.data["fellowship"]
         marked = set(fs.get("marked", []))
         return FellowshipTrack(tuple(fs["path"]), tuple(t in marked for t in fs["path"]),

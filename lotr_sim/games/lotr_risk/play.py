@@ -103,7 +103,7 @@ import numpy as np
 
 from lotr_sim.kernels.combat import assault_faces_nb, assault_losses_nb
 from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.fellowship import fellowship_die_nb, fellowship_moves_nb
+from lotr_sim.games.lotr_risk.fellowship.kernel import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
 from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb, sort_range_nb
@@ -842,7 +842,7 @@ def _ring_card_holder_nb(cf, st, seat, kind):
 @njit(cache=True, _nrt=False)
 def _fellowship_nb(cf, st, tr, seat):
     """LR-10: the Ring's move at the end of ``seat``'s turn, its die (S_FDIE) rolled (the shared
-    kernels.fellowship roll and move; on a marked territory the die must beat the threshold).
+    fellowship.kernel roll and move; on a marked territory the die must beat the threshold).
     Its cards are their holders' decisions, asked in seat order until one plays: when the die
     fails and +2 would move the Ring, Smeagol (PH_SMEAGOL, LR-9.3); when the Ring would leave
     Moria, A Balrog is Come (PH_BALROG, LR-10.4). Returns -1 while a holder decides (call again

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 
 from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.fellowship import fellowship_moves_nb
+from lotr_sim.games.lotr_risk.fellowship.kernel import fellowship_moves_nb
 from lotr_sim.kernels.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.lotr_risk.board import (

@@ -529,9 +529,9 @@ def test_lr_9_2_event_only_deck_ends_the_draw(comp):
 def test_lr_10_game_length_follows_the_exact_law(players):
     """LR-10.1/10.3: with the cards that move or hold the Ring out of the deck, the full game's
     Fellowship turns follow the exact law derived from the config's track
-    (lotr_sim.exact.fellowship), and its length in rounds follows R = ceil(T / players),
+    (lotr_sim.games.lotr_risk.fellowship.exact), and its length in rounds follows R = ceil(T / players),
     since the Ring moves after every player's turn and never the neutral army's."""
-    from lotr_sim.exact.fellowship import fellowship_law, rounds_law
+    from lotr_sim.games.lotr_risk.fellowship.exact import fellowship_law, rounds_law
     cfg = G.load(overrides={"players": players, "deck_hunt_ringbearer": 0, "deck_balrog": 0, "deck_smeagol": 0})
     law = fellowship_law(G.fellowship_track(cfg))
     rl = rounds_law(law, players)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from lotr_sim._result import Result
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -109,7 +111,7 @@ def write(rep: dict, out: Path) -> list[Path]:
     paths[1].write_text("quantity,value,lo,hi\n" + "".join(
         f"\"{r['quantity']}\",{r['value']:.6g},{r['lo']:.6g},{r['hi']:.6g}\n" for r in rep["rows"]), encoding="utf-8")
     paths[2].write_text("\n".join(",".join(str(v) for v in row) for row in rep["doom_heat"]) + "\n", encoding="utf-8")
-    from lotr_sim.reports.plots import save_figure
+    from lotr_sim._figure import save_figure
     save_figure(doom_heat_figure(rep), out / "doom_heat.png")
     save_figure(neutral_figure(rep), out / "neutral_tiles.png")
     return paths + [out / "doom_heat.png", out / "neutral_tiles.png"]
@@ -118,7 +120,7 @@ def write(rep: dict, out: Path) -> list[Path]:
 def doom_heat_figure(rep: dict):
     """Where Mount Doom ends up (TS-5.3): a 6 x 8 heat map of the share of games, each
     cell's share written in it (a ``matplotlib.figure.Figure``, no pyplot state)."""
-    from lotr_sim.reports.plots import new_figure
+    from lotr_sim._figure import new_figure
     heat = np.array(rep["doom_heat"], dtype=float) / max(rep["games"], 1)
     fig = new_figure((7, 4.5))
     ax = fig.subplots()
@@ -140,7 +142,7 @@ def doom_heat_figure(rep: dict):
 
 def neutral_figure(rep: dict):
     """Neutral tiles per game (TS-3.4): the share of games with 0, 1, 2 ... neutral tiles."""
-    from lotr_sim.reports.plots import new_figure
+    from lotr_sim._figure import new_figure
     fig = new_figure((6, 4))
     ax = fig.subplots()
     h = np.asarray(rep["neutral_hist"], dtype=float)
@@ -153,16 +155,31 @@ def neutral_figure(rep: dict):
     return fig
 
 
-@dataclass
-class TilesResult:
+@dataclass(frozen=True)
+class TilesResult(Result):
     """What ``lotr_sim.api.tiles`` returns: The Search's tile-draw outcomes over ``games``
-    games (``report``: the dict ``report.json`` holds) and, when written, the ``out`` folder
-    and its files (``paths``). Tables are pandas DataFrames, plots ``matplotlib.figure.Figure``
-    objects (no pyplot state: a notebook shows them inline, nothing is saved)."""
+    games. Tables are pandas DataFrames, plots ``matplotlib.figure.Figure`` objects (no pyplot
+    state: a notebook shows them inline, nothing is saved).
+
+    Attributes
+    ----------
+    report : dict
+        What ``report.json`` holds: ``games``, the table's ``rows``, ``doom_heat`` counts,
+        ``neutral_hist`` and the players.
+    out : Path or None
+        The folder the files were written to, if any.
+    paths : list of Path
+        The files written there.
+    """
 
     report: dict
     out: Path | None = None
     paths: list[Path] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: the ``report`` (as ``report.json``), ``out`` and ``paths`` as text."""
+        return dict(report=self.report, out=None if self.out is None else str(self.out),
+                    paths=[str(p) for p in self.paths])
 
     @property
     def games(self) -> int:

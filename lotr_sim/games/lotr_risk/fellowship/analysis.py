@@ -1,8 +1,8 @@
 """The Fellowship's journey (LR-10) as ``api.fellowship`` and ``lotr-sim fellowship`` give it:
-the exact law of the track (``lotr_sim.exact.fellowship``) beside Monte Carlo journeys of the
-jitted kernel (``lotr_sim.kernels.fellowship``), with intervals, the mean's z-score and a
-chi-square test; and, from ``FellowshipResult.as_dict()`` (what ``lotr-sim fellowship --json``
-prints), the turns worth a table row of their own and a bar chart of both laws."""
+the exact law of the track (``exact`` beside this module) beside Monte Carlo journeys of the
+jitted kernel (``kernel``), with intervals, the mean's z-score and a chi-square test; and,
+from ``FellowshipResult.to_dict()`` (what ``lotr-sim fellowship --json`` prints), the turns
+worth a table row of their own and a bar chart of both laws."""
 from __future__ import annotations
 
 import math
@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from lotr_sim._result import Result
 from lotr_sim.errors import ConfigError
-from lotr_sim.exact.fellowship import FellowshipLaw, FellowshipTrack, RoundsLaw, fellowship_law, rounds_law
+from lotr_sim.games.lotr_risk.fellowship.exact import FellowshipLaw, FellowshipTrack, RoundsLaw, fellowship_law, rounds_law
 
 #: Journeys simulated per chunk: memory is bounded by this, not by ``games``.
 CHUNK = 1_000_000
@@ -21,20 +22,38 @@ CHUNK = 1_000_000
 MIN_EXPECTED = 5.0
 
 
-@dataclass
-class FellowshipResult:
+@dataclass(frozen=True)
+class FellowshipResult(Result):
     """The exact law of the Fellowship's journey (turns and rounds) and, when ``games`` > 0,
-    its Monte Carlo estimate: counts by number of turns with 95% Wilson intervals, the mean
-    with a 95% interval and its z-score against the exact mean, and a chi-square test of
-    the whole distribution against the exact law (bins pooled so every expected count is
-    at least 5)."""
+    its Monte Carlo estimate.
+
+    Attributes
+    ----------
+    track : FellowshipTrack
+        The path, its die territories and the roll (LR-10).
+    law : FellowshipLaw
+        The exact law of the player turns until the Ring leaves the path.
+    rounds : RoundsLaw
+        The exact law of the game's length in rounds for ``players`` players.
+    games : int
+        Monte Carlo journeys played (0: exact only).
+    seed : int
+        Journey i used stream (seed, i).
+    counts : numpy.ndarray or None
+        ``counts[t]``: journeys that took t player turns (None without Monte Carlo).
+    mc : dict or None
+        The Monte Carlo summary: counts by number of turns with 95% Wilson intervals and
+        z-scores, the mean with its 95% interval and z-score against the exact mean, and a
+        chi-square test of the whole distribution (bins pooled so every expected count is
+        at least 5).
+    """
 
     track: FellowshipTrack
     law: FellowshipLaw
     rounds: RoundsLaw
     games: int
     seed: int
-    counts: np.ndarray | None = None        # counts[t] = journeys that took t player turns
+    counts: np.ndarray | None = None
     mc: dict[str, Any] | None = None
 
     @property
@@ -44,9 +63,9 @@ class FellowshipResult:
     def plot(self, path: str | None = None):
         """Bar chart of the exact law beside the Monte Carlo one (a matplotlib ``Figure``,
         shown inline in a notebook; written as PNG when ``path`` is given)."""
-        return plot_fellowship(self.as_dict(), path)
+        return plot_fellowship(self.to_dict(), path)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """JSON-able: ``track``, ``players``, ``exact`` (``mean``, ``distribution`` by number
         of turns, ``rounds``) and ``monte_carlo`` (the same, with intervals and tests)."""
         ex = self.law.as_dict()
@@ -114,34 +133,31 @@ def _mc_summary(law: FellowshipLaw, rounds: RoundsLaw, counts: np.ndarray, games
 def fellowship_result(track: FellowshipTrack, games: int = 100_000, seed: int = 1, players: int = 2,
                       threads: int | None = None) -> FellowshipResult:
     """The exact law of ``track`` and ``games`` Monte Carlo journeys (journey i on stream
-    (seed, i), in chunks of ``CHUNK``); ``games = 0`` gives the exact law only."""
-    from lotr_sim.analyses.battles import check_games
-    from lotr_sim.experiments.backends import check_threads
+    (seed, i), in chunks of ``CHUNK``); ``games = 0`` gives the exact law only. ``games`` is
+    a whole number of at least 0 and ``threads`` None or a thread count, as
+    ``api.fellowship`` checks them for a user (a bad seed or player count is one error here)."""
     from lotr_sim.kernels.rng import check_seed
 
-    games = check_games(games)
+    games = int(games)
+    if games < 0:
+        raise ValueError(f"games must be 0 or more, got {games}")
     check_seed(seed)
-    check_threads(threads)
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
         raise ConfigError(f"--players must be 2, 3 or 4 (LR-2.2, LR-2.3), got {players!r}")
     law = fellowship_law(track)
     rl = rounds_law(law, int(players))
-    res = FellowshipResult(track, law, rl, games, int(seed))
     if games == 0:
-        return res
-    from lotr_sim.experiments.run import iter_split
-    from lotr_sim.kernels.fellowship import simulate_fellowship
+        return FellowshipResult(track, law, rl, games, int(seed))
+    from lotr_sim.games.lotr_risk.fellowship.kernel import simulate_fellowship
 
     counts = np.zeros(law.t_max + 1, np.int64)
-    for first, n in iter_split(0, games, CHUNK):
-        turns = simulate_fellowship(track, n, seed, threads, first=first)
+    for first in range(0, games, CHUNK):
+        turns = simulate_fellowship(track, min(CHUNK, games - first), seed, threads, first=first)
         c = np.bincount(turns)
         if len(c) > len(counts):
             counts = np.concatenate([counts, np.zeros(len(c) - len(counts), np.int64)])
         counts[:len(c)] += c
-    res.counts = counts
-    res.mc = _mc_summary(law, rl, counts, games, int(seed))
-    return res
+    return FellowshipResult(track, law, rl, games, int(seed), counts, _mc_summary(law, rl, counts, games, int(seed)))
 
 
 # --- the table's rows and the bar chart -----------------------------------------------------
@@ -167,7 +183,7 @@ def shown_turns(ex: dict) -> tuple[list[int], int | None]:
 def plot_fellowship(rep: dict, path: Path | None = None):
     """Bar chart of the exact (and Monte Carlo) law of the number of turns; returns the Figure
     (saved, headless, when ``path`` is given)."""
-    from lotr_sim.reports.plots import new_figure, save_figure
+    from lotr_sim._figure import new_figure, save_figure
 
     ex, mc = rep["exact"], rep.get("monte_carlo")
     rows, _ = shown_turns(ex)

@@ -13,7 +13,7 @@
   LR-10.4); the rule itself lives only here.
 * ``fellowship_turns_nb(seed, first, n, marked, roll_above, die_sides, out)`` plays ``n``
   independent journeys with no cards, journey ``i`` on stream ``(seed, first + i)``, and
-  writes the player turns each took (``lotr_sim.exact.fellowship`` has the exact law).
+  writes the player turns each took (``exact`` beside this module has the exact law).
 * ``simulate_fellowship(track, n, seed, threads)`` runs it on the thread pool
   (``kernels.runner.run_range``); journeys reseed, so the result is the same on any number
   of threads.
