@@ -400,13 +400,3 @@ def build_points(game, spec: SweepSpec, tick: Callable[[], None] | None = None,
             label = ",".join(f"{k}={v}" for k, v in assign.items())
             add(label, "pairings", label, assign)
     return points, {p.index: c for p, c in zip(points, cfgs)}
-
-
-def run_kind(manifest: dict) -> str:
-    """What made a sweep folder: ``"skill"`` (``lotr-sim skill``: every pairing of players on
-    the baseline rules, no swept parameter) or ``"sweep"``. Folders written before the manifest
-    kept the command are told by their spec."""
-    if manifest.get("command") in ("sweep", "skill"):
-        return manifest["command"]
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
-    return "skill" if not spec.get("dims") and isinstance(spec.get("pairings"), list) else "sweep"

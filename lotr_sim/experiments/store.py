@@ -358,3 +358,13 @@ class Store:
         if upto is not None:
             df = df[df["game"] < upto].reset_index(drop=True)
         return df
+
+
+def run_kind(manifest: dict) -> str:
+    """What made a sweep folder: ``"skill"`` (``lotr-sim skill``: every pairing of players on
+    the baseline rules, no swept parameter) or ``"sweep"``. Folders written before the manifest
+    kept the command are told by their spec."""
+    if manifest.get("command") in ("sweep", "skill"):
+        return manifest["command"]
+    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    return "skill" if not spec.get("dims") and isinstance(spec.get("pairings"), list) else "sweep"

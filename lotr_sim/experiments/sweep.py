@@ -56,7 +56,8 @@ from lotr_sim.experiments.aggregate import point_row_tally, seat_info
 from lotr_sim.experiments.backends import check_threads, common_columns, make_backend
 from lotr_sim.experiments.progress import make_progress, warm_up
 from lotr_sim.experiments.run import iter_split
-from lotr_sim.experiments.spec import SweepSpec, build_points, check_spec, count_points, run_kind
+from lotr_sim.experiments.spec import SweepSpec, build_points, check_spec, count_points
+from lotr_sim.experiments.store import run_kind
 from lotr_sim.stats import games_for_half_width, wilson_half_width, z_value
 from lotr_sim.experiments.store import (BYTES_PER_CHUNK_FILE, Store, _atomic_target, atomic_write_parquet,
                                         ensure_writable_dir, folder_lock, machine_info, now_iso,

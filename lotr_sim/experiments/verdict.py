@@ -548,7 +548,7 @@ SKILL_HALF_WIDTH = 0.03
 
 
 def _is_skill_run(manifest: Mapping) -> bool:
-    from lotr_sim.experiments.spec import run_kind
+    from lotr_sim.experiments.store import run_kind
     return bool(manifest) and run_kind(dict(manifest)) == "skill"
 
 

@@ -147,7 +147,7 @@ def build_report(folder: str | Path, target: str | None = None, progress: bool =
     parameter, the full results table, the per-seat table, game lengths, end reasons and the
     sweep's particulars."""
     from lotr_sim.experiments.progress import Stages
-    from lotr_sim.experiments.spec import run_kind
+    from lotr_sim.experiments.store import run_kind
     folder = Path(folder)
     df, manifest = load_results(folder)      # a bad folder is one error line, before any progress
     with Stages(progress, "report") as bar:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from lotr_sim.games.account import points_text, seat_label
 from lotr_sim.games.lotr_risk import trace as TR
-from lotr_sim.replay import Walker as _Walker
-from lotr_sim.replay import esc, line_svg, positions, slug, spot_svg, table_html
+from lotr_sim.games.picture import Walker as _Walker
+from lotr_sim.games.picture import esc, line_svg, positions, slug, spot_svg, table_html
 
 PLAYER_FILL = {"p1": "#9ec5f0", "p2": "#f2a3a3", "p3": "#a8dca0", "p4": "#f5c98a", "neutral": "#dcdcdc"}
 STYLE = """<style>
@@ -24,7 +24,7 @@ line.sea{stroke:#3d85c6;stroke-width:2;stroke-dasharray:2 6}
 
 
 class Walker(_Walker):
-    """LOTR Risk's picture walked through a trace (``lotr_sim.replay.Walker``)."""
+    """LOTR Risk's picture walked through a trace (``lotr_sim.games.picture.Walker``)."""
 
     def __init__(self, game, cfg, comp, layout):
         super().__init__(game, cfg, comp, layout)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from lotr_sim.games.account import points_text
 from lotr_sim.games.minas_tirith import config as C
 from lotr_sim.games.minas_tirith import trace as TR
-from lotr_sim.replay import Walker as _Walker
-from lotr_sim.replay import esc, line_svg, positions, slug, spot_svg, table_html, units_text
+from lotr_sim.games.picture import Walker as _Walker
+from lotr_sim.games.picture import esc, line_svg, positions, slug, spot_svg, table_html, units_text
 
 KIND_FILL = {"city": "#e9dfc2", "wall": "#d4cab3", "rammas": "#e4dcc6", "field": "#f6f3ea"}
 GOOD_FILL, EVIL_FILL, BOTH_FILL = "#b9d2f3", "#f3bcbc", "#dcc0ee"
@@ -30,7 +30,7 @@ line.gate{stroke:#c9a227;stroke-width:8}
 
 
 class Walker(_Walker):
-    """Minas Tirith's picture walked through a trace (``lotr_sim.replay.Walker``)."""
+    """Minas Tirith's picture walked through a trace (``lotr_sim.games.picture.Walker``)."""
 
     def __init__(self, game, cfg, comp, layout):
         super().__init__(game, cfg, comp, layout)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from lotr_sim.games.account import points_text, side_name
 from lotr_sim.games.the_search import trace as TR
 from lotr_sim.games.the_search.layout import AT_DOOM, AT_SHIRE, COLOURS, GC, MAP_C, MAP_R, O_TCOL, O_TVAL, SHIRE_TILE, T_HELD, T_MAP, T_USED
-from lotr_sim.replay import Walker as _Walker
-from lotr_sim.replay import table_html
+from lotr_sim.games.picture import Walker as _Walker
+from lotr_sim.games.picture import table_html
 
 SIDES = ("frodo", "sam")
 STYLE = """<style>
@@ -41,7 +41,7 @@ def _origin(events) -> tuple[int, int, int, int]:
 
 
 class Walker(_Walker):
-    """The Search's picture walked through a trace (``lotr_sim.replay.Walker``)."""
+    """The Search's picture walked through a trace (``lotr_sim.games.picture.Walker``)."""
 
     quiet_events = ("snapshot",)
 
