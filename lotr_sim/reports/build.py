@@ -158,7 +158,7 @@ def build_report(folder: str | Path, target: str | None = None, progress: bool =
 def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar) -> dict:
     from lotr_sim.experiments.verdict import verdict
     from lotr_sim.reports import plots, tables
-    from lotr_sim.reports.verdict_text import verdict_html, verdict_markdown
+    from lotr_sim.reports.verdict_text import CELL_ROWS, verdict_html, verdict_markdown
     outcomes, reasons = labels_from(df, manifest)
     stem = report_stem(manifest, target)
     bar.stage(f"the verdict ({len(df)} points)")
@@ -207,6 +207,12 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
                     f"value closest to parity with {v['names'][0]}'s win rate there (95% Wilson "
                     f"interval), where parity lies (interpolated between swept numbers) and the swept "
                     f"values whose interval contains parity.")
+    if v.get("cells"):
+        shown = min(len(v["cells"]), CELL_ROWS)
+        parity_intro = (f"{v['target_text'][0].upper()}{v['target_text'][1:]}. One row per cell of the grid (a "
+                        f"full rule set), closest to parity first ({shown} of {len(v['cells'])}): "
+                        f"{v['names'][0]}'s win rate there (95% Wilson interval) and whether that interval "
+                        f"contains parity.")
     results_intro = (f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
                      f"{o0}'s win rate against the baseline in percentage points (common random numbers: "
                      f"game i of every point uses stream i) with its 95% interval.")
