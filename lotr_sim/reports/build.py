@@ -176,7 +176,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
             bar.set_total(n + 2)
         bar.advance(1)
     figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
-                           ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved)
+                           ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved, target=v["target"])
     bar.stage("a typical baseline game's replay")
     from lotr_sim.replay.typical import write_typical_replay
     replay = write_typical_replay(folder, manifest)
