@@ -105,3 +105,24 @@ def test_grid_plot_titles_stay_inside_their_figures(make):
             if ax.get_title():
                 tb = ax.title.get_window_extent()
                 assert tb.x0 >= 0 and tb.x1 <= fig.bbox.x1 + 0.5, (name, ax.get_title(), tb, fig.bbox)
+
+
+def test_grid_report_lists_cells_and_where_parity_crosses(tmp_path):
+    """The report of a grid: the two-lever picture among the answering pictures, the
+    "closest to parity" table one row per cell (closest first) and the lines through the
+    cells that cross parity, never a value's average over the other parameter's cells."""
+    from sweepfolder import write_sweep
+    from lotr_sim.reports.build import build_report
+    folder = write_sweep(tmp_path / "g", df=_grid2(),
+                         spec={"dims": [["x", [0, 1, 2]], ["mode", ["fair", "tilted"]]]})
+    out = build_report(folder)
+    md = out["md"].read_text()
+    assert md.index("plots/two_levers.png") < md.index("## Closest to parity")
+    table = md[md.index("## Closest to parity"):md.index("Where parity lies")]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| ")]
+    assert rows[0] == "| x | mode | Good % [95% CI] | within the interval of parity |"
+    # Good 45% (the baseline, x=1 fair), 50% (x=0 tilted, x=2 fair): closest first
+    assert rows[1].startswith("| 0 | tilted | 50.0") and rows[2].startswith("| 2 | fair | 50.0")
+    assert len(rows) == 1 + 6
+    assert "- x at mode=fair: parity at ≈ 2.00" in md
+    assert "<li>x at mode=fair: parity at ≈ 2.00" in out["html"].read_text()
