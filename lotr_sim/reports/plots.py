@@ -153,7 +153,7 @@ def plot_winrate_lines(dim, by, lines, o0, path=None, pooled: tuple = ()):
     ref = ax.axhline(50, color="red", lw=1, ls="--", label="50%")
     ax.set_xlabel(dim)
     ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
-    # the title on two lines: on one, a long parameter name ran past the figure's left edge
+    # the title on two (or three) lines, so that long parameter names stay inside the figure
     ax.set_title(f"{_name(o0)} win rate vs {dim}\none {'line' if numeric else 'series'} per {by}"
                  + (f"\n(games pooled over {', '.join(pooled)})" if pooled else ""), fontsize=11)
     ax.grid(alpha=0.3)
