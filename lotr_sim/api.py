@@ -268,8 +268,10 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
     every point's change against the baseline comes with a paired 95% interval. Output
     folder ``out`` (default ``reports/<game>/<timestamp>/``): ``results.parquet``,
     ``manifest.json``, ``chunks/``, ``report.md``/``report.html`` with ``plots/``, and
-    ``games.parquet`` with ``save_games``. ``resume=DIR`` continues a killed sweep (other
-    arguments must match or be omitted).
+    ``games.parquet`` with ``save_games``. ``resume=DIR`` continues a killed sweep, or
+    extends a finished one: with another ``games``, ``precision`` or ``paired_precision``
+    the games it has are kept and only the missing ones played (game i on stream i, so the
+    result is a fresh run's with those options); other arguments must match or be omitted.
     ``target`` is the verdict's parity: ``"good50"`` (Good wins 50% of games, default) or
     ``"equal"`` (Good wins as often as Evil); ``pairings=True`` also plays the baseline under
     every pairing of the game's policies (both default to the sweep file's keys; the default
@@ -303,7 +305,14 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
     explicit = st != StopRule() or any(x is not None and x != [] and x != {} for x in
                                        (params, grid, games, seed, pols, sets, config, sweep_file))
     spec = None
-    if resume is None or explicit:
+    if resume is not None and explicit:
+        spec = _resumed_spec(g, resume, params=params, grid=grid, games=games, seed=seed, policies=pols,
+                             sets=sets, config=config, sweep_file=sweep_file, stop=st)
+        if sweep_file is not None:
+            opts = sweep_file_options(g.name, params, sweep_file)
+            pairings = opts.get("pairings") if pairings is None else pairings
+            target = opts.get("target") if target is None else target
+    elif resume is None:
         spec = sweep_spec(g, params, grid=grid, games=games, seed=seed, policies=pols, sets=sets, config=config,
                           sweep_file=sweep_file, stop=st)
         opts = sweep_file_options(g.name, params, sweep_file)
@@ -316,6 +325,44 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
     if ro.report:
         _build_report(res.out, progress=ro.progress)
     return res
+
+
+def _resumed_spec(g, resume, *, params, grid, games, seed, policies, sets, config, sweep_file,
+                  stop: "StopRule"):
+    """The spec of ``sweep(resume=DIR, ...)``: the folder's, with the options given here in
+    place of its own. A new stopping rule (``games``, ``precision``, ``paired_precision``)
+    extends the sweep; a different parameter, rule or player is refused by ``run_sweep`` in
+    one line naming it."""
+    from lotr_sim.experiments.spec import SweepSpec
+    from lotr_sim.experiments.store import Store
+    from lotr_sim.experiments.sweep import resume_spec
+    m = Store(Path(resume)).read_manifest()
+    try:
+        old = SweepSpec.from_dict(m["spec"])
+    except (KeyError, TypeError, ValueError):
+        raise LotrSimError(f"cannot read {Path(resume) / 'manifest.json'}: corrupt manifest (no valid 'spec')") from None
+    if m.get("game") not in (None, g.name):
+        raise LotrSimError(f"resume folder {resume} holds a sweep of game '{m.get('game')}', not '{g.name}'")
+    # the options not given are the folder's (its swept parameters, not the game's sweep file)
+    spec = sweep_spec(g, params if params or sweep_file is not None else dict(old.dims),
+                      grid=old.grid if grid is None and not params and sweep_file is None else grid,
+                      games=games, seed=seed, policies=policies, sets=sets, config=config,
+                      sweep_file=sweep_file, stop=stop)
+    given = set()
+    if params or sweep_file is not None:
+        given |= {"dims", "grid"}
+    for key, v in (("grid", grid), ("seed", seed), ("policies", policies), ("base_sets", sets),
+                   ("config", config), ("chunk", stop.chunk)):
+        if v is not None and v != [] and v != {}:
+            given.add(key)
+    if games is not None or any(getattr(stop, k) is not None for k in
+                                ("precision", "paired_precision", "baseline_precision", "pairings_precision")):
+        given.add("stop")
+        if stop.max_games is None:
+            spec.max_games = None       # the cap of the new rule, not the file's or the old one's
+    elif stop.max_games is not None:
+        given.add("max_games")
+    return resume_spec(old, spec, given)
 
 
 #: skill's sequential mode: the 95% half-width every side's gain is measured to (points / 100),

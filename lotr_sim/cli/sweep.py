@@ -49,7 +49,8 @@ def sweep(
     threads: Optional[int] = threads_option(),
     chunk: Optional[int] = typer.Option(None, "--chunk", help="Games per chunk/task (default 2000)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
-    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed sweep in this folder."),
+    resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed sweep in this folder; "
+                                          "with --games N or --precision P, extend a finished one (its games are kept)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),

@@ -3,7 +3,11 @@
 Every point plays games ``0..n-1`` with streams ``(seed, 0..n-1)``. Work is cut into chunks
 aligned at multiples of ``spec.chunk`` games; each finished chunk is written atomically to
 ``chunks/``, so a killed sweep resumed with ``--resume DIR`` re-runs exactly the missing
-chunks. With ``precision`` the sweep runs in batches: after each batch, every point whose
+chunks. ``--resume DIR`` with another stopping rule (``--games N``, ``--precision``,
+``--paired-precision``; ``resume_spec``) extends a finished sweep instead: the games on disk
+are kept and only those missing are played (``missing``), game i still on stream i, so the
+result is the one a fresh run with the new rule gives; any other changed option is refused
+in one line naming it (``spec_difference``). With ``precision`` the sweep runs in batches: after each batch, every point whose
 Wilson 95% half-width on the first outcome's rate (Good's win rate) is above ``precision``
 gets more games (up to ``max_games``). The batch targets are a pure function of the games
 already played, so a resumed sweep replays the same decisions and ends with the same result.
@@ -127,6 +131,65 @@ def spec_hash(spec: SweepSpec, cfgs: dict, points) -> str:
                             points=[[p.label, cfgs[p.index].hash, p.policies] for p in points]))
 
 
+#: The fields of a ``SweepSpec`` that say how many games each point plays: a resumed sweep may
+#: change them (a finished one is then extended, its games kept), never the others.
+STOP_KEYS = ("games", "precision", "max_games", "paired_precision", "baseline_precision",
+             "pairings_precision", "gain_precision")
+#: How the one-line refusal names a differing field of the spec.
+_OPTION_NAMES = dict(game="the game", dims="the swept parameters (--param)", grid="--grid",
+                     base_sets="the rules (--set)", policies="the players", config="--config",
+                     seed="--seed", chunk="--chunk", pairings="--pairings", judge="the judge")
+
+
+def resume_spec(old: SweepSpec, new: SweepSpec, given: set[str]) -> SweepSpec:
+    """The spec a resumed sweep runs: the folder's (``old``) with the fields in ``given``
+    taken from ``new`` (the spec the caller's options make). ``"stop"`` in ``given`` takes
+    the whole stopping rule (``STOP_KEYS``: a fixed ``games`` or a precision) from ``new``,
+    so ``--resume DIR --games 5000`` extends a finished sweep; any other field taken is then
+    checked against the folder's by ``run_sweep`` (``spec_difference``)."""
+    import dataclasses
+    out = dataclasses.replace(old, dims=[(n, list(v)) for n, v in old.dims])
+    for k in given:
+        if k == "stop":
+            for key in STOP_KEYS:
+                setattr(out, key, getattr(new, key))
+        else:
+            setattr(out, k, getattr(new, k))
+    return out
+
+
+def _shown(key: str, v) -> str:
+    if key == "dims":
+        return "; ".join(f"{n}={','.join(str(x) for x in vals)}" for n, vals in v) or "none"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={x}" for k, x in sorted(v.items())) or "none"
+    return "none" if v is None or v is False else str(v)
+
+
+def spec_difference(old: SweepSpec, new: SweepSpec) -> str | None:
+    """The first field, other than the stopping rule (``STOP_KEYS``), in which ``new``
+    differs from ``old``, as ``"<option>: <old> there, <new> now"``; None when they agree."""
+    a, b = old.as_dict(), new.as_dict()
+    for key in dict.fromkeys(list(a) + list(b)):
+        if key in STOP_KEYS or a.get(key) == b.get(key):
+            continue
+        return f"{_OPTION_NAMES.get(key, key)}: {_shown(key, a.get(key))} there, {_shown(key, b.get(key))} now"
+    return None
+
+
+def rules_difference(manifest: dict, points, cfgs: dict) -> str | None:
+    """The first point whose rules (configuration hash) are not the folder's (a rules file or
+    a default changed since it was written), or a point it does not list; None when all agree."""
+    hashes = (manifest.get("config") or {}).get("hashes") or {}
+    for p in points:
+        if p.label not in hashes:
+            return f"point {p.label} is not in it"
+        if hashes[p.label] != cfgs[p.index].hash:
+            return (f"the rules of point {p.label} (configuration hash {hashes[p.label]} there, "
+                    f"{cfgs[p.index].hash} now: a changed rules file or default?)")
+    return None
+
+
 def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None,
               threads: int | None = None, scheduler: str | None = None, cluster: str | None = None,
               workers: int | None = None, save_games: bool = False, progress: bool = False,
@@ -233,9 +296,11 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
         print(f"{command} {game.name}: {plan}", file=sys.stderr, flush=True)
     shash = spec_hash(spec, cfgs, points)
     if resume is not None and manifest.get("spec_hash") != shash:
-        raise LotrSimError(f"resume folder {resume} was made with another configuration "
-                           f"(hash {manifest.get('spec_hash')} there, {shash} now); "
-                           f"start a new sweep or resume without changing options")
+        diff = spec_difference(old, spec) or rules_difference(manifest, points, cfgs)
+        if diff is not None:
+            raise LotrSimError(f"resume folder {resume} was made with another configuration: {diff}; "
+                               f"start a new sweep (--out), or resume changing only how many games "
+                               f"(--games, --precision, --paired-precision, --max-games)")
     if resume is None and out is None:
         out = default_out(game.name)
     if resume is None:
@@ -300,9 +365,29 @@ def _size(b: float) -> str:
     return f"{b:.1f} PB"
 
 
-def _tasks(points, done_upto: dict, targets: dict, chunk: int, have: set, bar):
+def missing(a: int, n: int, have: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts ``(first, n)`` of the games ``a..a+n-1`` that no chunk ``(first, n)`` in
+    ``have`` holds, in order."""
+    out, at, end = [], a, a + n
+    for f, m in sorted(have):
+        if f + m <= at or f >= end:
+            continue
+        if f > at:
+            out.append((at, f - at))
+        at = max(at, f + m)
+        if at >= end:
+            break
+    if at < end:
+        out.append((at, end - at))
+    return out
+
+
+def _tasks(points, done_upto: dict, targets: dict, chunk: int, have: dict, bar):
     """The missing chunks ``(point, first, n)`` of this batch, ordered by first game then
-    point, generated lazily; chunks already on disk only advance the progress bar."""
+    point, generated lazily. Games already on disk (``have``: every point's chunk files as
+    ``(first, n)``) are not played again, only counted on the progress bar: a killed sweep
+    plays its missing chunks, and an extended one (more games, another precision) the games
+    past those it has, cut where its chunk files end."""
     import heapq
 
     def of(pt):
@@ -310,10 +395,10 @@ def _tasks(points, done_upto: dict, targets: dict, chunk: int, have: set, bar):
             yield a, pt, n
 
     for a, pt, n in heapq.merge(*[of(p.index) for p in points]):
-        if (pt, a, n) in have:
-            bar.advance(n)
-        else:
-            yield (pt, a, n)
+        parts = missing(a, n, have.get(pt, []))
+        bar.advance(n - sum(m for _, m in parts))
+        for f, m in parts:
+            yield (pt, f, m)
 
 
 class _Winners:
@@ -565,6 +650,8 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
         save_games = bool(manifest.get("save_games", False))
         manifest["resumed"] = manifest.get("resumed", []) + [now_iso()]
         manifest["status"] = "running"
+        # a resume may change the stopping rule only (``spec_difference``): keep the one run
+        manifest["spec"], manifest["spec_hash"] = spec.as_dict(), shash
     else:
         outp = Path(out) if out is not None else default_out(game.name)
         if (outp / "manifest.json").exists():
@@ -621,7 +708,7 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
     with make_progress(progress, f"{command} {game.name}", sum(targets.values())) as bar:
         done_upto = {p.index: 0 for p in points}
         while True:
-            have = {(pt, a, n) for pt, lst in store.chunk_index().items() for a, n, _ in lst}
+            have = {pt: [(a, n) for a, n, _ in lst] for pt, lst in store.chunk_index().items()}
 
             def on_done(task, cols):
                 nonlocal played

@@ -4,13 +4,18 @@ Pure functions over a sweep's results frame (one row per point, ``results.parque
 manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-able dict:
 
 * ``baseline``: the baseline's rate of every outcome with its 95% Wilson interval;
-* ``sentence``: "Evil is favoured by 1.9 percentage points [0.9, 2.9]" or "fair within the
+* ``sentence``: "Evil is favoured by 1.9 percentage points [0.9, 2.9] ..." or "fair within the
   interval", measured against *parity*, which with draws in play has two meanings:
 
-  - ``good50`` (default): the first outcome's (Good's) win rate is 50%; the gap is
-    ``rate - 0.5`` with the Wilson interval shifted by 0.5;
-  - ``equal``: Good wins as often as Evil (the second outcome); the gap is
-    ``d = p_good - p_evil`` of one multinomial sample, interval ``d -/+ z sqrt((p_g + p_e - d^2)/n)``;
+  - ``good50`` (default): the first outcome's (Good's) win rate is 50%;
+  - ``equal``: Good wins as often as Evil (the second outcome).
+
+  "Favoured by N points" means one thing under either: N percent of all games would have
+  to pass from the favoured side's wins to the other side's for parity (``GAP_TEXT``). That
+  is ``gap = rate - 0.5`` for ``good50`` (the Wilson interval shifted by 0.5) and ``gap =
+  d / 2`` for ``equal``, ``d = p_good - p_evil`` of one multinomial sample with the interval
+  ``d -/+ z sqrt((p_g + p_e - d^2)/n)`` halved (``parity_gap``); with no draws the two agree.
+  ``equal``'s sentences also give ``d`` itself (``diff`` in an entry);
 
 * ``players``: the AI players (policies) of the baseline;
 * ``levers``: every swept dimension ranked by its largest paired change of Good's win rate
@@ -19,8 +24,11 @@ manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-abl
   crossing interpolated linearly between adjacent swept values, its interval by
   interpolating the interval ends the same way (as ``balance`` does). A dimension
   ``overshoots`` when the crossing lies between two swept values but no swept value's
-  interval contains parity. In a grid sweep each value's games are pooled over the cells
-  of the other dimensions, the baseline's cell among them (``grid_cells``);
+  interval contains parity. A grid sweep answers in its cells, each a full rule set
+  (``grid_parity``), never in averages over rows: ``cells`` lists every cell closest to
+  parity first (the baseline's among them when it is one, ``grid_cells``), and ``parity``
+  holds the lines through the cells (one dimension moving, the others held) that cross or
+  touch parity;
 * ``pairings``: Good's win rate under every pairing of policies, with its spread, when the
   sweep played them (``pairings = true``);
 * ``precision``: the points that stopped at ``max_games`` before reaching ``--precision``;
@@ -90,26 +98,57 @@ def labels(df, manifest: Mapping) -> tuple[list[str], list[str]]:
     return outcomes, sides
 
 
+#: What "favoured by N percentage points" measures, whatever the target (module docstring).
+GAP_TEXT = "the share of all games that would have to pass from {fav}'s wins to {other}'s for parity"
+
+
+def win_difference(games: int, wins0: int, wins1: int, conf: float = 0.95) -> tuple[float, float, float]:
+    """``(d, lo, hi)``: the first outcome's win rate minus the second's, ``d = p0 - p1`` of
+    one multinomial sample, with the interval ``d -/+ z sqrt((p0 + p1 - d^2)/n)``."""
+    n = int(games)
+    if n <= 0:
+        return float("nan"), float("nan"), float("nan")
+    p0, p1 = wins0 / n, wins1 / n
+    d = p0 - p1
+    half = z_value(conf) * math.sqrt(max(p0 + p1 - d * d, 0.0) / n)
+    return d, d - half, d + half
+
+
 def parity_gap(games: int, wins0: int, wins1: int, target: str, conf: float = 0.95) -> tuple[float, float, float]:
-    """``(gap, lo, hi)``: how far a configuration is from parity (module docstring), as a
-    proportion; ``gap > 0`` favours the first outcome."""
+    """``(gap, lo, hi)``: how far a configuration is from parity, as the share of all games
+    that would have to pass from the favoured side's wins to the other's (module docstring,
+    ``GAP_TEXT``): ``rate - 0.5`` for ``good50``, half the win difference for ``equal``;
+    ``gap > 0`` favours the first outcome."""
     n = int(games)
     if n <= 0:
         return float("nan"), float("nan"), float("nan")
     if target == "good50":
         lo, hi = wilson(wins0, n, conf)
         return wins0 / n - 0.5, lo - 0.5, hi - 0.5
-    pg, pe = wins0 / n, wins1 / n
-    d = pg - pe
-    half = z_value(conf) * math.sqrt(max(pg + pe - d * d, 0.0) / n)
-    return d, d - half, d + half
+    d, lo, hi = win_difference(n, wins0, wins1, conf)
+    return d / 2, lo / 2, hi / 2
 
 
 def _entry(value, games, wins0, wins1, target) -> dict:
     g, lo, hi = parity_gap(games, wins0, wins1, target)
     rlo, rhi = wilson(wins0, games) if games > 0 else (float("nan"), float("nan"))
+    d, dlo, dhi = win_difference(games, wins0, wins1)
     return dict(value=value, games=int(games), rate=wins0 / games if games else float("nan"),
-                lo=float(rlo), hi=float(rhi), gap=g, gap_lo=lo, gap_hi=hi)
+                lo=float(rlo), hi=float(rhi), gap=g, gap_lo=lo, gap_hi=hi, diff=d, diff_lo=dlo, diff_hi=dhi)
+
+
+def favoured_text(fav: str, other: str, gap: float, lo: float, hi: float, target: str,
+                  rate0: float | None = None, rate1: float | None = None) -> str:
+    """"<fav> is favoured by N percentage points [lo, hi] of games", N the share of all games
+    that would have to pass from its wins to ``other``'s for parity (``GAP_TEXT``), whatever
+    the target; ``gap``, ``lo``, ``hi`` as ``parity_gap`` gives them (signed for the first
+    outcome). Under ``equal`` with both rates given it adds that N is half their difference."""
+    a, b = sorted((abs(lo), abs(hi)))
+    text = (f"{fav} is favoured by {100 * abs(gap):.1f} percentage points [{100 * a:.1f}, {100 * b:.1f}] "
+            f"of games ({GAP_TEXT.format(fav=fav, other=other)}")
+    if target == "equal" and rate0 is not None and rate1 is not None:
+        text += f": half the difference between their win rates, {fmt_pct(rate0)}% and {fmt_pct(rate1)}%"
+    return text + ")"
 
 
 def _is_grid(df) -> bool:
@@ -197,21 +236,86 @@ def is_integer(values) -> bool:
 
 
 def _dim_parity_entries(df, dim, o0, o1, target) -> list[dict]:
-    if not _is_grid(df):
-        return [_entry(v, int(r["games"]), int(r[f"wins_{o0}"]), int(r.get(f"wins_{o1}", 0)), target)
-                for v, r in dim_entries(df, dim)]
-    # grid: pool the games of every cell with the same value of dim (the baseline's cell included)
-    pooled: dict = {}
-    for v, r in dim_entries(df, dim):
-        key = json.dumps(v, default=str)
-        e = pooled.setdefault(key, [v, 0, 0, 0])
-        e[1] += int(r["games"])
-        e[2] += int(r[f"wins_{o0}"])
-        e[3] += int(r.get(f"wins_{o1}", 0))
-    out = [_entry(v, n, w0, w1, target) for v, n, w0, w1 in pooled.values()]
-    if is_numeric([e["value"] for e in out]):
-        out.sort(key=lambda e: float(e["value"]))
+    """A one-at-a-time sweep's entries of one dimension (its points and the baseline), for
+    ``parity_of``. A grid has no such list: its answers are its cells (``grid_cell_entries``)."""
+    return [_entry(v, int(r["games"]), int(r[f"wins_{o0}"]), int(r.get(f"wins_{o1}", 0)), target)
+            for v, r in dim_entries(df, dim)]
+
+
+def grid_cell_entries(df, dims: Sequence[str], o0: str, o1: str, target: str) -> list[dict]:
+    """Every cell of a grid sweep (``grid_cells``: the baseline's once, when it is a cell) as
+    the rule set it is: ``set`` (every swept dimension's value, in ``dims`` order), ``label``,
+    ``point``, the first outcome's rate with its Wilson interval, the parity gap with its
+    interval (``parity_gap``) and ``within`` (that interval contains parity); closest to
+    parity first (ties in point order)."""
+    out = []
+    for c, r in grid_cells(df):
+        e = _entry(None, int(r["games"]), int(r[f"wins_{o0}"]), int(r.get(f"wins_{o1}", 0)), target)
+        e.pop("value")
+        cell = {d: c.get(d) for d in dims}
+        e.update(set=cell, label=", ".join(f"{d}={fmt_value(v)}" for d, v in cell.items()),
+                 point=int(r["point"]), within=bool(e["gap_lo"] <= 0.0 <= e["gap_hi"]))
+        out.append(e)
+    out.sort(key=lambda e: (abs(e["gap"]) if e["gap"] == e["gap"] else math.inf, e["point"]))
     return out
+
+
+def grid_lines(cells: list[dict], dims: Sequence[str]) -> list[tuple[str, dict, list[dict]]]:
+    """``[(dim, the other dimensions' values, entries along dim)]``: every line of a grid
+    through its cells, one dimension moving and the others held (each entry a cell, as
+    ``_entry`` makes them with ``value`` the moving dimension's), numbers sorted; lines of
+    fewer than two cells are left out."""
+    groups: dict = {}
+    for d in dims:
+        others = [k for k in dims if k != d]
+        for c in cells:
+            at = {k: c["set"][k] for k in others}
+            key = (d, json.dumps([at[k] for k in others], default=str))
+            e = dict(c, value=c["set"][d])
+            groups.setdefault(key, (d, at, []))[2].append(e)
+    out = []
+    for d, at, entries in groups.values():
+        if len(entries) < 2:
+            continue
+        if is_numeric([e["value"] for e in entries]):
+            entries.sort(key=lambda e: float(e["value"]))
+        out.append((d, at, entries))
+    return out
+
+
+#: the cells the grid's verdict names one by one (closest first); more are counted
+GRID_CELLS_NAMED = 5
+
+
+def grid_parity(df, dims: Sequence[str], o0: str, o1: str, target: str, o0n: str, o1n: str) -> dict:
+    """A grid sweep's answer to "which rule set reaches parity?", in cells (full rule sets),
+    never in averages over rows: ``cells`` (``grid_cell_entries``), ``closest`` (the cell
+    closest to parity), ``within`` (the cells whose interval contains parity), ``lines``
+    (``parity_of`` along every line of the grid that crosses or touches parity, ``at``
+    naming the values held) and the verdict's sentences ``texts``."""
+    cells = grid_cell_entries(df, dims, o0, o1, target)
+    if not cells:
+        return dict(cells=[], closest=None, within=[], lines=[], texts=[])
+    closest, within = cells[0], [c for c in cells if c["within"]]
+    texts = [f"Closest cell (a full rule set): {closest['label']}: {_gap_text(closest, target, o0n, o1n)}"
+             + ("; within the interval of parity." if closest["within"] else
+                f"; no cell of the {len(cells)} is within the interval of parity ("
+                + (f"{o0n} stays {'above' if closest['gap'] > 0 else 'below'} it in every cell)."
+                   if all((c["gap"] > 0) == (closest["gap"] > 0) for c in cells) else "parity lies between cells)."))]
+    if within:
+        named = "; ".join(f"{c['label']}: {_gap_text(c, target, o0n, o1n)}" for c in within[:GRID_CELLS_NAMED])
+        more = f"; and {len(within) - GRID_CELLS_NAMED} more" if len(within) > GRID_CELLS_NAMED else ""
+        texts.append(f"Cells within the interval of parity ({len(within)} of {len(cells)}): {named}{more}.")
+    lines = []
+    for d, at, entries in grid_lines(cells, dims):
+        p = parity_of(entries)
+        if p["status"] == "never":
+            continue
+        integer = is_integer([e["value"] for e in entries])
+        name = d + (" at " + ", ".join(f"{k}={fmt_value(v)}" for k, v in at.items()) if at else "")
+        p.update(param=d, at=at, integer=integer, text=parity_text(d, p, target, o0n, o1n, integer, name=name))
+        lines.append(p)
+    return dict(cells=cells, closest=closest, within=within, lines=lines, texts=texts)
 
 
 def parity_of(entries: list[dict]) -> dict:
@@ -273,24 +377,27 @@ def fmt_x(x: float, integer: bool) -> str:
 def _gap_text(e: dict, target: str, o0n: str, o1n: str) -> str:
     if target == "good50":
         return f"{o0n} {fmt_pct(e['rate'])}% [{fmt_pct(e['lo'])}, {fmt_pct(e['hi'])}]"
-    return (f"{o0n} − {o1n} {fmt_pp(e['gap'])} percentage points [{fmt_pp(e['gap_lo'])}, {fmt_pp(e['gap_hi'])}]")
+    return (f"{o0n} − {o1n} {fmt_pp(e['diff'])} percentage points [{fmt_pp(e['diff_lo'])}, {fmt_pp(e['diff_hi'])}]")
 
 
-def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: bool) -> str:
+def parity_text(dim: str, p: dict, target: str, o0n: str, o1n: str, integer: bool,
+                name: str | None = None) -> str:
+    """The sentence of one dimension's ``parity_of``; ``name`` heads it instead of ``dim``
+    (a grid's line: the dimension and the values held)."""
     c = p["closest"]
     closest = f"closest swept value {dim}={fmt_value(c['value'])}: {_gap_text(c, target, o0n, o1n)}"
     cr = p["crossing"]
     if cr is not None and "estimate" in cr:
-        lead = (f"{dim}: parity at ≈ {fmt_x(cr['estimate'], integer)} "
+        lead = (f"{name or dim}: parity at ≈ {fmt_x(cr['estimate'], integer)} "
                 f"[{fmt_x(cr['interval'][0], integer)}, {fmt_x(cr['interval'][1], integer)}] "
                 f"(interpolated between {fmt_value(cr['between'][0])} and {fmt_value(cr['between'][1])})")
     elif cr is not None:
-        lead = (f"{dim}: parity lies between the values {fmt_value(cr['between'][0])} (below) and "
+        lead = (f"{name or dim}: parity lies between the values {fmt_value(cr['between'][0])} (below) and "
                 f"{fmt_value(cr['between'][1])} (above)")
     elif p["status"] == "never":
-        lead = f"{dim}: never reaches parity over the swept values ({o0n} stays {p['side']} it)"
+        lead = f"{name or dim}: never reaches parity over the swept values ({o0n} stays {p['side']} it)"
     else:
-        lead = f"{dim}: no crossing between swept values"
+        lead = f"{name or dim}: no crossing between swept values"
     tail = ""
     if p["status"] == "within":
         tail = "; within the interval of parity at " + ", ".join(fmt_value(v) for v in p["within"])
@@ -704,14 +811,11 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
         favoured = None
         e = _entry(None, n, rates[o0]["wins"], rates[o1]["wins"], target)
         sentence = f"Fair within the interval: {_gap_text(e, target, o0n, o1n)} ({ttext})."
-    elif gap > 0:
-        favoured = o0
-        sentence = (f"{o0n} is favoured by {100 * gap:.1f} percentage points "
-                    f"[{100 * glo:.1f}, {100 * ghi:.1f}] ({ttext}).")
     else:
-        favoured = o1
-        sentence = (f"{o1n} is favoured by {100 * -gap:.1f} percentage points "
-                    f"[{100 * -ghi:.1f}, {100 * -glo:.1f}] ({ttext}).")
+        favoured = o0 if gap > 0 else o1
+        fav, other = (o0n, o1n) if gap > 0 else (o1n, o0n)
+        r0, r1 = (rates[o0]["rate"], rates[o1]["rate"]) if gap > 0 else (rates[o1]["rate"], rates[o0]["rate"])
+        sentence = favoured_text(fav, other, gap, glo, ghi, target, r0, r1)[:-1] + f"; {ttext})."
     pol = manifest.get("policies", {}).get("baseline") or _json_field(base.get("policies", "{}"))
     lines = [sentence,
              f"Baseline ({n:,} games): "
@@ -799,8 +903,11 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
         lines.append(levers_title)
         lines += [f"- {x['label']}: {lever_text(x, o0n)}" for x in lv]
 
-    parity = []
-    for d in swept_dims(df, manifest):
+    parity, cells = [], None
+    if _is_grid(df):
+        gp = grid_parity(df, swept_dims(df, manifest), o0, o1, target, o0n, o1n)
+        parity, cells = gp["lines"], gp["cells"]
+    for d in ([] if cells is not None else swept_dims(df, manifest)):
         entries = _dim_parity_entries(df, d, o0, o1, target)
         if not entries:
             continue
@@ -809,13 +916,16 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
         p.update(param=d, integer=integer, text=parity_text(d, p, target, o0n, o1n, integer))
         parity.append(p)
     parity_title = f"Closest to parity ({ttext}):"
-    if parity:
+    if cells:
+        lines.append(parity_title)
+        lines += [f"- {t}" for t in gp["texts"]] + [f"- {p['text']}" for p in parity]
+    elif parity:
         lines.append(parity_title)
         lines += [f"- {p['text']}" for p in parity]
 
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
-                players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], pairings=pairings,
+                players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], cells=_jsonable(cells), pairings=pairings,
                 skill=_jsonable(skill) if skill else None, exploitability=exploit,
                 precision=precision, lines=lines, summary=summary, levers_title=levers_title,
                 parity_title=parity_title, names=[o0n, o1n])

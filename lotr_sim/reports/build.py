@@ -158,7 +158,7 @@ def build_report(folder: str | Path, target: str | None = None, progress: bool =
 def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar) -> dict:
     from lotr_sim.experiments.verdict import verdict
     from lotr_sim.reports import plots, tables
-    from lotr_sim.reports.verdict_text import verdict_html, verdict_markdown
+    from lotr_sim.reports.verdict_text import CELL_ROWS, verdict_html, verdict_markdown
     outcomes, reasons = labels_from(df, manifest)
     stem = report_stem(manifest, target)
     bar.stage(f"the verdict ({len(df)} points)")
@@ -176,7 +176,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
             bar.set_total(n + 2)
         bar.advance(1)
     figs = plots.all_plots(df, outcomes, reasons, pdir, sides=manifest.get("sides"),
-                           ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved)
+                           ladder=(v.get("skill") or {}).get("ladder"), on_saved=saved, target=v["target"])
     bar.stage("a typical baseline game's replay")
     from lotr_sim.replay.typical import write_typical_replay
     replay = write_typical_replay(folder, manifest)
@@ -207,6 +207,15 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
                     f"value closest to parity with {v['names'][0]}'s win rate there (95% Wilson "
                     f"interval), where parity lies (interpolated between swept numbers) and the swept "
                     f"values whose interval contains parity.")
+    # a grid's lines through its cells (one parameter moving, the others held) that cross parity
+    crossings = [p["text"] for p in v["parity"]] if v.get("cells") else []
+    crossings_intro = "Where parity lies along the grid's lines that cross or touch it (one parameter moving, the others held):"
+    if v.get("cells"):
+        shown = min(len(v["cells"]), CELL_ROWS)
+        parity_intro = (f"{v['target_text'][0].upper()}{v['target_text'][1:]}. One row per cell of the grid (a "
+                        f"full rule set), closest to parity first ({shown} of {len(v['cells'])}): "
+                        f"{v['names'][0]}'s win rate there (95% Wilson interval) and whether that interval "
+                        f"contains parity.")
     results_intro = (f"Win rates in percent of games with 95% Wilson intervals; Δ is the paired change of "
                      f"{o0}'s win rate against the baseline in percentage points (common random numbers: "
                      f"game i of every point uses stream i) with its 95% interval.")
@@ -223,6 +232,8 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
         md += ["## Levers", "", levers_intro, "", levers_md, ""]
     if parity_md:
         md += ["## Closest to parity", "", parity_intro, "", parity_md, ""]
+        if crossings:
+            md += [crossings_intro, ""] + [f"- {t}" for t in crossings] + [""]
     for f in per_param:
         md += _img_md(*f)
     md += ["## Results", "", results_intro, "", tables.results_markdown(df, outcomes, reasons), ""]
@@ -249,7 +260,10 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
               _wide(levers_h), "</section>"]
     if parity_h:
         h += ["<section id='parity'><h2>Closest to parity</h2>", f"<p>{html.escape(parity_intro)}</p>",
-              _wide(parity_h), "</section>"]
+              _wide(parity_h)]
+        if crossings:
+            h += [f"<p>{html.escape(crossings_intro)}</p><ul>"] + [f"<li>{html.escape(t)}</li>" for t in crossings] + ["</ul>"]
+        h += ["</section>"]
     h += [_img_html(*f) for f in per_param]
     h += ["<section id='results'><h2>Results</h2>", f"<p>{html.escape(results_intro)}</p>",
           _wide(tables.results_html(df, outcomes, reasons)), "</section>"]

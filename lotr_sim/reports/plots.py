@@ -11,6 +11,10 @@ changes in percentage points.
   ones), each named in the legend, the baseline's cell framed;
 * a tornado chart: how far each dimension moves that win rate from the baseline (paired Δ,
   smallest to largest value of the dimension, with intervals) (``tornado.png``);
+* a grid's two-lever picture: that win rate over its two levers (or the pair with the
+  largest effect, the others held) as a heat map with the parity contour, the cells whose
+  interval holds parity and the rulebook default's cell marked (``two_levers.png``,
+  ``two_lever_plot``);
 * the skill ladder: Good's win rate with the same player on every seat, weak to strong
   (``ladder.png``, when the verdict has one: a skill run);
 * Good's win rate under every pairing of policies as a heat map with the rates written in
@@ -149,8 +153,9 @@ def plot_winrate_lines(dim, by, lines, o0, path=None, pooled: tuple = ()):
     ref = ax.axhline(50, color="red", lw=1, ls="--", label="50%")
     ax.set_xlabel(dim)
     ax.set_ylabel(f"{_name(o0)} win rate (% of games)")
-    ax.set_title(f"{_name(o0)} win rate vs {dim}, one {'line' if numeric else 'series'} per {by}"
-                 + (f"\n(games pooled over {', '.join(pooled)})" if pooled else ""))
+    # the title on two (or three) lines, so that long parameter names stay inside the figure
+    ax.set_title(f"{_name(o0)} win rate vs {dim}\none {'line' if numeric else 'series'} per {by}"
+                 + (f"\n(games pooled over {', '.join(pooled)})" if pooled else ""), fontsize=11)
     ax.grid(alpha=0.3)
     # the series in order, then the baseline's cell and the 50% line
     extra = ([base] if base is not None else []) + [ref]
@@ -160,6 +165,110 @@ def plot_winrate_lines(dim, by, lines, o0, path=None, pooled: tuple = ()):
     if path is not None:
         save_figure(fig, path)
     return fig
+
+
+def _axis_values(values) -> list:
+    vals = list(dict.fromkeys(json.dumps(v, default=str) for v in values))
+    vals = [json.loads(v) for v in vals]
+    if is_numeric(vals):
+        vals.sort(key=float)
+    return vals
+
+
+def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict | None = None,
+                   outcomes: tuple[str, str] = ("good", "evil"), held: dict | None = None, path=None):
+    """The first side's (Good's) win rate over two levers: a heat map of the rule sets in
+    ``frame`` (one row per rule set: columns ``x``, ``y``, ``games``, ``wins_<o0>`` and, for
+    ``target="equal"``, ``wins_<o1>``; ``outcomes = (o0, o1)``), the rate written in each
+    cell, the parity contour (``target``: ``good50``, the rate is 50%, or ``equal``, it equals
+    the second side's; drawn through the cells' centres, interpolated linearly), the cells
+    whose 95% interval contains parity outlined in green and the rulebook default's cell
+    (``default``: its value of ``x`` and ``y``) framed in black. ``held`` names the values
+    of any other lever the rule sets share (said under the title). Each lever's values are
+    its axis's ticks (numbers sorted). Returns the Figure (saved when ``path``); a sweep's
+    grid (``figures``) and ``lotr-sim fix`` draw their best pair with it."""
+    from matplotlib.patches import Rectangle
+
+    from lotr_sim.experiments.verdict import parity_gap
+    o0, o1 = outcomes
+    xs, ys = _axis_values(frame[x]), _axis_values(frame[y])
+    key = lambda v: json.dumps(v, default=str)  # noqa: E731
+    xi, yi = {key(v): i for i, v in enumerate(xs)}, {key(v): i for i, v in enumerate(ys)}
+    rate = np.full((len(ys), len(xs)), np.nan)
+    gap = np.full_like(rate, np.nan)
+    within = np.zeros_like(rate, dtype=bool)
+    for _, r in frame.iterrows():
+        i, j = yi[key(r[y])], xi[key(r[x])]
+        n, w0 = int(r["games"]), int(r[f"wins_{o0}"])
+        w1 = int(r[f"wins_{o1}"]) if f"wins_{o1}" in r else 0
+        g, lo, hi = parity_gap(n, w0, w1, target)
+        rate[i, j], gap[i, j], within[i, j] = 100 * w0 / n, g, lo <= 0.0 <= hi
+    fig = new_figure((max(5.0, 1.1 * len(xs) + 3.2), max(3.6, 0.7 * len(ys) + 2.4)))
+    ax = fig.subplots()
+    im = ax.imshow(rate, cmap="RdBu", vmin=0, vmax=100, origin="lower", aspect="auto")
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            if rate[i, j] == rate[i, j]:
+                ax.text(j, i, f"{rate[i, j]:.1f}%", ha="center", va="center", fontsize=9,
+                        color="white" if abs(rate[i, j] - 50) > 30 else "black")
+            if within[i, j]:
+                ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, ec="tab:green", lw=2,
+                                       ls="--"))
+    handles = []
+    if len(xs) > 1 and len(ys) > 1 and np.nanmin(gap) < 0 < np.nanmax(gap):
+        cs = ax.contour(np.arange(len(xs)), np.arange(len(ys)), gap, levels=[0.0], colors="black",
+                        linewidths=1.5)
+        handles.append((cs.legend_elements()[0][0], "parity"))
+    if default is not None and key(default.get(x)) in xi and key(default.get(y)) in yi:
+        j, i = xi[key(default[x])], yi[key(default[y])]
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="black", lw=2.5))
+        handles.append((Rectangle((0, 0), 1, 1, fill=False, ec="black", lw=2.5), "rulebook default"))
+    if within.any():
+        handles.append((Rectangle((0, 0), 1, 1, fill=False, ec="tab:green", lw=2, ls="--"),
+                        "95% interval holds parity"))
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels([_fmt(v) for v in xs])
+    ax.set_yticks(range(len(ys)))
+    ax.set_yticklabels([_fmt(v) for v in ys])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    parity = "50%" if target == "good50" else f"as often as {_name(o1)}"
+    ax.set_title(f"{_name(o0)} win rate over two levers\nparity: {_name(o0)} wins {parity}"
+                 + (f"; {', '.join(f'{k}={_fmt(v)}' for k, v in held.items())}" if held else ""), fontsize=11)
+    fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
+    if handles:
+        fig.legend([h for h, _ in handles], [t for _, t in handles], fontsize=8, loc="outside lower center",
+                   ncol=len(handles))
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def grid_pair(df, dims: list[str]) -> tuple[str, str, dict, list]:
+    """The two levers of a grid sweep its two-lever picture draws, ``(x, y, held, cells)``:
+    with two swept dimensions those two (the first along x); with more, the pair whose
+    values move the first outcome's win rate most (the largest spread of the rate along a
+    line of the grid through its cells, one dimension moving, summed over the pair), the
+    others ``held`` at the baseline's values when those are swept values (else at the
+    values of the first cell); ``cells`` the ``(values, row)`` of the cells drawn."""
+    cells = grid_cells(df)
+    o0 = [c for c in df.columns if c.startswith("rate_")][0]
+    if len(dims) == 2:
+        return dims[0], dims[1], {}, cells
+    spread = {}
+    for d in dims:
+        lines: dict = {}
+        for c, r in cells:
+            k = json.dumps([c.get(o) for o in dims if o != d], default=str)
+            lines.setdefault(k, []).append(float(r[o0]))
+        spread[d] = max((max(v) - min(v) for v in lines.values() if len(v) > 1), default=0.0)
+    x, y = sorted(dims, key=lambda d: -spread[d])[:2]
+    x, y = [d for d in dims if d in (x, y)]
+    base = df[df["point"] == 0]
+    bd = json.loads(base.iloc[0]["dims"]) if len(base) else {}
+    ref = bd if all(any(c.get(d) == bd.get(d) for c, _ in cells) for d in dims if d not in (x, y)) else cells[0][0]
+    held = {d: ref.get(d) for d in dims if d not in (x, y)}
+    return x, y, held, [(c, r) for c, r in cells if all(c.get(d) == v for d, v in held.items())]
 
 
 def plot_tornado(dt, o0, path=None):
@@ -347,7 +456,7 @@ def plot_reasons(df, reasons, path=None):
     return fig
 
 
-ANSWERS = ("tornado", "ladder", "pairings")   # the pictures that answer the report's question come first
+ANSWERS = ("tornado", "two_levers", "ladder", "pairings")   # the pictures that answer the report's question come first
 
 
 def report_sections(figs: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple]]:
@@ -360,11 +469,14 @@ def report_sections(figs: list[tuple]) -> tuple[list[tuple], list[tuple], list[t
     return answers, per_param, rest
 
 
-def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None) -> list[tuple[str, object, str]]:
+def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None,
+            target: str = "good50") -> list[tuple[str, object, str]]:
     """Every plot of a sweep as ``(name, Figure, caption)``, in report order (nothing saved):
-    the answering pictures first (tornado chart, the skill ladder when ``ladder`` has two
-    rungs or more (the verdict's ``skill["ladder"]``), AI-pairing heat map), then the win
-    rate against each parameter, game lengths and end reasons."""
+    the answering pictures first (tornado chart; for a grid of two levers or more the
+    two-lever picture of its pair with the largest effect (``two_lever_plot``, parity by
+    ``target``); the skill ladder when ``ladder`` has two rungs or more (the verdict's
+    ``skill["ladder"]``), AI-pairing heat map), then the win rate against each parameter,
+    game lengths and end reasons."""
     o0 = outcomes[0]
     sides = list(sides or outcomes[:2])
     out = []
@@ -373,6 +485,16 @@ def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None)
     if not grid and dt:
         out.append(("tornado", plot_tornado(dt, o0),
                     f"Tornado chart: the levers ranked by their paired change of {_name(o0)}'s win rate"))
+    if grid and len(dt) >= 2:
+        import pandas as pd
+        x, y, held, cells = grid_pair(df, list(dt))
+        frame = pd.DataFrame([{**{d: c.get(d) for d in (x, y)}, **r.drop(labels=[x, y], errors="ignore")}
+                              for c, r in cells])
+        base = df[df["point"] == 0]
+        default = json.loads(base.iloc[0]["dims"]) if len(base) else None
+        o1 = outcomes[1] if len(outcomes) > 1 else outcomes[0]
+        out.append(("two_levers", two_lever_plot(frame, x, y, target, default, (o0, o1), held),
+                    f"{_name(o0)} win rate over {x} and {y}, with the parity contour and the rulebook default"))
     if ladder and len(ladder) > 1:
         out.append(("ladder", plot_ladder(ladder, o0), f"Skill ladder: {_name(o0)}'s win rate as play gets stronger"))
     if played_pairings(df):
@@ -398,11 +520,11 @@ def figures(df, outcomes, reasons, sides=None, ladder: list[dict] | None = None)
 
 
 def all_plots(df, outcomes, reasons, pdir: Path, sides=None, ladder=None,
-              on_saved=None) -> list[tuple[str, Path, str]]:
+              on_saved=None, target: str = "good50") -> list[tuple[str, Path, str]]:
     """Draw and save every plot into ``pdir``; ``[(name, path, caption)]``. ``on_saved(i, n)``,
     when given, is called after the i-th of n plots is written (progress)."""
     out = []
-    figs = figures(df, outcomes, reasons, sides, ladder)
+    figs = figures(df, outcomes, reasons, sides, ladder, target)
     for i, (name, fig, caption) in enumerate(figs, start=1):
         p = Path(pdir) / f"{name}.png"
         save_figure(fig, p)

@@ -88,6 +88,8 @@ def parity_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
     values but none is within its interval)."""
     o0n, o1n = (list(v.get("names") or [v["outcome"], "?"]) + ["?"])[:2]
     equal = v["target"] == "equal"
+    if v.get("cells"):
+        return _cell_rows(v, o0n, o1n, equal)
     head = ["parameter", "closest value", f"{o0n} % [95% CI]"]
     if equal:
         head.append(f"{o0n} − {o1n}, percentage points [95% CI]")
@@ -103,4 +105,28 @@ def parity_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
         else:
             within = "none: overshoots" if p["status"] == "overshoots" else "none"
         body.append(cells + [_crossing_cell(p, o0n), within])
+    return head, body
+
+
+#: the cells of a grid the "closest to parity" table lists (closest first)
+CELL_ROWS = 20
+
+
+def _cell_rows(v: Mapping, o0n: str, o1n: str, equal: bool) -> tuple[list[str], list[list[str]]]:
+    """A grid's "closest to parity" table: its cells (full rule sets), closest to parity
+    first, at most ``CELL_ROWS``: each cell's values, the first outcome's win rate with its
+    95% Wilson interval (and its difference to the second's for ``--target equal``) and
+    whether its interval contains parity."""
+    cells = v["cells"]
+    dims = list(cells[0]["set"])
+    head = dims + [f"{o0n} % [95% CI]"]
+    if equal:
+        head.append(f"{o0n} − {o1n}, percentage points [95% CI]")
+    head.append("within the interval of parity")
+    body = []
+    for c in cells[:CELL_ROWS]:
+        row = [fmt_value(c["set"][d]) for d in dims] + [f"{fmt_pct(c['rate'])} [{fmt_pct(c['lo'])}, {fmt_pct(c['hi'])}]"]
+        if equal:
+            row.append(f"{fmt_pp(c['diff'])} [{fmt_pp(c['diff_lo'])}, {fmt_pp(c['diff_hi'])}]")
+        body.append(row + ["yes" if c["within"] else "no"])
     return head, body

@@ -45,7 +45,8 @@ def test_sentence_names_the_favoured_side_with_its_interval(df):
     assert v["gap"] == pytest.approx(-0.05)
     assert v["gap_ci95"] == pytest.approx([lo - 0.5, hi - 0.5])
     assert v["sentence"] == (f"Evil is favoured by 5.0 percentage points [{100 * (0.5 - hi):.1f}, "
-                             f"{100 * (0.5 - lo):.1f}] (parity = Good wins 50% of games).")
+                             f"{100 * (0.5 - lo):.1f}] of games (the share of all games that would have to "
+                             f"pass from Evil's wins to Good's for parity; parity = Good wins 50% of games).")
     assert v["baseline"]["good"]["rate"] == pytest.approx(0.45)
     assert v["baseline"]["draw"]["rate"] == pytest.approx(0.05)
     assert v["players"] == {"good": "greedy", "evil": "greedy"}
@@ -63,14 +64,32 @@ def test_equal_target_uses_good_minus_evil():
     # Good 47%, Evil 47%, draw 6%: fair for Good = Evil, Evil favoured for Good = 50%
     d = frame([row(0, "baseline", "baseline", _dims(), 10_000, (4700, 4700, 600))])
     eq = verdict(d, MANIFEST, "equal")
-    half = z_value() * math.sqrt(0.94 / 10_000)
+    half = z_value() * math.sqrt(0.94 / 10_000) / 2      # half the win difference's interval
     assert eq["fair"] and eq["gap"] == 0 and eq["gap_ci95"] == pytest.approx([-half, half])
     assert "parity = Good wins as often as Evil" in eq["sentence"]
     g50 = verdict(d, MANIFEST)
     assert not g50["fair"] and g50["favoured"] == "evil"
     # the manifest's target is used when none is given
     assert verdict(d, {**MANIFEST, "target": "equal"})["target"] == "equal"
-    assert parity_gap(10, 6, 2, "equal")[0] == pytest.approx(0.4)
+    assert parity_gap(10, 6, 2, "equal")[0] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("draws", [0, 1000])
+def test_favoured_by_means_one_gap_whatever_the_target(draws):
+    """"Favoured by N points" is the share of all games that would have to pass from the
+    favoured side's wins to the other's for parity, under --target equal as under good50:
+    Good 40%, Evil 60% (no draws) is 10.0 points under both, not 20 under equal; with 10%
+    draws (Good 40%, Evil 50%) 5.0 under equal, half the difference, and the sentence says so."""
+    n = 10_000
+    d = frame([row(0, "baseline", "baseline", _dims(), n, (4000, n - 4000 - draws, draws))])
+    eq, g50 = verdict(d, MANIFEST, "equal"), verdict(d, MANIFEST, "good50")
+    assert g50["sentence"].startswith("Evil is favoured by 10.0 percentage points")
+    assert eq["sentence"].startswith(f"Evil is favoured by {10.0 if not draws else 5.0} percentage points")
+    for v in (eq, g50):
+        assert "the share of all games that would have to pass from Evil's wins to Good's for parity" in v["sentence"]
+    assert (f"half the difference between their win rates, {100 - 40 - draws / 100:.1f}% and 40.0%"
+            in eq["sentence"])
+    assert "half the difference" not in g50["sentence"]
 
 
 def test_levers_ranked_by_largest_paired_change(df):
@@ -215,3 +234,38 @@ def test_verdict_cites_the_shipped_skill_figures_for_its_rules(df, tmp_path, mon
     man = dict(man, policies={"baseline": {"good": "cautious", "evil": "greedy"}})
     v = verdict(df, man)
     assert "not measured for cautious as good" in v["exploitability"]["why"]
+
+
+def _grid_frame(n=2000):
+    """A 2 x 2 grid of x in 1, 2 and mode fair, tilted, the baseline (x=1, fair) one of its
+    cells: Good 30%, 36% and 36% in three cells and 50% only at x=2, mode=tilted, so each
+    value's average over the other dimension's cells stays below parity (43% at x=2, at
+    mode=tilted) while one real rule set is at parity."""
+    cells = [((1, "fair"), 0.30), ((1, "tilted"), 0.36), ((2, "fair"), 0.36), ((2, "tilted"), 0.50)]
+    rows = [row(0, "baseline", "baseline", dict(x=1, mode="fair"), n, _wins(0.30, n=n))]
+    for i, ((x, mode), p) in enumerate(cells[1:], start=1):
+        rows.append(row(i, f"x={x},mode={mode}", "grid", dict(x=x, mode=mode), n, _wins(p, n=n),
+                        delta=(round((p - 0.30) * n), 0)))
+    return frame(rows)
+
+
+def test_grid_verdict_names_the_cell_at_parity():
+    """A grid's "closest to parity" speaks of cells: the one cell at parity (x=2,
+    mode=tilted, Good 50%) is named as closest and as the only one within the interval of
+    parity; no line says a dimension "never reaches parity" from an average over rows."""
+    v = verdict(_grid_frame(), {**MANIFEST, "spec": {"dims": [["x", [1, 2]], ["mode", ["fair", "tilted"]]]}})
+    assert [c["label"] for c in v["cells"]][:1] == ["x=2, mode=tilted"]
+    assert v["cells"][0]["rate"] == pytest.approx(0.50) and v["cells"][0]["within"]
+    assert [c["label"] for c in v["cells"] if c["within"]] == ["x=2, mode=tilted"]
+    after = v["lines"][v["lines"].index(v["parity_title"]) + 1:]
+    assert after[0] == "- Closest cell (a full rule set): x=2, mode=tilted: Good 50.0% [47.8, 52.2]; within the interval of parity."
+    assert after[1].startswith("- Cells within the interval of parity (1 of 4): x=2, mode=tilted: Good 50.0%")
+    assert not any("never reaches parity" in ln or "43.0" in ln for ln in v["lines"])
+    # the lines through the cell at parity: x at mode=tilted and mode at x=2, each within at that cell
+    lines = {(p["param"], json.dumps(p["at"])): p for p in v["parity"]}
+    assert set(lines) == {("x", '{"mode": "tilted"}'), ("mode", '{"x": 2}')}
+    assert lines[("x", '{"mode": "tilted"}')]["within"] == [2]
+    # the report's table lists the cells, closest first
+    from lotr_sim.reports.verdict_text import parity_rows
+    head, body = parity_rows(v)
+    assert head[:2] == ["x", "mode"] and body[0][:2] == ["2", "tilted"] and body[0][-1] == "yes"

@@ -1,8 +1,7 @@
-"""The verdict of a grid sweep of the fake game: every pooled figure (a value's games and
-win rate over the cells of the other swept parameters, "closest to parity") counts the
-grid cell equal to the baseline once. ``build_points`` plays that cell only as the baseline
-(point 0, varied "baseline"), never again as a grid point, so a pooling over the grid
-points alone misses it. The expected figures are summed here by hand from results.parquet.
+"""The verdict of a grid sweep of the fake game: its cells (full rule sets) hold the grid
+cell equal to the baseline once. ``build_points`` plays that cell only as the baseline
+(point 0, varied "baseline"), never again as a grid point, so a list of the grid points
+alone misses it. The expected figures are read here by hand from results.parquet.
 
 And the swept parameters come in the order the sweep gave them (``swept_dims``), not in
 the alphabetical order of the ``dims`` column's sorted keys."""
@@ -13,7 +12,7 @@ import pandas as pd
 import pytest
 
 from lotr_sim import api
-from lotr_sim.experiments.verdict import _dim_parity_entries, swept_dims, verdict
+from lotr_sim.experiments.verdict import swept_dims, verdict
 from lotr_sim.reports import plots
 
 N = 400
@@ -40,15 +39,6 @@ def _cells(df, params: dict) -> list:
     return cells
 
 
-def _by_hand(cells, dim) -> dict:
-    """``{value: (games, Good's wins)}`` summed over the cells with that value of ``dim``."""
-    out: dict = {}
-    for c, r in cells:
-        g, w = out.get(c[dim], (0, 0))
-        out[c[dim]] = (g + int(r["games"]), w + int(r["wins_good"]))
-    return out
-
-
 GRIDS = {
     # 3 x 2, baseline strength=5, mode=fair: mode=fair pools three cells, strength=5 two
     "two": {"strength": [3, 5, 7], "mode": ["fair", "tilted"]},
@@ -60,7 +50,9 @@ GRIDS = {
 
 
 @pytest.mark.parametrize("name", list(GRIDS))
-def test_grid_pooling_counts_the_baseline_cell_once(fake, tmp_path, name):
+def test_grid_cells_count_the_baseline_cell_once(fake, tmp_path, name):
+    """Every cell of the grid is in the verdict's ``cells`` once, with its own games: the
+    baseline's cell (played only as point 0) among them."""
     params = GRIDS[name]
     df, manifest = _sweep(fake, tmp_path, params)
     # the baseline's cell is not played twice: one point fewer than the cells
@@ -70,44 +62,36 @@ def test_grid_pooling_counts_the_baseline_cell_once(fake, tmp_path, name):
     assert (df["varied"] == "grid").sum() == ncells - 1
     cells = _cells(df, params)
     assert len(cells) == ncells
-    for dim, values in params.items():
-        hand = _by_hand(cells, dim)
-        entries = _dim_parity_entries(df, dim, "good", "evil", "good50")
-        assert [e["value"] for e in entries] == values
-        for e in entries:
-            games, wins = hand[e["value"]]
-            assert e["games"] == games == N * ncells // len(values), (dim, e["value"])
-            assert e["rate"] == pytest.approx(wins / games), (dim, e["value"])
+    got = {tuple(c["set"][k] for k in params): c for c in verdict(df, manifest)["cells"]}
+    assert len(got) == ncells
+    for c, r in cells:
+        e = got[tuple(c[k] for k in params)]
+        assert (e["games"], e["point"]) == (N, int(r["point"]))
+        assert e["rate"] == pytest.approx(int(r["wins_good"]) / N)
 
 
-def test_closest_to_parity_pools_the_baseline_cell(fake, tmp_path):
-    """mode=fair is Good's 40%, 50% (the baseline) and 60% at strength 3, 5, 7: closest to
-    parity over 3 x N games, the baseline's N among them."""
+def test_closest_to_parity_is_a_cell_not_a_row_average(fake, tmp_path):
+    """mode=fair is Good's 40%, 50% (the baseline) and 60% at strength 3, 5, 7: the closest
+    cell is named with its own games, never a value's games pooled over the other dimension."""
     params = GRIDS["two"]
     df, manifest = _sweep(fake, tmp_path, params)
-    hand = _by_hand(_cells(df, params), "mode")
     v = verdict(df, manifest)
-    p = {x["param"]: x for x in v["parity"]}["mode"]
-    games, wins = hand["fair"]
-    assert p["closest"]["value"] == "fair"
-    assert p["closest"]["games"] == games == 3 * N
-    assert p["closest"]["rate"] == pytest.approx(wins / games)
-    line = next(ln for ln in v["lines"] if ln.startswith("- mode:"))
-    assert f"Good {100 * wins / games:.1f}%" in line
+    best = min((abs(int(r["wins_good"]) / N - 0.5), int(r["point"]), c) for c, r in _cells(df, params))
+    assert v["cells"][0]["set"] == {k: best[2][k] for k in params}
+    assert v["cells"][0]["games"] == N
+    line = next(ln for ln in v["lines"] if ln.startswith("- Closest cell"))
+    assert v["cells"][0]["label"] in line
+    assert all(p["at"] and p["param"] in params for p in v["parity"])
 
 
-def test_baseline_outside_the_grid_is_not_pooled(fake, tmp_path):
-    """The baseline (strength=5) is no cell of a strength=4,6 grid: each value pools its
-    two grid points only."""
+def test_baseline_outside_the_grid_is_no_cell(fake, tmp_path):
+    """The baseline (strength=5) is no cell of a strength=4,6 grid: the cells are the four
+    grid points."""
     params = {"strength": [4, 6], "mode": ["fair", "tilted"]}
-    df, _ = _sweep(fake, tmp_path, params)
+    df, manifest = _sweep(fake, tmp_path, params)
     assert (df["varied"] == "grid").sum() == 4
-    grid = [(json.loads(r["dims"]), r) for _, r in df.iterrows() if r["varied"] == "grid"]
-    for dim in params:
-        hand = _by_hand(grid, dim)
-        for e in _dim_parity_entries(df, dim, "good", "evil", "good50"):
-            assert (e["games"], e["rate"]) == (hand[e["value"]][0], pytest.approx(hand[e["value"]][1] / hand[e["value"]][0]))
-            assert e["games"] == 2 * N
+    cells = verdict(df, manifest)["cells"]
+    assert sorted(c["point"] for c in cells) == sorted(int(p) for p in df.loc[df["varied"] == "grid", "point"])
 
 
 GIVEN = ["strength", "mode", "bonus"]   # not alphabetical
@@ -124,9 +108,13 @@ def test_swept_dims_in_the_order_given(fake, tmp_path, grid):
     assert swept_dims(df, manifest) == GIVEN
     assert swept_dims(df) == GIVEN                                  # read from the points
     v = verdict(df, manifest)
-    assert [p["param"] for p in v["parity"]] == GIVEN
-    after = v["lines"][v["lines"].index(v["parity_title"]) + 1:]
-    assert [ln.split(":")[0] for ln in after] == [f"- {d}" for d in GIVEN]
+    if grid:      # a grid's cells name every dimension in the order given
+        assert all(list(c["set"]) == GIVEN for c in v["cells"])
+        assert v["cells"][0]["label"].split(", ")[0].startswith("strength=")
+    else:
+        assert [p["param"] for p in v["parity"]] == GIVEN
+        after = v["lines"][v["lines"].index(v["parity_title"]) + 1:]
+        assert [ln.split(":")[0] for ln in after] == [f"- {d}" for d in GIVEN]
     names = [n for n, _, _ in plots.figures(df, ["good", "evil", "draw"], ["leaders", "city", "deck"])]
     assert [n for n in names if n.startswith("winrate_")] == [f"winrate_{d}" for d in GIVEN]
 
