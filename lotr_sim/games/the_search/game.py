@@ -68,12 +68,14 @@ _LEARNED = (
     ("lf_mv_mover", "learned: a mover's extra step (TS-7.4)"),
     ("lf_mv_boat", "learned: buying a boat (TS-6.6)"),
     ("lf_mv_gwaihir", "learned: Gwaihir's flight (TS-7.1)"),
-    ("lf_mv_doom", "learned: a step's change in cells from Mount Doom, by the share of the map placed"),
+    ("lf_mv_doom", "learned: a step's moves gained towards Mount Doom (TS-5.4)"),
     ("lf_mv_back", "learned: a step back into the region just left"),
     ("lf_fi_k", "learned: a fight, the fighters used (TS-7.3)"),
     ("lf_ent", "learned: taking an Ent's extra turn (TS-7.2)"),
     ("lf_pl_site_mine", "learned: a placement, sites it closes farther than one move, no nearer the rival"),
     ("lf_pl_site_theirs", "learned: a placement, sites it closes nearer the rival's hobbit (in moves)"),
+    ("lf_mv_doom_late", "learned: a step's moves gained towards Mount Doom, by the share of the map placed"),
+    ("lf_mv_race", "learned: a move's lead in the race to Mount Doom (the rival's moves less the own, /4, by the share placed)"),
 )
 assert len(_LEARNED) == L.NLF
 

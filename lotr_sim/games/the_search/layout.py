@@ -53,8 +53,8 @@ PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL
 PL_LF0 = 11
 (LF_PL_OWN, LF_PL_RIV, LF_PL_EXPOSE, LF_PL_EXPOSE_NEAR, LF_NE_LATE, LF_PL_SITE_NOW, LF_NE_NEAR, LF_MV_STOP,
  LF_MV_STOP3, LF_MV_MOVER, LF_MV_BOAT, LF_MV_GWAIHIR, LF_MV_DOOM, LF_MV_BACK, LF_FI_K, LF_ENT,
- LF_PL_SITE_MINE, LF_PL_SITE_THEIRS) = range(18)
-NLF = 18
+ LF_PL_SITE_MINE, LF_PL_SITE_THEIRS, LF_MV_DOOM_LATE, LF_MV_RACE) = range(20)
+NLF = 20
 NPOL = PL_LF0 + NLF
 
 # trace events
@@ -157,6 +157,6 @@ O_SEEN = STATE.array("seen", NSEC)
 O_QUEUE = STATE.array("queue", NSEC)
 O_BEST = STATE.array("best", NSEC)     # greedy scratch: best value through a first step (x1000)
 O_TMP = STATE.array("tmp", 256)
-O_LDIST = STATE.array("ldist", 2 * NSEC)  # the learned player's cache: moves to each region root, per seat
+O_LDIST = STATE.array("ldist", 2 * NSEC)  # the learned player's cache per seat: moves from the hobbit (placements) or to Mount Doom (moves), by region root
 STATE.freeze()
 ST_SIZE = STATE.size

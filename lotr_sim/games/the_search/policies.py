@@ -50,11 +50,14 @@ from .layout import (
     O_TCOL, O_TDOTS, O_TSTK, O_TVAL, O_TWHERE, O_TOWNER, PH3, PL_BOAT, PL_ENT, PL_FIGHT,
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
-    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, NLF, NSEC, O_LDIST, O_RSIZE, O_ROPEN, PL_LF0, S_NPLACED,
+    A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, DK_MOVE, NLF, NSEC, O_LDIST, O_RSIZE, O_ROPEN, O_SEEN, O_TMP,
+    PL_LF0, S_HOB, S_NPLACED, S_STAMP,
 )
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
-from .regions import bfs_nb, find_nb, fits_box_nb, touches_cell_nb
+from .regions import (
+    SHIRE_CELL, bfs_nb, centre_regions_nb, find_nb, fits_box_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb,
+)
 
 
 
@@ -135,8 +138,15 @@ def learned_on_nb(pol, seat):
 
 @njit(cache=True, _nrt=False)
 def refresh_learned_nb(cf, st):
-    """The learned player's per-decision cache: at a placement, each seat's moves to every
-    region (``O_LDIST``, 99 where it cannot go; regions.bfs_nb); nothing at other decisions."""
+    """The learned player's per-decision cache (``O_LDIST``, per seat and region root, 99 where
+    it cannot go): at a placement, each seat's moves from its hobbit (regions.bfs_nb); at a move
+    while Mount Doom has a cell, each seat's moves from the region to one that touches Mount
+    Doom's tile (from there one more move reaches it, TS-5.4; ``_doom_moves_nb``)."""
+    if st[S_DK] == DK_MOVE:
+        if st[S_DOOM] >= 0:
+            for s in range(2):
+                _doom_moves_nb(st, s)
+        return
     if st[S_DK] != DK_PLACE:
         return
     for s in range(2):
@@ -146,6 +156,55 @@ def refresh_learned_nb(cf, st):
         for j in range(q):
             r = st[O_QUEUE + j]
             st[O_LDIST + s * NSEC + r] = st[O_DIST + r]
+
+
+@njit(cache=True, _nrt=False)
+def _doom_moves_nb(st, seat):
+    """Breadth-first, outwards from the regions touching Mount Doom's tile: the moves ``seat``'s
+    hobbit needs from each region to one of them (the regions it may enter, TS-6.2/TS-6.3)."""
+    base = O_LDIST + seat * NSEC
+    for r in range(NSEC):
+        st[base + r] = 99
+    st[S_STAMP] += 1
+    stamp = st[S_STAMP]
+    q0 = 0
+    q1 = 0
+    n = centre_regions_nb(st, st[S_DOOM], O_TMP, 0)
+    for j in range(n):
+        r = st[O_TMP + j]
+        if may_enter_nb(st, seat, r) and st[O_SEEN + r] != stamp:
+            st[O_SEEN + r] = stamp
+            st[base + r] = 0
+            st[O_QUEUE + q1] = r
+            q1 += 1
+    while q0 < q1:
+        r = st[O_QUEUE + q0]
+        q0 += 1
+        n = region_neighbours_nb(st, r, O_TMP, 0, 128)
+        for j in range(n):
+            x = st[O_TMP + j]
+            if st[O_SEEN + x] == stamp or not may_enter_nb(st, seat, x):
+                continue
+            st[O_SEEN + x] = stamp
+            st[base + x] = st[base + r] + 1
+            st[O_QUEUE + q1] = x
+            q1 += 1
+
+
+@njit(cache=True, _nrt=False)
+def _doom_moves_from_nb(st, seat, where):
+    """``seat``'s moves to a region touching Mount Doom's tile from ``where`` (a section of its
+    region, or the Shire: one more move than its best centre region), 99 when out of reach."""
+    base = O_LDIST + seat * NSEC
+    if where >= 0:
+        return st[base + find_nb(st, where)]
+    if where != AT_SHIRE:
+        return 99
+    best = 99
+    n = centre_regions_nb(st, SHIRE_CELL, O_TMP, 0)
+    for j in range(n):
+        best = min(best, st[base + st[O_TMP + j]] + 1)
+    return best
 
 
 @njit(cache=True, _nrt=False)
@@ -172,12 +231,13 @@ def row_features_nb(cf, st, seat, act, i):
     * a neutral tile (TS-3.4): how much nearer the own hobbit Mount Doom moves, plain and
       by the share of the map placed (the last neutral tile is Mount Doom's, TS-5.3);
     * a move (TS-6): stopping (phase 2, phase 3), a mover's extra step (TS-7.4), a boat
-      (TS-6.6), Gwaihir (TS-7.1), a step's change in cells from Mount Doom (weighted by the
-      share of the map placed; 0 while it has no cell), a step back into the region just left;
+      (TS-6.6), Gwaihir (TS-7.1), a step back into the region just left; in phase 2 once Mount
+      Doom has a cell, a step's moves gained towards it (plain and by the share of the map
+      placed) and, for a step or a stop, the lead in moves over the rival after it (TS-5.4);
     * a fight (TS-7.3): the fighters used; an Ent (TS-7.2): taking the extra turn."""
     f0 = 0.0; f1 = 0.0; f2 = 0.0; f3 = 0.0; f4 = 0.0; f5 = 0.0; f6 = 0.0; f7 = 0.0
     f8 = 0.0; f9 = 0.0; f10 = 0.0; f11 = 0.0; f12 = 0.0; f13 = 0.0; f14 = 0.0; f15 = 0.0
-    f16 = 0.0; f17 = 0.0
+    f16 = 0.0; f17 = 0.0; f18 = 0.0; f19 = 0.0
     kind = act[i, 0]
     own = st[S_HCELL + seat]
     riv = st[S_HCELL + 1 - seat]
@@ -235,7 +295,7 @@ def row_features_nb(cf, st, seat, act, i):
                 else:
                     f17 += rest
             f3 = lone * near
-        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17)
+        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
     if kind == A_STOP:
         if st[S_PHASE] == PH3:
             f8 = 1.0
@@ -245,10 +305,6 @@ def row_features_nb(cf, st, seat, act, i):
         if act[i, 2] == 1:
             f9 = 1.0
         tgt = act[i, 1]
-        doom = st[S_DOOM]
-        if tgt >= 0 and doom >= 0 and own >= 0:
-            late = 1.0 if st[S_PHASE] == PH3 else min(1.0, st[S_NPLACED] / 48.0)
-            f12 = late * (_cells_apart_nb(tgt // 4, doom) - _cells_apart_nb(own, doom)) / 6.0
         prev = st[S_PREV + seat]
         if prev >= 0 and tgt >= 0 and tgt == find_nb(st, prev):
             f13 = 1.0
@@ -256,13 +312,27 @@ def row_features_nb(cf, st, seat, act, i):
             f13 = 1.0
     elif kind == A_BOAT:
         f10 = 1.0
+    # the race to Mount Doom (TS-5.4), in moves, once it has a cell: what a step gains and the
+    # lead after the move (a stop keeps the hobbit where it is), weighed by the share placed
+    if st[S_DOOM] >= 0 and (kind == A_STEP or kind == A_STOP) and st[S_PHASE] != PH3:
+        late = min(1.0, st[S_NPLACED] / 48.0)
+        here = _doom_moves_from_nb(st, seat, st[S_HOB + seat])
+        riv_m = _doom_moves_from_nb(st, 1 - seat, st[S_HOB + 1 - seat])
+        after = here
+        if kind == A_STEP and act[i, 1] != AT_DOOM:
+            after = _doom_moves_from_nb(st, seat, act[i, 1])
+        if here < 99 and after < 99:
+            f12 = float(here - after)
+            f18 = f12 * late
+        if after < 99 and riv_m < 99:
+            f19 = late * min(4.0, max(-4.0, float(riv_m - after))) / 4.0
     elif kind == A_GWAIHIR:
         f11 = 1.0
     elif kind == A_FIGHT:
         f14 = float(act[i, 1])
     elif kind == A_ENT:
         f15 = float(act[i, 1])
-    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17)
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
 
 
 @njit(cache=True, _nrt=False)
