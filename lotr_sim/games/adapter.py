@@ -54,7 +54,7 @@ from lotr_sim.games.step import State, trace_size
 from lotr_sim.kernels.outcomes import OutcomeColumns
 
 #: The contract's kernels whose compiles always get numba's full module passes: the ones Python
-#: calls in the search player's loop or for whole games. ``kernels.warmup`` compiles any other
+#: calls in the search player's loop or for whole games. ``lotr_sim._numba.warmup`` compiles any other
 #: kernel met inside another compile lean (per-function passes only; the caller's module
 #: passes optimise it where it is inlined). choose_nb, to_move_nb, record_nb and invariant_nb
 #: may be lean: Python calls them once per step or per game. Measured (issue 21): with
@@ -296,7 +296,7 @@ class NumbaGame(Game):
 
         Only the compile order changes, and only on a cold cache (warm, this call returns at
         once). Minas Tirith's and The Search's playouts call ``run_until_nb``: compiled first,
-        the playouts compile it inside them (lean, ``kernels.warmup``), and the compile helper
+        the playouts compile it inside them (lean, ``lotr_sim._numba.warmup``), and the compile helper
         then generates its machine code (a follower in the plan) while the main process
         finishes the playouts, instead of the main process compiling it whole and then
         optimising it again inside the playouts (issue 21: The Search's first search game

@@ -1,0 +1,118 @@
+"""lotr-sim is a guest in a user's numba: importing the package and playing every game leaves a
+user's own ``@njit`` functions compiled exactly as numba compiles them, and so does the
+``lotr-sim`` program's first-run machinery (``lotr_sim._numba``), which acts on lotr-sim's
+kernels only. Also: the program's first run with that machinery on (a compile helper, lean
+callees) plays the same game as one with it off."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import lotr_sim
+
+ROOT = Path(lotr_sim.__file__).resolve().parent.parent
+
+# A user's caller and callee, compiled after (``clean``: without) lotr-sim; what numba made of
+# the callee: its entry point's kind, its compile flags and passes, and its optimised LLVM IR
+# (digits masked: numba numbers functions per process). ``library``: after every game was
+# played through the API; ``program``: the same with the lotr-sim program's machinery on.
+_PROBE = """
+    import hashlib, json, os, re, sys
+    mode = sys.argv[1]
+    env_before = dict(os.environ)
+    if mode != "clean":
+        from lotr_sim import api
+        from lotr_sim.games import registry
+        if mode == "program":
+            from lotr_sim import _numba
+            _numba.enable()
+        for name in registry.game_names():
+            api.run_games(name, games=2, seed=3, threads=1)
+    import numpy as np
+    from numba import njit
+    from numba.core import codegen, cpu, dispatcher
+
+    @njit
+    def user_callee_nb(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * 2.0
+        return s
+
+    @njit
+    def user_caller_nb(x):
+        return user_callee_nb(x) + 1.0
+
+    assert user_caller_nb(np.arange(10.0)) == 91.0
+    (cres,) = user_callee_nb.overloads.values()
+    ir = cres.library.get_llvm_str()
+    methods = [codegen.CPUCodeLibrary._optimize_final_module, codegen.CPUCodeLibrary._unserialize,
+               codegen.CPUCodeLibrary.serialize_using_object_code, codegen.JITCPUCodegen.set_env,
+               cpu.CPUContext.get_executable, dispatcher._DispatcherBase.add_overload]
+    print(json.dumps(dict(
+        entry=type(cres.entry_point).__name__,
+        flags=[sorted(user_callee_nb.targetoptions.items()), cres.objectmode],
+        library=[type(cres.library).__name__, sorted(k for k in vars(cres.library) if "lotr" in k)],
+        passes=list(cres.metadata["pipeline_times"]["nopython"]),
+        ir=hashlib.sha256(re.sub(r"[0-9]+", "N", ir).encode()).hexdigest(),
+        numba_methods=all(getattr(m, "__module__", "").startswith("numba.") for m in methods),
+        env_same=dict(os.environ) == env_before,
+        callee_runs=user_callee_nb(np.arange(3.0)))))
+"""
+
+
+def _probe(mode: str) -> dict:
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(_PROBE), mode], cwd=str(ROOT),
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_users_njit_functions_compile_as_without_lotr_sim():
+    """After every game was played through the API, a user's callee compiled inside a user's
+    caller has numba's own entry point, flags, passes and optimised IR, as in a process that
+    never imported lotr_sim; numba's classes and the environment are untouched. With the
+    program's first-run machinery on, the user's functions are still numba's own."""
+    clean = _probe("clean")
+    assert clean["entry"] != "_DeferredEntry" and clean["callee_runs"] == 6.0
+    library = _probe("library")
+    assert library == clean
+    program = _probe("program")
+    for key in ("entry", "flags", "library", "passes", "ir", "env_same", "callee_runs"):
+        assert program[key] == clean[key], key
+
+
+def _lotr_sim(args: list[str], cache: Path, **env: str) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("lotr-sim")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lotr_sim.cli.main"]
+    p = subprocess.run(cmd + args, cwd=str(ROOT), capture_output=True, text=True, timeout=900,
+                       env=dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), **env))
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p
+
+
+@pytest.mark.slow
+def test_a_programs_first_run_with_the_machinery_on_plays_the_same_game(tmp_path):
+    """``lotr-sim -v play`` from an empty cache with the compile helper and lean callees on (as
+    a user runs it) says so, starts the helper and prints the same game as a first run with
+    both off."""
+    from lotr_sim import _numba
+
+    log = tmp_path / "compile.log"
+    on = _lotr_sim(["-v", "play", "-g", "the-search", "--seed", "4"], tmp_path / "on",
+                   LOTR_SIM_COMPILE_HELPER="1", LOTR_SIM_LEAN_CALLEES="1", LOTR_SIM_COMPILE_LOG=str(log))
+    off = _lotr_sim(["play", "-g", "the-search", "--seed", "4"], tmp_path / "off",
+                    LOTR_SIM_COMPILE_HELPER="0", LOTR_SIM_LEAN_CALLEES="0")
+    assert on.stdout == off.stdout and on.stdout.strip()
+    if _numba.machinery_known():
+        assert "first-run compile helper on, lean callees on" in on.stderr
+        assert " helper entry " in log.read_text()              # the helper process took an entry
+    else:
+        assert "skipped" in on.stderr
