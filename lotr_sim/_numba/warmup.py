@@ -543,6 +543,8 @@ def _save(d, cres) -> None:
 
 
 _numba: dict[str, Callable] = {}    # numba's own methods, as they were before the patch
+_replaced: list[tuple[type, str, Any]] = []   # (class, name, its own attribute or _ABSENT): ``uninstall``
+_ABSENT = object()
 _pending_envs: dict[str, Any] = {}  # environments of kernels whose module is not in the JIT
 
 
@@ -559,7 +561,7 @@ def _patch_lean() -> None:
                "set_env": (codegen.JITCPUCodegen, "set_env"),
                "get_executable": (cpu.CPUContext, "get_executable"),
                "add_overload": (dispatcher._DispatcherBase, "add_overload")}
-    if _numba or any(getattr(c, n, None) is None for c, n in methods.values()):
+    if _replaced or any(getattr(c, n, None) is None for c, n in methods.values()):
         return                     # patched already, or another numba: nothing is lean
     full = lib._optimize_final_module
     _numba.update({k: getattr(c, n) for k, (c, n) in methods.items()})
@@ -632,14 +634,23 @@ def _patch_lean() -> None:
         _numba["add_overload"](self, cres)
 
     jit.accept_lean(True)
-    lib._optimize_final_module = _optimize_final_module
-    jit_lib._finalize_final_module = _finalize_final_module
-    jit_lib.get_pointer_to_function = get_pointer_to_function
-    lib.serialize_using_object_code = serialize_using_object_code
-    lib._unserialize = classmethod(_unserialize)
-    codegen.JITCPUCodegen.set_env = set_env
-    cpu.CPUContext.get_executable = get_executable
-    dispatcher._DispatcherBase.add_overload = add_overload
+    for (cls, name), new in zip(methods.values(), (
+            _optimize_final_module, _finalize_final_module, get_pointer_to_function, serialize_using_object_code,
+            classmethod(_unserialize), set_env, get_executable, add_overload)):
+        _replaced.append((cls, name, cls.__dict__.get(name, _ABSENT)))
+        setattr(cls, name, new)
+
+
+def _unpatch_lean() -> None:
+    """Give numba's classes their own methods back (kernels made lean meanwhile still get their
+    machine code when Python calls them)."""
+    while _replaced:
+        cls, name, old = _replaced.pop()
+        if old is _ABSENT:
+            delattr(cls, name)
+        else:
+            setattr(cls, name, old)
+    jit.accept_lean(False)
 
 
 def install(keep: tuple[str, ...] = ()) -> None:
@@ -661,8 +672,23 @@ def install(keep: tuple[str, ...] = ()) -> None:
             d, args = ev.data["dispatcher"], tuple(ev.data["args"])
             _on_end(d, args, failed=args not in d.overloads)   # (numba's ``is_failed`` is inverted)
 
-    event.register("numba:compile", _Listener())
+    _state["listener"] = _Listener()
+    event.register("numba:compile", _state["listener"])
     _state["installed"] = True
+
+
+def uninstall() -> None:
+    """Undo ``install``: numba's own methods and no compile-event listener again (for tests that
+    switch the machinery on in a process that otherwise runs as the library)."""
+    if not _state["installed"]:
+        return
+    from numba.core import event
+
+    event.unregister("numba:compile", _state.pop("listener"))
+    _unpatch_lean()
+    _stop_helper()
+    drop_claims()
+    _state["installed"] = False
 
 
 def helper_order(entry: dict, share: float = 0.3) -> list[list]:

@@ -116,3 +116,70 @@ def test_a_programs_first_run_with_the_machinery_on_plays_the_same_game(tmp_path
         assert " helper entry " in log.read_text()              # the helper process took an entry
     else:
         assert "skipped" in on.stderr
+
+
+def _numba_methods_are_numbas() -> bool:
+    from numba.core import codegen, cpu, dispatcher
+    methods = [codegen.CPUCodeLibrary._optimize_final_module, codegen.CPUCodeLibrary._unserialize,
+               codegen.CPUCodeLibrary.serialize_using_object_code, codegen.JITCodeLibrary.get_pointer_to_function,
+               codegen.JITCPUCodegen.set_env, cpu.CPUContext.get_executable, dispatcher._DispatcherBase.add_overload]
+    return all(getattr(m, "__module__", "").startswith("numba.") for m in methods)
+
+
+def test_loading_every_game_patches_nothing_and_sets_no_environment():
+    """The library (no ``lotr-sim`` program): loading each game leaves numba's classes and the
+    process's environment as they were."""
+    from lotr_sim.games import registry
+    before = dict(os.environ)
+    for name in registry.game_names():
+        registry.get_game(name)
+    assert dict(os.environ) == before
+    assert _numba_methods_are_numbas()
+
+
+def test_with_the_machinery_on_a_users_callee_is_never_lean():
+    """With the program's first-run machinery installed in this process, a lotr-sim kernel
+    compiled inside another is lean, and a user's callee compiled inside a user's caller (or
+    inside a lotr-sim kernel's compile) is numba's own: machine code at once, no lean flag."""
+    import numba
+
+    from lotr_sim import _numba
+    if not _numba.machinery_known():
+        pytest.skip("the first-run machinery is not applied on this numba")
+    from lotr_sim._numba import warmup
+
+    was = warmup._state["installed"]
+    warmup.install()
+    try:
+        def ours(fn):
+            fn.__module__ = "lotr_sim.scope_probe"
+            return numba.njit(fn)
+
+        @numba.njit
+        def user_callee_scope_nb(x):
+            return x * 3 + 1
+
+        @numba.njit
+        def user_caller_scope_nb(x):
+            return user_callee_scope_nb(x) + 1
+
+        @ours
+        def our_callee_scope_nb(x):
+            return x - 2
+
+        @ours
+        def our_caller_scope_nb(x):
+            return our_callee_scope_nb(x) + 5
+
+        assert user_caller_scope_nb(4) == 14 and our_caller_scope_nb(4) == 7
+        (user,) = user_callee_scope_nb.overloads.values()
+        (mine,) = our_callee_scope_nb.overloads.values()
+        assert type(mine.entry_point).__name__ == "_DeferredEntry"
+        assert type(user.entry_point).__name__ != "_DeferredEntry"
+        assert not [k for k in vars(user.library) if "lotr" in k]
+        assert user_callee_scope_nb(1) == 4 and our_callee_scope_nb(1) == -1
+    finally:
+        if not was:
+            warmup.uninstall()
+    if not was:
+        assert _numba_methods_are_numbas()

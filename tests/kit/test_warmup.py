@@ -27,6 +27,16 @@ PLAN = warmup.load_plan()
 GAMES = {"minas_tirith": "minas-tirith", "lotr_risk": "lotr-risk", "the_search": "the-search"}
 
 
+@pytest.fixture(autouse=True)
+def _machinery_undone():
+    """A test here that installs the machinery in this worker (the library runs without it)
+    leaves numba as it found it."""
+    was = warmup._state["installed"]
+    yield
+    if not was:
+        warmup.uninstall()
+
+
 def _game_of(entry: str) -> str:
     return GAMES[entry.split(".")[2]]
 
@@ -501,8 +511,13 @@ def test_a_kernel_compiled_inside_another_compile_is_lean_until_python_calls_it(
     ``_state["lean"]``); the outer kernel gets both at once. When Python calls a lean kernel,
     its machine code is generated then, after the module passes if it is a kept kernel
     (``_state["kept_late"]``), and its real entry point replaces the deferred one. With
-    ``LOTR_SIM_LEAN_CALLEES=0`` nothing is lean, and every result is the same."""
-    from numba import njit
+    ``LOTR_SIM_LEAN_CALLEES=0`` nothing is lean, and every result is the same. (Only kernels of
+    the lotr_sim package are ever lean: these probes are made to look like ones.)"""
+    import numba
+
+    def njit(fn):
+        fn.__module__ = "lotr_sim.lean_probe"
+        return numba.njit(fn)
 
     monkeypatch.setenv(warmup.ENV_SWITCH, "0")
     warmup.install(keep=("kept_lean_probe_nb",))
@@ -546,7 +561,12 @@ def test_a_kernel_compiled_inside_another_compile_is_lean_until_python_calls_it(
 
 
 _LEAN_MODULE = """
-from numba import njit
+import sys
+from lotr_sim._numba.jit import njit
+
+# a kernel of the lotr_sim package, as far as the machinery can tell (only those are ever lean)
+sys.modules["lotr_sim.lean_probe_mod"] = sys.modules[__name__]
+__name__ = "lotr_sim.lean_probe_mod"
 
 @njit(cache=True)
 def leaf_nb(x):
