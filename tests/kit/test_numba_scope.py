@@ -183,3 +183,27 @@ def test_with_the_machinery_on_a_users_callee_is_never_lean():
             warmup.uninstall()
     if not was:
         assert _numba_methods_are_numbas()
+
+
+def test_on_a_numba_release_not_known_the_machinery_is_skipped_in_one_line(monkeypatch, capsys):
+    """The program on a numba release the machinery is not known to work on: ``activate``
+    applies nothing (no error) and ``-v`` says so in one line; on a known one it says what is on."""
+    from lotr_sim import _numba
+    from lotr_sim._numba import compile_notice, warmup
+
+    monkeypatch.setattr(compile_notice, "install", lambda: None)    # (no notice in this worker)
+    monkeypatch.setattr(compile_notice, "want", lambda: None)
+    assert _numba.machinery_known("0.68.1") and not _numba.machinery_known("0.61.2")
+    assert _numba.numba_release("0.70.0rc1") == (0, 70)
+    monkeypatch.setattr(_numba, "_state", {"wanted": False, "verbose": False, "active": None})
+    assert _numba.activate() is False                     # the library: not wanted, nothing said
+    monkeypatch.setattr(_numba, "KNOWN_NUMBA", ((0, 1),))
+    _numba.want()
+    _numba.set_verbose(True)
+    was = warmup._state["installed"]
+    assert _numba.activate() is False
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "skipped" in err[0] and "lotr-sim: numba" in err[0]
+    assert warmup._state["installed"] == was
+    if not was:
+        assert _numba_methods_are_numbas()
