@@ -182,10 +182,20 @@ def _fallback_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"lotr-sim-{who}" / "numba"
 
 
+def _numba_version() -> str:
+    """The installed numba's version: each release gets its own folder (numba's index files
+    hold one release's entries, and two releases would overwrite each other's)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("numba")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def cache_root() -> str | None:
     """The folder lotr-sim's kernels cache in, chosen once per process: the user's
     ``NUMBA_CACHE_DIR`` when set (used as given), else a writable, source-keyed directory
-    (one per ``NUMBA_OPT`` level: ``opt_suffix``) under the user cache folder or, failing that,
+    (one per numba release and ``NUMBA_OPT`` level: ``opt_suffix``) under the user cache folder or, failing that,
     the temporary folder; None when none is writable (numba's own locators are then used)."""
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
@@ -197,7 +207,7 @@ def cache_root() -> str | None:
         key = key or _memo_source_hash(c)
         if not _KEY:
             _KEY.append(key)
-        d = c / (key + opt_suffix())
+        d = c / f"{key}-numba{_numba_version()}{opt_suffix()}"
         if _writable(d):
             _CHECKED.append(str(d))
             return str(d)

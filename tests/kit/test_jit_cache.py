@@ -54,8 +54,9 @@ def _swap_index(disp) -> None:
 
 def _fresh(disp):
     """A new dispatcher of the same function: it knows only what the disk cache holds."""
-    fresh = numba.njit(cache=True)(disp.py_func)
-    return jit.guard(fresh) if jit.guarded(disp) else fresh
+    if getattr(disp._cache, "_lotr_guarded", False):
+        return jit.njit(cache=True)(disp.py_func)          # (lotr-sim's folder, guarded)
+    return numba.njit(cache=True)(disp.py_func)
 
 
 def test_an_entry_holding_another_signature_is_compiled_again(kmod):
