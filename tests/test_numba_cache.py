@@ -1,5 +1,6 @@
-"""The numba cache key follows every module whose values the kernels read (issue 8: editing a
-game's constants module used to serve a stale engine), and the dispatcher patch still applies."""
+"""The numba cache key follows every module whose values the kernels read (editing a game's
+constants module must not serve a stale engine), the cache folder is given to lotr-sim's
+kernels only, and the dispatcher patch still applies."""
 from __future__ import annotations
 
 import os
@@ -63,8 +64,9 @@ def test_editing_the_cli_keeps_the_key(pkg_copy):
 
 
 def test_no_literal_dispatch_still_applies():
-    """kernels/dispatch patches a numba Dispatcher method: if a numba release renames it, fail
-    loudly here rather than silently compiling one copy per constant again."""
+    """lotr_sim/_numba/dispatch replaces a method of lotr-sim's dispatchers: if a numba release
+    renames it, fail loudly here (on every numba CI runs) rather than silently compiling one
+    copy per constant again."""
     import numpy as np
     from numba import njit
     from numba.core.dispatcher import Dispatcher

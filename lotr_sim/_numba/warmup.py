@@ -50,7 +50,7 @@ function compiles, caches and loads as numba does.
 ``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off);
 ``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's module passes and machine code at
 once again.
-Measured figures are in the issue 21 note and README ("First run").
+Measured figures are in README ("First run") and docs/performance.md.
 """
 from __future__ import annotations
 
@@ -292,8 +292,10 @@ def _switched_on(name: str) -> bool:
 
 
 def enabled() -> bool:
-    """Whether this process may start compile helpers (``LOTR_SIM_COMPILE_HELPER`` != 0)."""
-    return _switched_on(ENV_SWITCH)
+    """Whether this process may start compile helpers (``LOTR_SIM_COMPILE_HELPER`` != 0, and a
+    POSIX system: the claims probe their owner with ``os.kill(pid, 0)``, which on Windows
+    would end it)."""
+    return os.name == "posix" and _switched_on(ENV_SWITCH)
 
 
 def load_plan(path: Path = PLAN_FILE) -> dict[str, dict]:
