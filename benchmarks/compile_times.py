@@ -21,8 +21,8 @@ machine). Run from the repository root; it puts the checkout first on ``PYTHONPA
       NUMBA_OPT per level: cold play and cold run CPU (each from an empty cache), then warm
       games/s (run -n N -j 1, minus a run of 200 games: noisy, ``speed`` is steadier).
   python benchmarks/compile_times.py plan [-g GAME ...] [-j JOBS]
-      Records lotr_sim/kernels/compile_plan.json, what the first-run compile helper compiles
-      (lotr_sim/kernels/warmup.py): each game's run, play and first search game from an
+      Records lotr_sim/_numba/compile_plan.json, what the first-run compile helper compiles
+      (lotr_sim/_numba/warmup.py): each game's run, play and first search game from an
       empty cache; per entry point, its callees at every depth in the order their compiles
       finished, and the entry points compiled after it (``then``). Run it
       after changing a kernel's callees or signatures (tests/kernels/test_warmup.py says when).
@@ -418,6 +418,8 @@ def _profile_child(game_name: str) -> dict:
     import numba  # noqa: F401  (after NUMBA_CACHE_DIR and NUMBA_OPT are set)
     prof.install()
     import lotr_sim.api  # noqa: F401
+    from lotr_sim import _numba
+    _numba.want()                  # the first-run machinery, as the lotr-sim program has it
     imp = dict(step="import", wall=time.perf_counter() - t0, cpu=time.process_time() - c0)
     steps = [imp] + entry_points(game_name, prof)
     return dict(game=game_name, steps=steps, kernels=prof.rows(),
@@ -495,7 +497,7 @@ def _is_top(k: dict, ks: list[dict]) -> bool:
     return k.get("top", True)
 
 
-# -- plan: what the compile helper compiles (lotr_sim/kernels/warmup.py) ----------------------
+# -- plan: what the compile helper compiles (lotr_sim/_numba/warmup.py) ----------------------
 
 def plan_scenarios(game: str) -> dict[str, list[str]]:
     """The first runs the plan is recorded on: each a CLI command, each from an empty cache."""
@@ -508,8 +510,11 @@ def _plan_child(game: str, scenario: str) -> dict:
     import contextlib
     import io
 
+    from lotr_sim import _numba
+    from lotr_sim._numba import warmup
     from lotr_sim.cli.main import app
-    from lotr_sim.kernels import warmup
+
+    _numba.want()                  # as the lotr-sim program has it (``app`` is run without ``main``)
 
     def go():
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -523,13 +528,13 @@ def _plan_child(game: str, scenario: str) -> dict:
 
 def cmd_plan(args) -> dict:
     """Record every game's scenarios (two at a time, each in a fresh process and cache) and
-    write lotr_sim/kernels/compile_plan.json: for each entry point whose direct callees took
+    write lotr_sim/_numba/compile_plan.json: for each entry point whose direct callees took
     MIN_CALLEE_SECONDS or more, the scenario's recording where they took longest, and the
     unplanned kept kernels any scenario compiled or JIT-ed after it (``then``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from lotr_sim.games.adapter import FULLY_OPTIMISED, MAY_BE_LEAN
-    from lotr_sim.kernels import warmup
+    from lotr_sim._numba import warmup
 
     jobs = [(g, s) for g in args.game for s in plan_scenarios(g)]
 
@@ -574,7 +579,7 @@ def cmd_plan(args) -> dict:
 
     out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's callees "
                        "(every depth) in the order a cold compile finishes them, and the entry points "
-                       "compiled after it (lotr_sim/kernels/warmup.py).",
+                       "compiled after it (lotr_sim/_numba/warmup.py).",
                numba=numba.__version__, entries=keep)
     warmup.PLAN_FILE.write_text(json.dumps(out, indent=1) + "\n")
     for k, e in keep.items():

@@ -8,8 +8,10 @@ from lotr_sim.games import registry
 
 # Keep test runs reproducible and independent of the developer's own numba settings.
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
-# The suite's xdist workers already keep both cores compiling: no first-run compile helper
-# processes beside them (lotr_sim/kernels/warmup.py; tests/kernels/test_warmup.py tests it).
+# The tests run the library as a user imports it: the first-run compile machinery off (its
+# default, lotr_sim/_numba). The lotr-sim programs they start switch it on, lean callees
+# included, but the suite's xdist workers already keep both cores compiling: no compile helper
+# processes beside them (tests/kernels/test_warmup.py and tests/kernels/test_numba_scope.py run it).
 os.environ.setdefault("LOTR_SIM_COMPILE_HELPER", "0")
 
 

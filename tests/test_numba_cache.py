@@ -1,7 +1,9 @@
-"""The numba cache key follows every module whose values the kernels read (editing a
-game's constants module must not serve a stale engine), and the dispatcher patch still applies."""
+"""The numba cache key follows every module whose values the kernels read (editing a game's
+constants module must not serve a stale engine), the cache folder is given to lotr-sim's
+kernels only, and the dispatcher patch still applies."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import lotr_sim
-from lotr_sim import _numba_cache as nc
+from lotr_sim._numba import cache as nc
 
 PKG = Path(lotr_sim.__file__).resolve().parent
 
@@ -62,13 +64,14 @@ def test_editing_the_cli_keeps_the_key(pkg_copy):
 
 
 def test_no_literal_dispatch_still_applies():
-    """kernels/dispatch patches a numba Dispatcher method: if a numba release renames it, fail
-    loudly here rather than silently compiling one copy per constant again."""
+    """lotr_sim/_numba/dispatch replaces a method of lotr-sim's dispatchers: if a numba release
+    renames it, fail loudly here (on every numba CI runs) rather than silently compiling one
+    copy per constant again."""
     import numpy as np
     from numba import njit
     from numba.core.dispatcher import Dispatcher
 
-    from lotr_sim.kernels.dispatch import no_literal_dispatch
+    from lotr_sim._numba.dispatch import no_literal_dispatch
 
     assert hasattr(Dispatcher, "get_call_template")
 
@@ -89,17 +92,45 @@ def test_no_literal_dispatch_still_applies():
 
 def test_numba_opt_level_gets_its_own_cache_directory(monkeypatch, tmp_path):
     """numba's cache index does not key on NUMBA_OPT: a kernel compiled at -O0 must not be
-    served to a run at the default level (benchmarks/compile_times.py measures NUMBA_OPT levels)."""
+    served to a run at the default level."""
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("NUMBA_OPT", raising=False)
-    default = Path(nc.configure_numba_cache())
-    monkeypatch.delenv("NUMBA_CACHE_DIR")
-    monkeypatch.setenv("NUMBA_OPT", "3")
-    assert Path(nc.configure_numba_cache()) == default
-    monkeypatch.delenv("NUMBA_CACHE_DIR")
-    monkeypatch.setenv("NUMBA_OPT", "0")
-    opt0 = Path(nc.configure_numba_cache())
+
+    def root(opt: str | None) -> Path:
+        monkeypatch.setattr(nc, "_CHECKED", [])
+        if opt is None:
+            monkeypatch.delenv("NUMBA_OPT", raising=False)
+        else:
+            monkeypatch.setenv("NUMBA_OPT", opt)
+        return Path(nc.cache_root())
+
+    default = root(None)
+    assert default.parent == tmp_path / "lotr-sim" / "numba"
+    assert root("3") == default
+    opt0 = root("0")
     assert opt0 != default and opt0.name == default.name + "-opt0" and opt0.parent == default.parent
-    monkeypatch.setenv("NUMBA_OPT", "0")    # set by the user: left alone
-    assert nc.configure_numba_cache() == str(opt0)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))     # set by the user: used as given
+    assert nc.cache_root() == str(tmp_path / "mine")
+
+
+def test_the_cache_folder_is_given_to_our_kernels_only(monkeypatch, tmp_path):
+    """A lotr-sim kernel caches under ``cache_root``; the process's environment and numba's
+    configuration are left alone, so another numba function caches where numba puts it."""
+    import numba
+
+    from lotr_sim._numba.jit import njit
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(nc, "_CHECKED", [])
+    before = dict(os.environ)
+    mod = tmp_path / "probe_cache_mod.py"
+    mod.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import probe_cache_mod
+
+    ours = njit(cache=True)(probe_cache_mod.f)
+    theirs = numba.njit(cache=True)(probe_cache_mod.f)
+    assert Path(ours._cache.cache_path).is_relative_to(Path(nc.cache_root()))
+    assert Path(nc.cache_root()).is_relative_to(tmp_path / "lotr-sim")
+    assert not Path(theirs._cache.cache_path).is_relative_to(tmp_path / "lotr-sim")
+    assert dict(os.environ) == before

@@ -50,14 +50,14 @@ def cli_errors(func: Callable) -> Callable:
 
 
 def numba_cache_problem() -> str | None:
-    """What is wrong with ``NUMBA_CACHE_DIR`` as a place for numba's cache, or None. lotr-sim
-    sets the variable itself, to a folder it checked, only when it is unset
-    (``lotr_sim._numba_cache``); a user's value is used as given, and numba quietly falls back
+    """What is wrong with ``NUMBA_CACHE_DIR`` as a place for numba's cache, or None. When it is
+    unset lotr-sim's kernels cache in a folder lotr-sim checked (``lotr_sim._numba.cache``); a
+    user's value is used as given, and numba quietly falls back
     (beside the installed package, or no cache and a compile every run) when it is a file, a
     path through a file or a folder it cannot write."""
     import os
 
-    from lotr_sim._numba_cache import checked_cache_dir
+    from lotr_sim._numba.cache import checked_cache_dir
     value = os.environ.get("NUMBA_CACHE_DIR")
     if not value or value == checked_cache_dir():
         return None

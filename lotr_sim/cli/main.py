@@ -122,8 +122,15 @@ def _version_callback(value: bool) -> None:
 def root(
     version: bool = typer.Option(False, "--version", "-V", callback=_version_callback,
                                  is_eager=True, help="Print the version and exit."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Say on stderr, in one line, how the numba first-run compile machinery is set "
+                                      "up (a helper process and lean callees; skipped on a numba release it is not "
+                                      "known to work on). LOTR_SIM_COMPILE_HELPER=0 and LOTR_SIM_LEAN_CALLEES=0 "
+                                      "switch its parts off."),
 ) -> None:
     """Monte Carlo balance analysis for Lord of the Rings board games."""
+    from lotr_sim import _numba
+    _numba.set_verbose(verbose)
 
 
 def flowed_help(doc: str | None) -> str | None:
@@ -154,8 +161,8 @@ def main() -> None:
     """The ``lotr-sim`` program. A bug escaping a command (never bad input: that is a
     ``LotrSimError``) still prints one line, with exit code 1; ``LOTR_SIM_TRACEBACK=1``
     shows the traceback for a bug report."""
-    from lotr_sim.kernels import compile_notice
-    compile_notice.want()       # a first run's compile says so on stderr, even when piped
+    from lotr_sim import _numba
+    _numba.want()       # the first-run compile machinery and notice (lotr_sim/_numba), here only
     try:
         app()
     except (Exception, MemoryError) as e:  # noqa: BLE001 - the last net under every command

@@ -216,8 +216,9 @@ def _source_hash() -> str:
 
 def _table_cache(args: tuple) -> Path | None:
     """Where the win table of ``args`` is kept: under the compiled kernels' cache directory
-    (``NUMBA_CACHE_DIR``, which ``lotr_sim._numba_cache`` sets), or None without one."""
-    root = os.environ.get("NUMBA_CACHE_DIR")
+    (``lotr_sim._numba.cache.cache_root``), or None without one."""
+    from lotr_sim._numba.cache import cache_root
+    root = cache_root()
     if not root:
         return None
     key = hashlib.sha256(repr(args).encode()).hexdigest()[:20]

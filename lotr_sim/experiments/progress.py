@@ -168,10 +168,10 @@ def compile_status(game):
     """The spinner (a context manager, on stderr) that says why the first use of a game's
     engine waits: numba compiles it once, later runs load it from the cache. Where it cannot
     be seen (stderr not a terminal) the program's one-line notice says it instead
-    (``kernels.compile_notice``)."""
+    (``lotr_sim._numba.compile_notice``)."""
     from rich.console import Console
 
-    from lotr_sim.kernels import compile_notice
+    from lotr_sim._numba import compile_notice
     con = Console(file=sys.stderr)
     if not con.is_terminal:
         yield
@@ -196,7 +196,7 @@ def warm_up(game, compiled, policies, seed: int, show: bool, timed: bool = False
             game.simulate(compiled, policies, seed, 0, 1, threads=1)
         return
     if in_notebook():
-        from lotr_sim.kernels import compile_notice
+        from lotr_sim._numba import compile_notice
         print(f"preparing the {game.name} engine (a minute on the first run)...", file=sys.stderr, flush=True)
         compile_notice.spinner_showing(True)
         try:

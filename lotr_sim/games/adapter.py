@@ -59,7 +59,7 @@ from lotr_sim.games.table import TableGame
 from lotr_sim.kernels.outcomes import OutcomeColumns
 
 #: The contract's kernels whose compiles always get numba's full module passes: the ones Python
-#: calls in the search player's loop or for whole games. ``kernels.warmup`` compiles any other
+#: calls in the search player's loop or for whole games. ``lotr_sim._numba.warmup`` compiles any other
 #: kernel met inside another compile lean (per-function passes only; the caller's module
 #: passes optimise it where it is inlined). choose_nb, to_move_nb, record_nb and invariant_nb
 #: may be lean: Python calls them once per step or per game. Measured: with

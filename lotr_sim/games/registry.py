@@ -36,15 +36,14 @@ def unregister(name: str) -> None:
 
 
 def get_game(name: str):
+    """The game ``name`` (loaded once per process)."""
     if name not in _GAMES:
         raise ConfigError(f"unknown game '{name}'{closest(name, _GAMES)} (games: {', '.join(_GAMES)})")
     if name not in _cache:
-        from lotr_sim.games.adapter import FULLY_OPTIMISED
-        from lotr_sim.kernels import compile_notice, warmup
+        from lotr_sim import _numba
 
-        # a cold first compile gets a helper process and lean callees (kernels/warmup.py)
-        warmup.install(keep=FULLY_OPTIMISED)
-        compile_notice.install()      # and, in the lotr-sim program, one line saying so
+        # in the lotr-sim program (only), the first-run compile machinery (lotr_sim/_numba)
+        _numba.activate()
         mod, cls = _GAMES[name].split(":")
         _cache[name] = getattr(importlib.import_module(mod), cls)()
     return _cache[name]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, prange
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import (STATE_SIZE, d6_nb, randint_nb, stream_base_nb, stream_init_nb,
                                   stream_words_nb, xoshiro_step_nb)
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 
 
 class CSR(NamedTuple):

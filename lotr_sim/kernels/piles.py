@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import make_stream, randint_nb
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 
 
 STATE_SIZE = 6

@@ -35,7 +35,7 @@ from typing import Iterator
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 
 TR_POS, TR_OVF, TR_COUNT = 0, 1, 2
 TR_HEADER = 3

@@ -159,7 +159,8 @@ def test_numba_cache_falls_back_when_home_cache_unwritable(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = "/dev/null/not-a-dir"
     env["TMPDIR"] = str(tmp_path)
-    code = ("import os, lotr_sim; d = os.environ['NUMBA_CACHE_DIR']; print(d);"
+    code = ("import os; from lotr_sim._numba.cache import cache_root; d = cache_root(); print(d);"
+            "assert 'NUMBA_CACHE_DIR' not in os.environ;"
             "from lotr_sim.kernels.combat import simulate_battles as s; s('classic', 3, 2, 10, 1);"
             "print(len(os.listdir(d)) > 0)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -34,7 +34,7 @@ def test_first_run_compile_prints_one_line_when_piped(tmp_path):
 
 def test_library_use_prints_no_notice(capsys):
     """Only the program asks for the notice; the API (a notebook, a script) stays quiet."""
-    from lotr_sim.kernels import compile_notice
+    from lotr_sim._numba import compile_notice
     assert compile_notice._state["wanted"] is False
     compile_notice.install()
     assert compile_notice._state["installed"] is False
@@ -44,6 +44,6 @@ def test_notice_names_the_game_whose_kernel_compiles():
     from numba.core.dispatcher import Dispatcher
 
     from lotr_sim.games.the_search import play
-    from lotr_sim.kernels import compile_notice
+    from lotr_sim._numba import compile_notice
     d = next(v for v in vars(play).values() if isinstance(v, Dispatcher) and v.py_func.__module__ == play.__name__)
     assert compile_notice._game_of(d) == "the-search"

@@ -150,5 +150,6 @@ def test_win_tables_are_kept_on_disk_and_read_back_unchanged(tmp_path, monkeypat
     assert np.array_equal(B.win_table(*args, good_attacks=False, witch_king=True), fresh)
     assert len(calls) == 2
     monkeypatch.delenv("NUMBA_CACHE_DIR")
+    monkeypatch.setattr("lotr_sim._numba.cache.cache_root", lambda: None)
     B.win_table(*args, good_attacks=False, witch_king=True)       # no cache: computed
     assert len(calls) == 3

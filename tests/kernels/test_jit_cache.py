@@ -1,4 +1,4 @@
-"""The kernels' on-disk cache (``lotr_sim.kernels.jit``): an entry another process left wrong is
+"""The kernels' on-disk cache (``lotr_sim._numba.jit``): an entry another process left wrong is
 never run, and concurrent saves of different signatures of one kernel keep both."""
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import pytest
 from numba.core import types
 from numba.core.caching import FunctionCache
 
-from lotr_sim.kernels import jit
+from lotr_sim._numba import jit
 
 SOURCE = '''
 from numba import njit as plain_njit
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 
 @plain_njit(cache=True)
 def plain(x):
@@ -54,8 +54,9 @@ def _swap_index(disp) -> None:
 
 def _fresh(disp):
     """A new dispatcher of the same function: it knows only what the disk cache holds."""
-    fresh = numba.njit(cache=True)(disp.py_func)
-    return jit.guard(fresh) if jit.guarded(disp) else fresh
+    if getattr(disp._cache, "_lotr_guarded", False):
+        return jit.njit(cache=True)(disp.py_func)          # (lotr-sim's folder, guarded)
+    return numba.njit(cache=True)(disp.py_func)
 
 
 def test_an_entry_holding_another_signature_is_compiled_again(kmod):
@@ -154,7 +155,7 @@ def test_concurrent_saves_of_two_signatures_keep_both(kmod):
 def test_every_kernel_of_the_package_is_guarded():
     from numba.core.dispatcher import Dispatcher
 
-    from lotr_sim._numba_cache import kernel_modules
+    from lotr_sim._numba.cache import kernel_modules
 
     root = Path(jit.__file__).resolve().parents[1]
     seen = 0
@@ -171,7 +172,7 @@ def test_every_kernel_of_the_package_is_guarded():
 def test_an_edit_of_the_package_misses_every_kernel_entry(kmod, monkeypatch):
     """The stamp holds the package's kernel source hash: entries written by another version of
     the package are never loaded, whatever folder numba caches in."""
-    from lotr_sim import _numba_cache
+    from lotr_sim._numba import cache as _numba_cache
 
     assert kmod.safe(2) == 3                      # saved under this package's key
     same = _fresh(kmod.safe)

@@ -1,4 +1,4 @@
-"""The first-run compile helper (lotr_sim/kernels/warmup.py): its plan names kernels
+"""The first-run compile helper (lotr_sim/_numba/warmup.py): its plan names kernels
 that exist with types that parse, matches what a cold compile really does, starts a helper only
 for a cold planned entry point, and changes nothing in the results."""
 from __future__ import annotations
@@ -16,12 +16,25 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 import lotr_sim
+from lotr_sim import _numba
 from lotr_sim.games.adapter import FULLY_OPTIMISED, MAY_BE_LEAN
-from lotr_sim.kernels import warmup
+from lotr_sim._numba import warmup
 
 ROOT = Path(lotr_sim.__file__).resolve().parent.parent
+# the machinery is applied only on the numba releases it is known to work on
+pytestmark = pytest.mark.skipif(not _numba.machinery_known(), reason="first-run machinery not applied on this numba")
 PLAN = warmup.load_plan()
 GAMES = {"minas_tirith": "minas-tirith", "lotr_risk": "lotr-risk", "the_search": "the-search"}
+
+
+@pytest.fixture(autouse=True)
+def _machinery_undone():
+    """A test here that installs the machinery in this worker (the library runs without it)
+    leaves numba as it found it."""
+    was = warmup._state["installed"]
+    yield
+    if not was:
+        warmup.uninstall()
 
 
 def _game_of(entry: str) -> str:
@@ -150,7 +163,7 @@ def test_a_helper_takes_the_next_entry_points_from_its_pipe_until_it_closes(tmp_
     log = tmp_path / "log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     env[warmup.LOG_ENV] = str(log)
-    p = subprocess.Popen([sys.executable, "-m", "lotr_sim.kernels.warmup", "pkg.unplanned_a_nb",
+    p = subprocess.Popen([sys.executable, "-m", "lotr_sim._numba.warmup", "pkg.unplanned_a_nb",
                           str(os.getpid())], env=env, stdin=subprocess.PIPE, text=True)
     p.stdin.write("pkg.unplanned_b_nb\n")
     p.stdin.flush()
@@ -498,8 +511,13 @@ def test_a_kernel_compiled_inside_another_compile_is_lean_until_python_calls_it(
     ``_state["lean"]``); the outer kernel gets both at once. When Python calls a lean kernel,
     its machine code is generated then, after the module passes if it is a kept kernel
     (``_state["kept_late"]``), and its real entry point replaces the deferred one. With
-    ``LOTR_SIM_LEAN_CALLEES=0`` nothing is lean, and every result is the same."""
-    from numba import njit
+    ``LOTR_SIM_LEAN_CALLEES=0`` nothing is lean, and every result is the same. (Only kernels of
+    the lotr_sim package are ever lean: these probes are made to look like ones.)"""
+    import numba
+
+    def njit(fn):
+        fn.__module__ = "lotr_sim.lean_probe"
+        return numba.njit(fn)
 
     monkeypatch.setenv(warmup.ENV_SWITCH, "0")
     warmup.install(keep=("kept_lean_probe_nb",))
@@ -543,7 +561,12 @@ def test_a_kernel_compiled_inside_another_compile_is_lean_until_python_calls_it(
 
 
 _LEAN_MODULE = """
-from numba import njit
+import sys
+from lotr_sim._numba.jit import njit
+
+# a kernel of the lotr_sim package, as far as the machinery can tell (only those are ever lean)
+sys.modules["lotr_sim.lean_probe_mod"] = sys.modules[__name__]
+__name__ = "lotr_sim.lean_probe_mod"
 
 @njit(cache=True)
 def leaf_nb(x):
@@ -568,7 +591,7 @@ def test_a_lean_kernel_is_cached_as_bitcode_and_gets_machine_code_when_called(tm
     step = """
         import sys
         from numba.core import types
-        from lotr_sim.kernels import warmup
+        from lotr_sim._numba import warmup
         warmup.install(())
         import lean_probe_mod as m
         if sys.argv[1] == "a":
@@ -602,7 +625,8 @@ def _child(code: str, cache: Path, helper: str = "0", lean: str = "1", path: tup
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join(map(str, (ROOT, *path))))
     env[warmup.ENV_SWITCH] = helper
     env[warmup.LEAN_SWITCH] = lean
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *argv], env=env, cwd=str(ROOT),
+    code = "from lotr_sim import _numba\n_numba.enable()\n" + textwrap.dedent(code)   # as the program has it
+    p = subprocess.run([sys.executable, "-c", code, *argv], env=env, cwd=str(ROOT),
                        capture_output=True, text=True, timeout=timeout)
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stdout.strip().splitlines()[-1]
@@ -618,7 +642,7 @@ def test_plan_matches_a_cold_compile_of_the_run_path(game, tmp_path):
     entry = next(e for e in PLAN if e.endswith(".simulate_nb") and _game_of(e) == game)
     got = json.loads(_child(f"""
         import json
-        from lotr_sim.kernels import warmup
+        from lotr_sim._numba import warmup
         from lotr_sim.api import get_game
         g = get_game({game!r}); c = g.compile(g.load())
         pols = dict(g.default_policies) if getattr(g, "default_policies", None) else {{}}
@@ -631,7 +655,7 @@ def test_plan_matches_a_cold_compile_of_the_run_path(game, tmp_path):
 _RESULT = """
     import hashlib, importlib, json
     from lotr_sim import api
-    from lotr_sim.kernels import warmup
+    from lotr_sim._numba import warmup
     r = api.run_games("the-search", games=300, seed=5, threads=1)
     hits = misses = 0
     for mod, name, _ in warmup.helper_order(warmup.load_plan()[ENTRY]):
@@ -653,7 +677,7 @@ def test_callees_compiled_by_the_helper_give_the_same_games(tmp_path):
     helper_cache = tmp_path / "helper"
     done = json.loads(_child(f"""
         import json
-        from lotr_sim.kernels import warmup
+        from lotr_sim._numba import warmup
         print(json.dumps(warmup.compile_callees({entry!r})))
     """, helper_cache))
     planned = len(warmup.helper_order(PLAN[entry]))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.dispatch import no_literal_dispatch
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.piles import shuffle_range_nb
 from lotr_sim.kernels.rng import d6_nb
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb

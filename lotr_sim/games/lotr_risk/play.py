@@ -102,10 +102,10 @@ from __future__ import annotations
 import numpy as np
 
 from lotr_sim.kernels.combat import assault_faces_nb, assault_losses_nb
-from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim._numba.dispatch import no_literal_dispatch
 from lotr_sim.games.lotr_risk.fellowship.kernel import fellowship_die_nb, fellowship_moves_nb
 from lotr_sim.kernels.graph import reachable_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb, sort_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.lotr_risk.board import (

@@ -45,9 +45,9 @@ another player's territory or adventure hand (missions, LR-9.1), the decks or th
 from __future__ import annotations
 
 
-from lotr_sim.kernels.dispatch import no_literal_dispatch
+from lotr_sim._numba.dispatch import no_literal_dispatch
 from lotr_sim.games.lotr_risk.fellowship.kernel import fellowship_moves_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.lotr_risk.board import (
     adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, region_held_nb, ring_territory_nb,

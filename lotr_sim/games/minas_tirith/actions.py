@@ -37,7 +37,7 @@ from lotr_sim.games.minas_tirith.combat import (
     assault_bonus_nb, assault_nb, bombard_action_nb, bonus_fast_nb, catapults_check_nb, shooters_nb,
 )
 from lotr_sim.kernels.combat import bombard_per_die_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 
 
 @njit(cache=True, _nrt=False)
@@ -384,7 +384,7 @@ def do_action_nb(cf, st, tr, s, pol, side, act, i):
     check_win_nb(cf, st, tr)
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

@@ -26,7 +26,7 @@ from lotr_sim.games.minas_tirith.layout import (
     S_PG, S_REASON, S_TURN, S_WINNER, W_DRAW, W_EVIL, W_GOOD,
 )
 from lotr_sim.games.minas_tirith.events import event_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 
 
@@ -301,7 +301,7 @@ def mumak_type_nb(cf):
     return mu
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

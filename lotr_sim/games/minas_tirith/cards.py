@@ -28,7 +28,7 @@ Documented simplifications:
 from __future__ import annotations
 
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_ND, C_NU, C_T, MAXU, O_CACC, O_CKIND, O_CMUSTER, O_CSIDES, O_DSHIELD, O_DTYPE, O_UARCH, O_UCLS,
@@ -502,7 +502,7 @@ def card_step_nb(cf, st, tr, s, pol, side, act, i, scr):
     return False
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 
 from lotr_sim.kernels.combat import assault_roll_nb, bombard_dice_nb, bombard_nb, dice_each_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import d6_nb, randint_nb, uniform_nb
 from lotr_sim.games.minas_tirith.config import (
     C_NC, C_NL, C_NU, MAXDEG, MAXT, MAXU, O_BANNER, O_CRANGE, O_DEVIL, O_DGOOD, O_DIST, O_EK, O_LORD,
@@ -806,7 +806,7 @@ def bonus_fast_nb(cf, st, side, a, b):
     return ab, db, st[O_WKAT + (a if side == EVIL else b)]
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

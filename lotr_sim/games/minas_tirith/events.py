@@ -16,7 +16,7 @@ from __future__ import annotations
 
 
 from lotr_sim.kernels.combat import _dice5_nb, dice_each_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import STATE_SIZE
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb, ev_reserve_nb
 from lotr_sim.games.minas_tirith.config import C_NC, C_ND, C_NL, C_NU, C_T, MAXU
@@ -153,7 +153,7 @@ def _put_assault_faces_nb(st, tr, h, s, saved, ad, dd, modified):
         ev_put_reserved_nb(tr, h, d2)
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

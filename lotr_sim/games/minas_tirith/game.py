@@ -79,12 +79,12 @@ without it each call no longer pays atomic incref/decref on every array argument
 was ~3/4 of the run time). score_action_nb is inlined into choose_action_nb (its only
 caller in a game): the call with ~50 scalarised array arguments cost more than the score.
 Every module that defines kernels ends with ``no_literal_dispatch(globals())`` (each helper
-compiles once, see lotr_sim/kernels/dispatch.py).
+compiles once, see lotr_sim/_numba/dispatch.py).
 
 First-run compile: numba links every jitted callee into its caller's library. The step
 machine's thin levels (legal_nb, apply_nb, choose_nb and, within apply_nb, begin_turn_nb,
 finish_turn_nb, do_action_nb, next_loss_nb and card_step_nb) are kernels of their own, not
-``inline="always"``: a kernel compiled inside another is lean (``lotr_sim.kernels.warmup``:
+``inline="always"``: a kernel compiled inside another is lean (``lotr_sim._numba.warmup``:
 no module passes or machine code of its own), so a level costs only its own typing and
 lowering, which the compile helper can do on the other core, while an inlined body would be
 typed again in each caller, in the main process. Kernels with long bodies (enum_actions_nb,

@@ -28,7 +28,7 @@ from lotr_sim.games.minas_tirith.layout import (
     O_POOL, O_SCB, O_UNITS, S_GATE,
 )
 from lotr_sim.games.minas_tirith.events import event_nb
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.tracebuf import ev_end_nb, ev_put_reserved_nb
 from lotr_sim.games.minas_tirith.board import cross_ok_nb, side_units_nb
 
@@ -228,7 +228,7 @@ def exchange_nb(cf, st, tr, t):
     ev_end_nb(tr, h)
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

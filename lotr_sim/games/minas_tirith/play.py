@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.piles import redeal_range_nb, shuffle_range_nb
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 from lotr_sim.games.minas_tirith.config import (
@@ -543,8 +543,8 @@ def playouts_nb(cf, wp, pol, st, act, cands, m, key, hz, out):
             out[c, j] = st2[S_WINNER]
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 _ = invariant_nb   # re-exported: every game's kernels module has the common kernels (games/adapter.py)
 no_literal_dispatch(globals())

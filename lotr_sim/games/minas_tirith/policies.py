@@ -29,7 +29,7 @@ this way; dice, losses, retreats and cards stay the heuristic's.
 from __future__ import annotations
 
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_ND, C_NU, C_T, MAXDEG, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NB, O_NBN,
@@ -411,7 +411,7 @@ def choose_die_nb(cf, st, s, pol, side, used):
     return best
 
 
-# Each helper compiles once, whatever constants its callers pass (see kernels/dispatch.py).
-from lotr_sim.kernels.dispatch import no_literal_dispatch  # noqa: E402
+# Each helper compiles once, whatever constants its callers pass (see lotr_sim/_numba/dispatch.py).
+from lotr_sim._numba.dispatch import no_literal_dispatch  # noqa: E402
 
 no_literal_dispatch(globals())

@@ -21,8 +21,8 @@ Narrowed choices (each the natural one; say so in reports):
 from __future__ import annotations
 
 
-from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.dispatch import no_literal_dispatch
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.tracebuf import ev_begin_nb, ev_end_nb, ev_put_nb
 
 from .layout import (

@@ -11,8 +11,8 @@ distances between regions that the heuristics use.
 from __future__ import annotations
 
 
-from lotr_sim.kernels.dispatch import no_literal_dispatch
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.dispatch import no_literal_dispatch
+from lotr_sim._numba.jit import njit
 
 from .layout import (
     AT_SHIRE, GC, MAP_C, MAP_R, NEUTRAL, O_FIRST, O_DIST, O_NXT, O_PAR, O_QUEUE, O_ROPEN, O_RSIZE,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lotr_sim.kernels.jit import njit
+from lotr_sim._numba.jit import njit
 from lotr_sim.kernels.rng import STATE_SIZE, d6_nb, randint_nb, stream_init_nb
 
 

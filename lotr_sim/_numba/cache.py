@@ -1,4 +1,4 @@
-"""Where numba's ``cache=True`` writes its compiled kernels.
+"""Where lotr-sim's kernels keep their compiled code (numba's ``cache=True``).
 
 Two measured pitfalls (shared/notes/numba-measurements.md) decide this:
 
@@ -7,13 +7,17 @@ Two measured pitfalls (shared/notes/numba-measurements.md) decide this:
 * a read-only package directory with no writable home makes ``cache=True`` fail with
   "no locator available".
 
-So, unless the user set ``NUMBA_CACHE_DIR`` themselves, we point it at a user cache
-directory whose name contains a hash of every module of the package that defines jitted
+So, unless the user set ``NUMBA_CACHE_DIR`` themselves, lotr-sim's kernels cache in a user
+cache directory whose name contains a hash of every module of the package that defines jitted
 code *and every package module those import*, transitively (``kernel_modules``): numba bakes
 module-level constants (a game's layout offsets, sizes, codes) into the compiled code, so an
 edit to such a constants module must give a fresh cache too. Edits to the CLI, reports or
 experiment layer do not throw the compiled kernels away, and the directory is writable.
-This must run before numba is imported, which is why ``lotr_sim/__init__`` calls it.
+
+The folder is given to lotr-sim's own dispatchers only, through their cache object
+(``function_cache``, which ``lotr_sim._numba.jit.njit`` puts on each one): nothing is set in the
+process's environment or in numba's configuration, and other numba functions of the process
+cache where numba puts them.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ import re
 import tempfile
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent      # the lotr_sim package
 
 
 def _module_file(root: Path, dotted: str) -> Path | None:
@@ -142,7 +146,7 @@ def opt_suffix() -> str:
 
 
 _KEY: list[str] = []
-_CHECKED: list[str] = []     # the folder configure_numba_cache chose (and found writable)
+_CHECKED: list[str] = []     # the folder cache_root chose and found writable ("": none)
 
 
 def _user_cache_root() -> Path:
@@ -152,14 +156,14 @@ def _user_cache_root() -> Path:
 
 
 def checked_cache_dir() -> str | None:
-    """The cache folder this process's ``configure_numba_cache`` chose and found writable, or
-    None when the user's ``NUMBA_CACHE_DIR`` (or numba's own locators) is used."""
-    return _CHECKED[0] if _CHECKED else None
+    """The cache folder this process's ``cache_root`` chose and found writable, or None when
+    the user's ``NUMBA_CACHE_DIR`` (or numba's own locators) is used."""
+    return _CHECKED[0] or None if _CHECKED else None
 
 
 def package_key() -> str:
     """``source_hash`` of this installed package, once per process (remembered on disk against
-    the files' fingerprint where a user cache folder is writable). ``lotr_sim.kernels.jit`` puts
+    the files' fingerprint where a user cache folder is writable). ``lotr_sim._numba.jit`` puts
     it into every kernel's cache stamp, so an edit of any module the kernels read invalidates
     them whatever folder numba caches in, a ``NUMBA_CACHE_DIR`` the user chose included."""
     if not _KEY:
@@ -168,21 +172,99 @@ def package_key() -> str:
     return _KEY[0]
 
 
-def configure_numba_cache() -> str | None:
-    """Set NUMBA_CACHE_DIR (when unset) to a writable, source-keyed directory (one per
-    ``NUMBA_OPT`` level: ``opt_suffix``)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return os.environ["NUMBA_CACHE_DIR"]
-    candidates = [_user_cache_root(),
-                  Path(tempfile.gettempdir()) / f"lotr-sim-{os.getuid()}" / "numba"]
+def _fallback_dir() -> Path:
+    """A per-user folder under the system's temporary directory (where ``os.getuid`` exists;
+    the user name elsewhere, as on Windows)."""
+    if hasattr(os, "getuid"):
+        who = str(os.getuid())
+    else:
+        who = re.sub(r"[^0-9A-Za-z_.-]", "_", os.environ.get("USERNAME") or os.environ.get("USER") or "user")
+    return Path(tempfile.gettempdir()) / f"lotr-sim-{who}" / "numba"
+
+
+def _numba_version() -> str:
+    """The installed numba's version: each release gets its own folder (numba's index files
+    hold one release's entries, and two releases would overwrite each other's)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("numba")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def cache_root() -> str | None:
+    """The folder lotr-sim's kernels cache in, chosen once per process: the user's
+    ``NUMBA_CACHE_DIR`` when set (used as given), else a writable, source-keyed directory
+    (one per numba release and ``NUMBA_OPT`` level: ``opt_suffix``) under the user cache folder or, failing that,
+    the temporary folder; None when none is writable (numba's own locators are then used)."""
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        return user
+    if _CHECKED:
+        return _CHECKED[0] or None
     key = None
-    for c in candidates:
+    for c in (_user_cache_root(), _fallback_dir()):
         key = key or _memo_source_hash(c)
         if not _KEY:
             _KEY.append(key)
-        d = c / (key + opt_suffix())
+        d = c / f"{key}-numba{_numba_version()}{opt_suffix()}"
         if _writable(d):
-            os.environ["NUMBA_CACHE_DIR"] = str(d)
             _CHECKED.append(str(d))
             return str(d)
-    return None  # numba falls back to its own locators
+    _CHECKED.append("")
+    return None
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def function_cache(py_func):
+    """A numba function cache for ``py_func`` (a lotr-sim kernel) that keeps its files under
+    ``cache_root()``; numba's own locators when that is None, as for any numba function."""
+    if not _CLASSES:
+        _CLASSES.update(_make_classes())
+    return _CLASSES["cache"](py_func)
+
+
+def _make_classes() -> dict[str, type]:
+    """numba's ``FunctionCache`` with one more locator, first: lotr-sim's folder."""
+    from numba.core import caching
+
+    class LotrSimLocator(caching._CacheLocator):
+        """A kernel's cache files under ``cache_root()``, in numba's own layout (a folder per
+        source folder; the source file's modification time and size as its stamp)."""
+
+        def __init__(self, py_func, py_file, root):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            st = os.stat(self._py_file)
+            return st.st_mtime, st.st_size
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            root = cache_root()
+            if root is None or not os.path.exists(py_file):
+                return None
+            self = cls(py_func, py_file, root)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None
+            return self
+
+    class LotrSimCacheImpl(caching.CompileResultCacheImpl):
+        _locator_classes = [LotrSimLocator, *caching.CompileResultCacheImpl._locator_classes]
+
+    class LotrSimFunctionCache(caching.FunctionCache):
+        _impl_class = LotrSimCacheImpl
+
+    return {"cache": LotrSimFunctionCache, "locator": LotrSimLocator}

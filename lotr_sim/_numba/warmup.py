@@ -17,7 +17,7 @@ How it works:
   ``numba.core.types`` gives back) and seconds.
 * ``install()`` registers a numba compile-event listener (once per process). When an entry
   point of the plan starts compiling (its cache missed: a warm run never gets here), the
-  listener starts ``python -m lotr_sim.kernels.warmup ENTRY``, which compiles the callees
+  listener starts ``python -m lotr_sim._numba.warmup ENTRY``, which compiles the callees
   from the *last* one backwards while the main process goes forwards (``helper_order``: a
   callee holding a large share of the work, such as LOTR Risk's turn kernel, is left to the
   main process and the helper works inside it from the far end); each side loads what the
@@ -31,12 +31,21 @@ How it works:
 * Only compile *order* changes: every kernel is compiled from the same source with the same
   types, so results are bit-identical with or without the helper (the golden tests run
   either way). A stale plan (a callee renamed, a signature changed) only costs time: the
-  helper skips what it cannot compile, and ``tests/kit/test_warmup.py`` fails until the
+  helper skips what it cannot compile, and ``tests/kernels/test_warmup.py`` fails until the
   plan is re-recorded.
 
 Lean callees (below): a kernel compiled inside another kernel's compile skips LLVM's module
 passes and gets no machine code of its own until Python calls it; the entry point links it
 and optimises the whole engine anyway (~20% + ~20% less CPU on a cold compile).
+
+Scope: the lean callees replace eight methods of numba's code library, CPU context and
+dispatcher classes, so nothing here is applied by importing the package or loading a game:
+``lotr_sim._numba.activate`` installs it in the ``lotr-sim`` program only (and only on the numba
+releases of ``lotr_sim._numba.KNOWN_NUMBA``). Even there each replaced method acts only on
+lotr-sim's kernels: a library is lean only when every kernel on the compile stack is of the
+``lotr_sim`` package; the other methods act only on such a library, or on a lean cache entry
+while one of lotr-sim's guarded caches rebuilds it (``jit.loading_lean``). Any other numba
+function compiles, caches and loads as numba does.
 
 ``LOTR_SIM_COMPILE_HELPER=0`` switches the helper off (the helper itself runs with it off);
 ``LOTR_SIM_LEAN_CALLEES=0`` gives every kernel numba's module passes and machine code at
@@ -55,6 +64,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lotr_sim._numba import jit
+
 PLAN_FILE = Path(__file__).with_name("compile_plan.json")
 ENV_SWITCH = "LOTR_SIM_COMPILE_HELPER"
 LEAN_SWITCH = "LOTR_SIM_LEAN_CALLEES"
@@ -68,10 +79,11 @@ MIN_CALLEE_SECONDS = 2.0
 
 _state: dict[str, Any] = {"installed": False, "atexit": False, "plan": None, "helper": None,
                           "then": False, "started": set(), "role": None, "claims": set(),
-                          "stack": [], "keep": set(), "lean": set(), "kept_late": set(),
+                          "stack": [], "ours": [], "keep": set(), "lean": set(), "kept_late": set(),
                           "yield": False, "interrupt": lambda: False, "entry": None}
 # ``stack``: the function names of the kernels being compiled, outermost first (its length is
-# the compile depth: 1 for a kernel Python called, more for a callee compiled inside it)
+# the compile depth: 1 for a kernel Python called, more for a callee compiled inside it);
+# ``ours``: for each, whether it is a kernel of the lotr_sim package (only those are ever lean)
 
 
 # -- claims: neither process compiles a kernel the other is compiling ---------------------------
@@ -102,10 +114,9 @@ def _claims_active() -> bool:
 def _claim_dir() -> Path:
     import tempfile
 
-    import numba
+    from lotr_sim._numba.cache import cache_root
 
-    base = numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir()
-    return Path(base) / "lotr-sim-claims"
+    return Path(cache_root() or tempfile.gettempdir()) / "lotr-sim-claims"
 
 
 def _claim_path(disp, sig, what: str = "") -> Path:
@@ -281,8 +292,10 @@ def _switched_on(name: str) -> bool:
 
 
 def enabled() -> bool:
-    """Whether this process may start compile helpers (``LOTR_SIM_COMPILE_HELPER`` != 0)."""
-    return _switched_on(ENV_SWITCH)
+    """Whether this process may start compile helpers (``LOTR_SIM_COMPILE_HELPER`` != 0, and a
+    POSIX system: the claims probe their owner with ``os.kill(pid, 0)``, which on Windows
+    would end it)."""
+    return os.name == "posix" and _switched_on(ENV_SWITCH)
 
 
 def load_plan(path: Path = PLAN_FILE) -> dict[str, dict]:
@@ -310,18 +323,15 @@ def parse_types(reprs: list[str]) -> tuple:
 
 
 def _spawn(entry: str) -> subprocess.Popen | None:
-    import numba
-
     import lotr_sim
 
-    env = dict(os.environ)
+    env = dict(os.environ)                   # (the helper finds the same cache folder itself)
     env[ENV_SWITCH] = "0"
     env[KEEP_ENV] = ",".join(sorted(_state["keep"]))
-    env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR or env.get("NUMBA_CACHE_DIR", ""))
     src = str(Path(lotr_sim.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        return subprocess.Popen([sys.executable, "-m", "lotr_sim.kernels.warmup", entry, str(os.getpid())],
+        return subprocess.Popen([sys.executable, "-m", "lotr_sim._numba.warmup", entry, str(os.getpid())],
                                 env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, text=True)
     except OSError:
@@ -359,8 +369,14 @@ def _stop_helper() -> None:
             pass
 
 
+def _ours(dispatcher) -> bool:
+    """Whether ``dispatcher`` is a kernel of the lotr_sim package."""
+    return (getattr(getattr(dispatcher, "py_func", None), "__module__", "") or "").startswith("lotr_sim.")
+
+
 def _on_start(dispatcher) -> None:
     _state["stack"].append(dispatcher.py_func.__name__)
+    _state["ours"].append(_ours(dispatcher))
     if len(_state["stack"]) > 1 or not enabled():
         return
     name = _qualname(dispatcher)
@@ -386,6 +402,8 @@ def _on_start(dispatcher) -> None:
 def _on_end(dispatcher=None, args=None, failed: bool = True) -> None:
     if _state["stack"]:
         _state["stack"].pop()
+    if _state["ours"]:
+        _state["ours"].pop()
     if not _state["stack"]:
         # numba saves a kernel to the cache *after* its compile event ends: the top-level
         # kernel's own claim is dropped by ``save_overload`` (dropping it here let a waiting
@@ -422,7 +440,7 @@ def _stop_at_exit() -> None:
 # dispatcher's table and re-saves the kernel as object code, so a later run loads it ready.
 # Kernels Python calls once per step or game (choose, record, invariant) run without the module
 # passes. Without fastmath, LLVM's optimisations do not change results: games stay
-# bit-identical (the golden tests run lean, and tests/kit/test_warmup.py compares with lean
+# bit-identical (the golden tests run lean, and tests/kernels/test_warmup.py compares with lean
 # off). ``LOTR_SIM_LEAN_CALLEES=0`` switches all of this off.
 
 def lean_enabled() -> bool:
@@ -432,8 +450,11 @@ def lean_enabled() -> bool:
 
 
 def _lean_now() -> bool:
+    """Whether the library being optimised now is lean: a lotr-sim kernel compiled inside
+    another lotr-sim kernel's compile (or by the helper). A compile any other numba function
+    takes part in, a user's caller or callee, is numba's own."""
     stack = _state["stack"]
-    if not stack or not lean_enabled():
+    if not stack or not lean_enabled() or not all(_state["ours"]) or len(_state["ours"]) != len(stack):
         return False
     return len(stack) >= 2 or _state["role"] == "helper"
 
@@ -524,6 +545,8 @@ def _save(d, cres) -> None:
 
 
 _numba: dict[str, Callable] = {}    # numba's own methods, as they were before the patch
+_replaced: list[tuple[type, str, Any]] = []   # (class, name, its own attribute or _ABSENT): ``uninstall``
+_ABSENT = object()
 _pending_envs: dict[str, Any] = {}  # environments of kernels whose module is not in the JIT
 
 
@@ -540,7 +563,7 @@ def _patch_lean() -> None:
                "set_env": (codegen.JITCPUCodegen, "set_env"),
                "get_executable": (cpu.CPUContext, "get_executable"),
                "add_overload": (dispatcher._DispatcherBase, "add_overload")}
-    if _numba or any(getattr(c, n, None) is None for c, n in methods.values()):
+    if _replaced or any(getattr(c, n, None) is None for c, n in methods.values()):
         return                     # patched already, or another numba: nothing is lean
     full = lib._optimize_final_module
     _numba.update({k: getattr(c, n) for k, (c, n) in methods.items()})
@@ -584,8 +607,8 @@ def _patch_lean() -> None:
 
     def _unserialize(cls, cg, state):
         name, kind, data = state
-        if kind != "bitcode":
-            return unserialize(cls, cg, state)
+        if kind != "bitcode" or not jit.loading_lean():
+            return unserialize(cls, cg, state)   # (anything but a lotr-sim kernel's lean entry)
         self = cg.create_library(name)       # a lean kernel: pending until Python calls it
         self.enable_object_caching()
         self._final_module = ll.parse_bitcode(data)
@@ -612,14 +635,24 @@ def _patch_lean() -> None:
             return
         _numba["add_overload"](self, cres)
 
-    lib._optimize_final_module = _optimize_final_module
-    jit_lib._finalize_final_module = _finalize_final_module
-    jit_lib.get_pointer_to_function = get_pointer_to_function
-    lib.serialize_using_object_code = serialize_using_object_code
-    lib._unserialize = classmethod(_unserialize)
-    codegen.JITCPUCodegen.set_env = set_env
-    cpu.CPUContext.get_executable = get_executable
-    dispatcher._DispatcherBase.add_overload = add_overload
+    jit.accept_lean(True)
+    for (cls, name), new in zip(methods.values(), (
+            _optimize_final_module, _finalize_final_module, get_pointer_to_function, serialize_using_object_code,
+            classmethod(_unserialize), set_env, get_executable, add_overload)):
+        _replaced.append((cls, name, cls.__dict__.get(name, _ABSENT)))
+        setattr(cls, name, new)
+
+
+def _unpatch_lean() -> None:
+    """Give numba's classes their own methods back (kernels made lean meanwhile still get their
+    machine code when Python calls them)."""
+    while _replaced:
+        cls, name, old = _replaced.pop()
+        if old is _ABSENT:
+            delattr(cls, name)
+        else:
+            setattr(cls, name, old)
+    jit.accept_lean(False)
 
 
 def install(keep: tuple[str, ...] = ()) -> None:
@@ -641,8 +674,23 @@ def install(keep: tuple[str, ...] = ()) -> None:
             d, args = ev.data["dispatcher"], tuple(ev.data["args"])
             _on_end(d, args, failed=args not in d.overloads)   # (numba's ``is_failed`` is inverted)
 
-    event.register("numba:compile", _Listener())
+    _state["listener"] = _Listener()
+    event.register("numba:compile", _state["listener"])
     _state["installed"] = True
+
+
+def uninstall() -> None:
+    """Undo ``install``: numba's own methods and no compile-event listener again (for tests that
+    switch the machinery on in a process that otherwise runs as the library)."""
+    if not _state["installed"]:
+        return
+    from numba.core import event
+
+    event.unregister("numba:compile", _state.pop("listener"))
+    _unpatch_lean()
+    _stop_helper()
+    drop_claims()
+    _state["installed"] = False
 
 
 def helper_order(entry: dict, share: float = 0.3) -> list[list]:
@@ -792,8 +840,6 @@ def _main(argv: list[str]) -> int:
     entry = argv[0]
     parent = int(argv[1]) if len(argv) > 1 else None
     alive = (lambda: os.getppid() == parent) if parent else (lambda: True)
-    import lotr_sim  # noqa: F401 - the cache directory, before numba
-
     _state["role"] = "helper"
     install(tuple(n for n in os.environ.get(KEEP_ENV, "").split(",") if n))
     nxt: queue.Queue = queue.Queue()

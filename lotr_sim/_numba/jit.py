@@ -10,16 +10,17 @@ numba issues #4807 and #10128 report the same family of races). A process killed
 index and the data write leaves an index naming a file that holds an older entry.
 
 Every kernel of the package is defined with this module's ``njit``, which is numba's ``njit``
-plus ``guard`` on the dispatcher it returns. ``guard`` keeps numba's own file format and code
-paths and changes only that dispatcher's cache object (instance attributes; numba's classes and
-every other dispatcher in the process are untouched):
+with the dispatcher's cache in lotr-sim's own folder (``lotr_sim._numba.cache.function_cache``)
+and ``guard`` on it. ``guard`` keeps numba's own file format and code paths and changes only that
+dispatcher's cache object (instance attributes; numba's classes and every other dispatcher in
+the process are untouched):
 
 * a save holds an exclusive lock on a file beside the index (``fcntl.flock``; where there is no
   ``fcntl``, as on Windows, saves are not locked) while it reads the index, writes the data and
   then the index that names it, so two writers never share a data file and an interrupted save
   leaves at most a data file no index names;
 * the index's stamp (numba's: the kernel's own file's modification time and size) also holds
-  the hash of every package module the kernels read (``lotr_sim._numba_cache.package_key``):
+  the hash of every package module the kernels read (``lotr_sim._numba.cache.package_key``):
   numba does not notice an edit of a callee's or a constants module, and served a stale kernel
   from any cache folder the package does not key itself, such as a ``NUMBA_CACHE_DIR`` the user
   set (The Search's ``simulate_nb`` after a layout edit: wrong offsets, an endless loop);
@@ -27,7 +28,11 @@ every other dispatcher in the process are untouched):
   (module and qualified name) with the requested argument types. Anything else (a file from a
   race of an older version, a torn or foreign file) counts as a miss: numba compiles the kernel
   again and the save replaces the entry. ``LOTR_SIM_CACHE_LOG=FILE`` appends one line per
-  rejected entry.
+  rejected entry;
+* an entry a ``lotr-sim`` program saved lean (``lotr_sim._numba.warmup``: LLVM bitcode without
+  the module passes) is used only where the lean machinery is on; elsewhere it counts as a miss,
+  so a library user's kernels get numba's full optimisation. Where it is on, the entry is
+  rebuilt under ``loading_lean``, the one place its patched loader acts.
 """
 from __future__ import annotations
 
@@ -41,7 +46,7 @@ from typing import Any
 import numba
 from numba.core import sigutils
 
-from lotr_sim._numba_cache import package_key
+from lotr_sim._numba.cache import function_cache, package_key
 
 try:
     import fcntl
@@ -50,16 +55,44 @@ except ImportError:  # pragma: no cover - Windows: saves are not locked
 
 LOG_ENV = "LOTR_SIM_CACHE_LOG"
 
+#: Whether lean cache entries may be loaded in this process (``warmup`` sets it when it applies
+#: its patches) and whether one is being rebuilt now (read by warmup's patched loader).
+_lean = {"accepted": False, "loading": 0}
+
+
+def accept_lean(on: bool = True) -> None:
+    """Let this process's guarded caches load lean entries (``warmup.install``)."""
+    _lean["accepted"] = on
+
+
+def loading_lean() -> bool:
+    """Whether a guarded cache is rebuilding a lean entry of one of lotr-sim's kernels now."""
+    return _lean["loading"] > 0
+
 
 def njit(*args: Any, **kws: Any):
-    """numba's ``njit`` (same arguments), with ``guard`` on the dispatcher when it caches."""
+    """numba's ``njit`` (same arguments); with ``cache=True`` the dispatcher caches in lotr-sim's
+    folder, with ``guard`` on its cache."""
     if args and callable(args[0]) and len(args) == 1 and not kws:
-        return guard(numba.njit(args[0]))
+        return numba.njit(args[0])
+    cache = kws.pop("cache", False)
     decorate = numba.njit(*args, **kws)
 
     def wrap(fn: Callable) -> Any:
-        return guard(decorate(fn))
+        disp = decorate(fn)
+        if cache:
+            _cache_in_our_folder(disp)
+            guard(disp)
+        return disp
     return wrap
+
+
+def _cache_in_our_folder(disp: Any) -> None:
+    """Give ``disp`` an on-disk cache as numba's ``enable_caching`` does, in lotr-sim's folder."""
+    if not hasattr(disp, "_cache"):
+        disp.enable_caching()            # a numba whose dispatchers this does not know
+        return
+    disp._cache = function_cache(disp.py_func)
 
 
 def _log(what: str, disp: Any) -> None:
@@ -99,6 +132,14 @@ def _describes(payload: Any, disp: Any, sig: Any) -> bool:
         return (fndesc.qualname == fn.__qualname__ and fndesc.modname == fn.__module__
                 and tuple(signature.args) == tuple(args))
     except Exception:  # noqa: BLE001 - a payload of another shape is not ours to trust
+        return False
+
+
+def _is_lean(payload: Any) -> bool:
+    """Whether a cache payload holds a lean kernel (its library as LLVM bitcode, not object code)."""
+    try:
+        return payload[0][1] == "bitcode"
+    except (TypeError, IndexError, KeyError):
         return False
 
 
@@ -145,7 +186,16 @@ def guard(disp: Any) -> Any:
         if not _describes(payload, disp, sig):
             _log("foreign", disp)
             return None
-        return cache._impl.rebuild(target_context, payload)
+        if not _is_lean(payload):
+            return cache._impl.rebuild(target_context, payload)
+        if not _lean["accepted"]:
+            _log("lean", disp)
+            return None
+        _lean["loading"] += 1
+        try:
+            return cache._impl.rebuild(target_context, payload)
+        finally:
+            _lean["loading"] -= 1
 
     cf._source_stamp = (cf._source_stamp, package_key())
     cf.save = save

@@ -26,8 +26,11 @@ def _unliteral_template(disp: Dispatcher) -> None:
 
 
 def no_literal_dispatch(namespace: dict) -> None:
-    """Apply to every numba dispatcher defined in a module (pass ``globals()``)."""
+    """Apply to every numba dispatcher defined in a module (pass ``globals()``). Only those
+    dispatchers change; on a numba whose dispatchers have no ``get_call_template`` nothing is
+    done (the same results, more compiled copies)."""
     for obj in list(namespace.values()):
-        if isinstance(obj, Dispatcher) and not getattr(obj, "_lotr_unliteral", False):
+        if (isinstance(obj, Dispatcher) and hasattr(obj, "get_call_template")
+                and not getattr(obj, "_lotr_unliteral", False)):
             _unliteral_template(obj)
             obj._lotr_unliteral = True

@@ -4,9 +4,9 @@ A first run compiles the game's engine (about a minute on a 2-core machine); lat
 it from numba's cache. On a terminal the commands show a spinner that says so
 (``experiments.progress.compile_status``); with stderr piped or logged the spinner prints
 nothing, and with ``--json``/``--quiet`` there is none. So the ``lotr-sim`` program
-(``cli.main.main``) asks for this notice: the first time numba starts compiling a kernel in
-the process (a compile event, which a warm cache never fires) while no spinner is showing,
-it prints once::
+(``cli.main.main``, through ``lotr_sim._numba.want``) asks for this notice: the first time numba
+starts compiling one of lotr-sim's kernels in the process (a compile event, which a warm cache
+never fires) while no spinner is showing, it prints once::
 
     lotr-sim: compiling the engine for minas-tirith once (numba, about a minute on a first run;
     later runs load it from the cache)
@@ -42,7 +42,8 @@ def _game_of(dispatcher) -> str:
 
 
 def _on_start(dispatcher) -> None:
-    if _state["shown"] or _state["spinners"] > 0:
+    mod = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+    if _state["shown"] or _state["spinners"] > 0 or not mod.startswith("lotr_sim."):
         return
     _state["shown"] = True
     game = _game_of(dispatcher)
@@ -52,8 +53,8 @@ def _on_start(dispatcher) -> None:
 
 
 def install() -> None:
-    """Register the compile-event listener when the notice is wanted (idempotent; called where
-    a game is first loaded, ``games.registry.get_game``)."""
+    """Register the compile-event listener when the notice is wanted (idempotent; called by
+    ``lotr_sim._numba.activate`` where a game is first loaded)."""
     if not _state["wanted"] or _state["installed"]:
         return
     from numba.core import event
