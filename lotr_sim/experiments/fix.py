@@ -116,6 +116,8 @@ class FixResult(Result):
         Every rule set played: ``set``, ``levers``, ``cost``, ``rate``, ``lo``, ``hi``, ``games``.
     games_played : int
         Games played in this run and the stored ones it reused.
+    games_reused : int
+        Of those, the games a resumed run read from ``fix-state.json`` instead of playing.
     elapsed_s : float
         Wall time of this run, in seconds.
     settings : dict
@@ -136,6 +138,7 @@ class FixResult(Result):
     levers: list
     played: list
     games_played: int
+    games_reused: int
     elapsed_s: float
     settings: dict
     message: str
@@ -509,7 +512,7 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
         baseline=res["baseline"],
         levers=[{"name": lv.name, "default": lv.default, "values": list(lv.values), "costs": dict(lv.costs)}
                 for lv in levers],
-        played=played, games_played=ev.played + ev.reused, elapsed_s=time.perf_counter() - t0,
+        played=played, games_played=ev.played + ev.reused, games_reused=ev.reused, elapsed_s=time.perf_counter() - t0,
         settings=settings, message=msg, out=outp, notes=notes)
     from lotr_sim.experiments.store import atomic_write_json
     atomic_write_json(outp / "fix.json", result.to_dict())
