@@ -475,9 +475,9 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
 def fix(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, sweep_file: str | Path | None = None,
         sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
         policies: Mapping[str, str] | None = None, target: float = 0.5, tol: float = 0.01, seed: int = 1,
-        games: int = 2000, budget: int = 600_000, confirm_games: int = 10_000, final_games: int = 20_000,
-        max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 6, tune_games: int = 200,
-        adapt_games: int = 10_000, search_games: int = 40, threads: int | None = None,
+        games: int = 2000, budget: int = 1_000_000, confirm_games: int = 10_000, final_games: int = 20_000,
+        max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 8, tune_games: int = 300,
+        adapt_games: int = 10_000, search_games: int = 60, threads: int | None = None,
         out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
         **sides: str) -> "FixResult":
     """The smallest rule changes that bring Good's (the first outcome's) win rate within

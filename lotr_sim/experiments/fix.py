@@ -19,10 +19,12 @@ Search, within a budget of games:
    every rule set uses stream (seed, i): common random numbers, so the rule sets are
    compared on the same dice).
 2. For two and then three levers, fit a response model — a ridge-regularised logistic
-   regression of Good's win on the one-hot lever values, main effects, on every rule set
-   played so far — and play next the cheapest combinations it predicts within
-   ``MODEL_TOL`` of the target (refitting after each batch), until the budget for that size
-   is spent or ``top`` fixes of that size are found.
+   regression of Good's win on the one-hot lever values (main effects, and a term for each
+   pair of values already played together) on every rule set played so far — and play next
+   the cheapest combinations it predicts within ``MODEL_TOL`` of the target (refitting after
+   each batch; when none is, a few batches of the nearest), until that size's share of the
+   budget is spent (half of what is left for two levers, the rest for three) or ``top``
+   fixes of that size are found.
 3. *Refine*: a rule set whose screening interval meets the ±``tol`` band is extended on the
    same streams to ``confirm_games``; it is a fix when its rate is then within ±``tol``.
 4. *Final check* of each reported fix on fresh streams (games from ``FRESH``):
@@ -64,9 +66,13 @@ FRESH_ADAPT = 2_000_000_000
 FRESH_SEARCH = 3_000_000_000
 #: A combination is played when the model predicts it this close to the target.
 MODEL_TOL = 0.04
+#: Batches of the nearest predictions played when none is within ``MODEL_TOL`` (and the
+#: nearest within twice it), per number of levers.
+PROBES = 3
 #: Rule sets played between two fits of the model.
 BATCH = 4
-#: A search player's gain over the adapted players beyond this is flagged beside a fix.
+#: A search player's gain over the adapted players beyond this (and beyond chance: its 95%
+#: interval excludes the adapted players' rate) is flagged beside a fix.
 SEARCH_FLAG = 0.05
 #: The largest integer range taken whole from a parameter's bounds.
 INT_RANGE_MAX = 12
@@ -289,24 +295,38 @@ def set_cost(levers: Mapping[str, Lever], changes: Mapping[str, Any]) -> float:
 # --- the response model -----------------------------------------------------------------------
 
 class ResponseModel:
-    """Ridge-regularised logistic regression of a win on one-hot lever values (main effects),
-    fitted by Newton's method on binomial counts (wins of n games per rule set)."""
+    """Ridge-regularised logistic regression of a win on one-hot lever values (main
+    effects) plus a term for each pair of changed values played together, fitted by Newton's
+    method on binomial counts (wins of n games per rule set). A pair never played together
+    has no term: its prediction is additive on the logit scale."""
 
     def __init__(self, levers: Sequence[Lever], l2: float = 1.0):
-        self.columns = [(lv.name, _canon(v)) for lv in levers for v in lv.values if v != lv.default]
+        self.columns: list = [(lv.name, _canon(v)) for lv in levers for v in lv.values if v != lv.default]
         self.index = {c: i + 1 for i, c in enumerate(self.columns)}
         self.l2 = float(l2)
         self.beta = np.zeros(len(self.columns) + 1)
+
+    @staticmethod
+    def _pairs(s: Mapping[str, Any]) -> list[tuple]:
+        items = sorted((k, _canon(v)) for k, v in s.items())
+        return list(itertools.combinations(items, 2))
 
     def design(self, sets: Sequence[Mapping[str, Any]]) -> np.ndarray:
         x = np.zeros((len(sets), len(self.columns) + 1))
         x[:, 0] = 1.0
         for r, s in enumerate(sets):
-            for k, v in s.items():
-                x[r, self.index[(k, _canon(v))]] = 1.0
+            for c in [(k, _canon(v)) for k, v in s.items()] + self._pairs(s):
+                j = self.index.get(c)
+                if j is not None:
+                    x[r, j] = 1.0
         return x
 
     def fit(self, sets: Sequence[Mapping[str, Any]], wins: np.ndarray, n: np.ndarray) -> "ResponseModel":
+        for s in sets:
+            for c in self._pairs(s):
+                if c not in self.index:
+                    self.columns.append(c)
+                    self.index[c] = len(self.columns)
         x = self.design(sets)
         wins = np.asarray(wins, float)
         n = np.asarray(n, float)
@@ -400,9 +420,9 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
         sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
         policies: Mapping[str, str] | None = None, target: float = 0.5, tol: float = 0.01,
         final_tol: float = 0.015, hold_tol: float = 0.02, seed: int = 1, games: int = 2000,
-        budget: int = 600_000, confirm_games: int = 10_000, final_games: int = 20_000,
-        max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 6,
-        tune_games: int = 200, adapt_games: int = 10_000, search_games: int = 40,
+        budget: int = 1_000_000, confirm_games: int = 10_000, final_games: int = 20_000,
+        max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 8,
+        tune_games: int = 300, adapt_games: int = 10_000, search_games: int = 60,
         threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
         progress: bool = False, chunk: int = 2000) -> FixResult:
     """Search the levers for the smallest rule changes that bring the first outcome's win
@@ -574,8 +594,8 @@ def _search(game, ev: Evaluator, levers, by_name, pols, target, tol, n_screen, b
             if near:
                 near.sort(key=lambda i: (set_cost(by_name, todo[i]), gap[i], set_key(todo[i])))
                 batch = [todo[i] for i in near[:BATCH]]
-            elif probed < 2:            # nothing predicted near: try the nearest, twice at most
-                probed += 1
+            elif probed < PROBES and gap.min() <= 2 * MODEL_TOL:
+                probed += 1             # nothing predicted near: try the nearest few
                 batch = [todo[i] for i in np.argsort(gap, kind="stable")[:BATCH]]
             else:
                 break
@@ -629,7 +649,8 @@ def _adapt(game, ev: Evaluator, changes: dict, pols: dict, a: dict, target: floa
     adapted = _rate(w, n)
     adapted["holds"] = bool(abs(adapted["rate"] - target) <= hold_tol)
     adapted["tune"] = {"generations": int(a["tune_generations"]), "games": int(a["tune_games"]),
-                       "start": start, "folder": st["adapt"][key]["folder"]}
+                       "start": start, "folder": st["adapt"][key]["folder"],
+                       "games_played": st["adapt"][key]["games"], "player": player}
     search = None
     ns = int(a["search_games"])
     if ns > 0 and "search" in getattr(game, "policies", ()):
@@ -639,10 +660,13 @@ def _adapt(game, ev: Evaluator, changes: dict, pols: dict, a: dict, target: floa
             p[side] = "search"
             w, n = ev.wins(changes, p, FRESH_SEARCH, ns)
             r = _rate(w, n)
-            gain = (r["rate"] - adapted["rate"]) if side == game.sides[0] else (adapted["rate"] - r["rate"])
-            r["gain"] = gain
+            first = side == game.sides[0]
+            r["gain"] = (r["rate"] - adapted["rate"]) if first else (adapted["rate"] - r["rate"])
+            # beyond chance: the search side's interval excludes the adapted players' rate
+            r["significant"] = bool(r["lo"] > adapted["rate"] if first else r["hi"] < adapted["rate"])
             search[f"{side}_search"] = r
-        search["flag"] = bool(max(search[f"{s}_search"]["gain"] for s in game.sides[:2]) > SEARCH_FLAG)
+        search["flag"] = any(search[f"{s}_search"]["gain"] > SEARCH_FLAG and search[f"{s}_search"]["significant"]
+                             for s in game.sides[:2])
     return adapted, search
 
 
@@ -682,7 +706,7 @@ def fix_table(res: FixResult) -> list[list[str]]:
         ad = f.get("adapted")
         se = f.get("search")
         if se:
-            s0, s1 = [se[f"{s}_search"] for s in list(se)[1:3]]
+            s0, s1 = [v for k, v in se.items() if k.endswith("_search")]
             stext = f"{_ci(s0)} / {_ci(s1)}" + (" (search gains > 5 points)" if se["flag"] else "")
         else:
             stext = "—"

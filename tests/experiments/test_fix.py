@@ -107,8 +107,15 @@ def test_response_model_recovers_additive_effects(fake):
     n = np.full(4, 20_000.0)
     wins = rng.binomial(20_000, 1 / (1 + np.exp(-logit))).astype(float)
     m = fixmod.ResponseModel(levers, l2=1e-6).fit(sets, wins, n)
-    assert m.beta == pytest.approx([-1.0, 0.5, 1.0], abs=0.05)
+    assert m.beta == pytest.approx([-1.0, 0.5, 1.0, 0.0], abs=0.05)     # the pair's term: none
     assert m.predict([{"bonus": True, "mode": "tilted"}])[0] == pytest.approx(1 / (1 + np.exp(-0.5)), abs=0.01)
+    # a pair that interacts: its own term takes the interaction; sets never played together stay additive
+    logit[3] = 1.5
+    wins = rng.binomial(20_000, 1 / (1 + np.exp(-logit))).astype(float)
+    m = fixmod.ResponseModel(levers, l2=1e-6).fit(sets, wins, n)
+    assert m.beta[3] == pytest.approx(1.0, abs=0.06)
+    m = fixmod.ResponseModel(levers, l2=1e-6).fit(sets[:3], wins[:3], n[:3])
+    assert len(m.beta) == 3 and m.predict([sets[3]])[0] == pytest.approx(1 / (1 + np.exp(-0.5)), abs=0.02)
 
 
 def test_interrupted_run_resumes_to_the_same_answer(fake, sweep_file, tmp_path, monkeypatch):
@@ -164,3 +171,23 @@ def test_cli_bad_input_is_one_line(args, msg, tmp_path):
 def test_cli_resume_of_a_folder_without_a_run(tmp_path):
     r = runner.invoke(app, ["fix", "-g", "fake", "-q", "--resume", str(tmp_path)])
     assert r.exit_code == 2 and "holds no fix run" in r.stderr
+
+
+@pytest.mark.slow
+def test_adaptation_and_search_on_a_real_game(tmp_path):
+    """Minas Tirith, one lever, a tiny budget: each fix is re-checked with both sides' weights
+    tuned to its rules (warm start from tuned) and with the search player against them."""
+    r = api.fix("minas-tirith", ["retreat_trigger"], target=0.40, tol=0.04, games=300, confirm_games=600,
+                final_games=600, tune_generations=1, tune_games=10, adapt_games=300, search_games=2,
+                threads=2, out=tmp_path / "o")
+    assert [f["set"] for f in r.fixes] == [{"retreat_trigger": "modified6"}]
+    f = r.fixes[0]
+    ad = f["adapted"]
+    assert ad["games"] == 300 and ad["lo"] <= ad["rate"] <= ad["hi"]
+    assert ad["holds"] == (abs(ad["rate"] - 0.40) <= 0.02)
+    assert ad["tune"]["start"] == "tuned" and ad["tune"]["player"].startswith("weights:")
+    assert (tmp_path / "o" / ad["tune"]["folder"] / "tuned.toml").is_file()
+    assert set(f["search"]) == {"games_per_side", "good_search", "evil_search", "flag"}
+    assert f["search"]["good_search"]["games"] == 2
+    md = (tmp_path / "o" / "report.md").read_text()
+    assert "after adaptation" in md and "retreat_trigger=modified6 |" in md
