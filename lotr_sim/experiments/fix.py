@@ -18,13 +18,14 @@ Search, within a budget of games:
 1. *Screen* the baseline and every single-lever change on ``games`` paired games (game i of
    every rule set uses stream (seed, i): common random numbers, so the rule sets are
    compared on the same dice).
-2. For two and then three levers, fit a response model — a ridge-regularised logistic
-   regression of Good's win on the one-hot lever values (main effects, and a term for each
-   pair of values already played together) on every rule set played so far — and play next
-   the cheapest combinations it predicts within ``MODEL_TOL`` of the target (refitting after
-   each batch; when none is, a few batches of the nearest), until that size's share of the
-   budget is spent (half of what is left for two levers, the rest for three) or ``top``
-   fixes of that size are found.
+2. For two and then three levers: every combination when they all fit in that size's share
+   of the budget (half of what is left for two levers, the rest for three); otherwise fit a
+   response model (a ridge-regularised logistic regression of Good's win on the one-hot
+   lever values: main effects, and a term for each pair of values already played together)
+   on every rule set played so far and play next the cheapest combinations it predicts
+   within ``MODEL_TOL`` of the target (refitting after each batch; when none is, a few
+   batches of the nearest), until that size's share is spent or ``top`` fixes of that size
+   are found.
 3. *Refine*: a rule set whose screening interval meets the ±``tol`` band is extended on the
    same streams to ``confirm_games``; it is a fix when its rate is then within ±``tol``.
 4. *Final check* of each reported fix on fresh streams (games from ``FRESH``):
@@ -581,6 +582,14 @@ def _search(game, ev: Evaluator, levers, by_name, pols, target, tol, n_screen, b
         pool = combos(levers, k)
         got: list[dict] = []
         probed = 0
+        if spent[0] + len(pool) * n_screen <= share:     # all of them fit: play every one
+            for s in sorted(pool, key=lambda s: (set_cost(by_name, s), set_key(s))):
+                screen(s)
+            for r in sorted((played[set_key(s)] for s in pool), key=lambda r: (r["cost"], abs(r["rate"] - target))):
+                if len(got) >= top:
+                    break
+                if refine(r):
+                    got.append(r)
         while spent[0] + n_screen <= share and len(got) < top:
             rows = list(played.values())
             model.fit([r["set"] for r in rows], np.array([r["wins"] * n_screen / r["games"] for r in rows]),

@@ -191,3 +191,14 @@ def test_adaptation_and_search_on_a_real_game(tmp_path):
     assert f["search"]["good_search"]["games"] == 2
     md = (tmp_path / "o" / "report.md").read_text()
     assert "after adaptation" in md and "retreat_trigger=modified6 |" in md
+
+
+def test_model_proposes_the_pairs_when_not_all_fit_the_budget(fake, sweep_file, tmp_path):
+    # 5 rule sets screened (10,000 games) and edge=0.15 refined (8,000 more) leave 6,000 for
+    # pairs: 3 of the 5 pairs at most.
+    # The model, fitted on the singles, predicts tilted + edge=0.05 and bonus + tilted near
+    # 50% and the other pairs far from it: the cheaper near one is played first, and it is the fix.
+    r = api.fix(fake, sweep_file=sweep_file, out=tmp_path / "out", max_levers=2, budget=24_000, **FAST)
+    pairs = [p["set"] for p in r.played if p["levers"] == 2]
+    assert pairs[0] == {"mode": "tilted", "edge": 0.05} and len(pairs) < 5
+    assert [f["set"] for f in r.fixes] == [{"edge": 0.15}, {"mode": "tilted", "edge": 0.05}]
