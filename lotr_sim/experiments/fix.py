@@ -441,8 +441,10 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
                 max_levers=max_levers, top=top, adapt=adapt, tune_generations=tune_generations,
                 tune_games=tune_games, adapt_games=adapt_games, search_games=search_games, chunk=chunk)
     outp: Path | None
+    from lotr_sim.experiments.store import refuse_other_output
     if resume is not None:
         outp = Path(resume)
+        refuse_other_output(outp, "fix", "--resume")
         try:
             st = json.loads((outp / STATE).read_text())
         except FileNotFoundError:
@@ -455,6 +457,7 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
     else:
         outp = Path(out) if out is not None else (
             Path("reports") / game.name / ("fix-" + datetime.now().strftime("%Y%m%d-%H%M%S")))
+        refuse_other_output(outp, "fix")
         if (outp / STATE).exists():
             raise LotrSimError(f"output folder {outp} already holds a fix run; use --resume {outp} "
                                f"or choose another --out")

@@ -173,6 +173,17 @@ def test_cli_resume_of_a_folder_without_a_run(tmp_path):
     assert r.exit_code == 2 and "holds no fix run" in r.stderr
 
 
+def test_other_commands_folders_are_refused_both_ways(sweep_file, tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "summary.json").write_text("{}")
+    r = runner.invoke(app, ["fix", "-g", "fake", "-q", "--no-adapt", "--param", "bonus", "--out", str(tmp_path / "run")])
+    assert r.exit_code == 2 and "holds a run's games" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = runner.invoke(app, ["fix", "-g", "fake", "-q", "--no-adapt", "--param", "bonus", "--out", str(tmp_path / "f")])
+    assert r.exit_code == 0, r.stderr
+    r = runner.invoke(app, ["run", "-g", "fake", "-q", "-n", "100", "--out", str(tmp_path / "f")])
+    assert r.exit_code == 2 and "holds a fix run" in r.stderr, r.stderr
+
+
 @pytest.mark.slow
 def test_adaptation_and_search_on_a_real_game(tmp_path):
     """Minas Tirith, one lever, a tiny budget: each fix is re-checked with both sides' weights
