@@ -519,7 +519,7 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
             else:
                 for f in fixes:
                     f["adapted"], f["search"] = None, None
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):     # Interrupted: within an adaptation's tune
             save(True)
             raise Interrupted(f"interrupted: the games played so far are saved in {outp}; continue with: "
                               f"lotr-sim fix --game {game.name} --resume {outp}") from None
