@@ -114,7 +114,8 @@ class FixResult(Result):
         ``adapted`` (the same with both sides' players adapted to the rules, ``holds``;
         None when not run) and ``search`` (the search player against the adapted players).
     closest : list of dict
-        When no fix exists in the ranges: the rule sets played closest to the target.
+        For each number of levers with no fix: the rule set of that many changes played
+        closest to the target.
     baseline : dict
         Good's rate under the default rules (screening games).
     levers : list of dict
@@ -525,7 +526,9 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
                               f"lotr-sim fix --game {game.name} --resume {outp}") from None
         save(True)
     played = res["played"]
-    closest = [] if fixes else sorted(played, key=lambda r: (abs(r["rate"] - target), r["levers"], r["cost"]))[:3]
+    sizes = {f["levers"] for f in fixes}
+    closest = [min((r for r in played if r["levers"] == k), key=lambda r: (abs(r["rate"] - target), r["cost"]))
+               for k in range(1, max_k + 1) if k not in sizes and any(r["levers"] == k for r in played)]
     msg = _message(outcome, target, tol, fixes, closest, res["baseline"])
     settings = {k: a[k] for k in ("seed", "games", "budget", "confirm_games", "final_games", "max_levers", "top",
                                   "adapt", "tune_generations", "tune_games", "adapt_games", "search_games")}
@@ -700,7 +703,7 @@ def _message(outcome: str, target: float, tol: float, fixes: list, closest: list
                 f"{_pct(target)}: {f['change']} ({f['levers']} lever{'s' if f['levers'] > 1 else ''}, "
                 f"{outcome.capitalize()} {_pct(f['good']['rate'])} [{_pct(f['good']['lo'])}, {_pct(f['good']['hi'])}] on fresh games).")
     if closest:
-        c = closest[0]
+        c = min(closest, key=lambda r: abs(r["rate"] - target))
         return (f"{head}; no rule set within the ranges searched brings it within ±{_points(tol)} of "
                 f"{_pct(target)}; the closest played: {c['change']} at {_pct(c['rate'])} "
                 f"[{_pct(c['lo'])}, {_pct(c['hi'])}].")
@@ -748,8 +751,11 @@ def write_report(res: FixResult, outp: Path) -> list[Path]:
         md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         md += ["| " + " | ".join(r) + " |" for r in rows]
     else:
-        md += ["No rule set within the ranges reaches the target. Closest played:", ""]
-        md += [f"- {c['change']}: {_ci(c)} ({c['games']} games)" for c in res.closest]
+        md += ["No rule set within the ranges reaches the target."]
+    if res.closest:
+        md += ["", "No fix with this many levers; the closest played:", ""]
+        md += [f"- {c['levers']} lever{'s' if c['levers'] > 1 else ''}: {c['change']}: {_ci(c)} ({c['games']} games)"
+               for c in res.closest]
     s = res.settings
     md += ["", f"Target: {o}'s win rate {100 * res.target:g}% ± {_points(res.tol)}. Fixes are found "
            f"with the default players ({', '.join(f'{k}={v}' for k, v in s['policies'].items())}) on paired "
@@ -779,9 +785,11 @@ def write_report(res: FixResult, outp: Path) -> list[Path]:
                     + "</tr>" + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
                     + "</table>")
     else:
-        body.append("<p>No rule set within the ranges reaches the target. Closest played:</p><ul>"
-                    + "".join(f"<li>{html.escape(c['change'])}: {html.escape(_ci(c))}</li>" for c in res.closest)
-                    + "</ul>")
+        body.append("<p>No rule set within the ranges reaches the target.</p>")
+    if res.closest:
+        body.append("<p>No fix with this many levers; the closest played:</p><ul>"
+                    + "".join(f"<li>{c['levers']}: {html.escape(c['change'])}: {html.escape(_ci(c))}</li>"
+                              for c in res.closest) + "</ul>")
     if pic is not None:
         body.append(f"<h2>The best pair</h2><img src='{pic.name}' alt='best pair'>")
     body.append("<pre>" + html.escape(text) + "</pre>")

@@ -60,7 +60,8 @@ def test_fix_ranks_by_levers_then_cost_and_meets_the_target(fake, sweep_file, tm
     played = {r_["change"]: r_ for r_ in r.played}
     assert played["(defaults)"]["rate"] == pytest.approx(r.baseline["rate"])
     assert abs(played["mode=tilted"]["rate"] - _exact({"mode": "tilted"})) < 4 * np.sqrt(0.25 / 2000)
-    assert r.closest == []
+    # no three-lever fix (55% and 65%): the nearest triple stands in
+    assert [c["set"] for c in r.closest] == [{"bonus": True, "mode": "tilted", "edge": 0.05}]
     assert "edge=0.15" in r.message
     for name in ("fix.json", "report.md", "report.html", "best-pair.png", fixmod.STATE):
         assert (tmp_path / "out" / name).is_file(), name
@@ -88,7 +89,7 @@ def test_no_fix_in_the_ranges_gives_the_closest(fake, tmp_path):
     r = api.fix(fake, ["bonus", "mode"], sets={"strength": 1}, out=tmp_path / "out", **FAST)
     # 30% at the defaults, 45% with both: nothing reaches 49%
     assert r.fixes == []
-    assert r.closest[0]["set"] == {"bonus": True, "mode": "tilted"}
+    assert [c["set"] for c in r.closest] == [{"mode": "tilted"}, {"bonus": True, "mode": "tilted"}]
     assert "no rule set" in r.message and "bonus=true,mode=tilted" in r.message
 
 
@@ -97,6 +98,11 @@ def test_target_and_tolerance_are_honoured(fake, sweep_file, tmp_path):
     r = api.fix(fake, sweep_file=sweep_file, target=0.40, out=tmp_path / "out", max_levers=1, **FAST)
     assert [f["set"] for f in r.fixes] == [{"edge": 0.05}]
     assert abs(r.fixes[0]["good"]["rate"] - 0.40) < 0.015
+    r = api.fix(fake, sweep_file=sweep_file, target=0.55, out=tmp_path / "out2", max_levers=2, **FAST)
+    # 55%: tilted + edge=0.05 + bonus would do it, but that is three levers; edge=0.15 + bonus (cost 2)
+    # and tilted + edge=0.15 (60%: no). Singles reach 50% at most: the closest single is edge=0.15.
+    assert [f["set"] for f in r.fixes] == [{"bonus": True, "edge": 0.15}]
+    assert [c["set"] for c in r.closest] == [{"edge": 0.15}]
 
 
 def test_response_model_recovers_additive_effects(fake):
