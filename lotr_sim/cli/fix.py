@@ -18,8 +18,8 @@ def fix(
     param: List[str] = typer.Option([], "--param", "-p",
                                     help="A lever: NAME (its whole range), NAME=v1,v2,... or NAME=a:b; repeat "
                                          "(default: the game's sweep levers, configs/sweeps/<game>.toml)."),
-    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Levers and [fix.cost] from this "
-                                              "sweep TOML instead of the game's."),
+    sweep_file: Optional[Path] = typer.Option(None, "--sweep-file", help="Levers and their costs (table fix.cost) "
+                                              "from this sweep TOML instead of the game's."),
     target: float = typer.Option(0.5, "--target", "-t", help="The first side's win rate to reach (Good's; "
                                  "Frodo's in the-search), in (0, 1)."),
     tol: float = typer.Option(0.01, "--tol", help="A fix is within ± this of the target (default 0.01)."),
