@@ -26,6 +26,8 @@ Results are frozen dataclasses with documented fields and ``to_dict()`` (the JSO
   both rates with intervals, ``games``, the ``test`` state;
 * ``BalanceResult`` (``balance``): ``evaluated`` values, ``bracket``, ``bracket_delta``,
   ``estimate`` and ``interval``, ``message``;
+* ``FixResult`` (``fix``): ``fixes`` best first (each with ``set``, ``good``, ``adapted``,
+  ``search``), ``closest``, ``played``, ``message``;
 * ``TuneResult`` (``tune``), ``LearnResult`` (``learn``): the weights file and the rounds;
 * ``TilesResult`` (``tiles``), ``FellowshipResult`` (``fellowship``): the analyses' tables,
   laws and plots.
