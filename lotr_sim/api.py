@@ -26,6 +26,8 @@ Results are frozen dataclasses with documented fields and ``to_dict()`` (the JSO
   both rates with intervals, ``games``, the ``test`` state;
 * ``BalanceResult`` (``balance``): ``evaluated`` values, ``bracket``, ``bracket_delta``,
   ``estimate`` and ``interval``, ``message``;
+* ``FixResult`` (``fix``): ``fixes`` best first (each with ``set``, ``good``, ``adapted``,
+  ``search``), ``closest``, ``played``, ``message``;
 * ``TuneResult`` (``tune``), ``LearnResult`` (``learn``): the weights file and the rounds;
 * ``TilesResult`` (``tiles``), ``FellowshipResult`` (``fellowship``): the analyses' tables,
   laws and plots.
@@ -53,6 +55,7 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
     from lotr_sim.experiments.tune import TuneResult
+    from lotr_sim.experiments.fix import FixResult
 
 #: The result classes, by name: the module that defines each (imported on first use).
 _RESULTS = {
@@ -61,12 +64,13 @@ _RESULTS = {
     "CompareResult": "lotr_sim.experiments.compare",
     "BalanceResult": "lotr_sim.experiments.compare",
     "TuneResult": "lotr_sim.experiments.tune",
+    "FixResult": "lotr_sim.experiments.fix",
     "LearnResult": "lotr_sim.experiments.learn",
     "TilesResult": "lotr_sim.games.the_search.tiles",
     "FellowshipResult": "lotr_sim.games.lotr_risk.fellowship.analysis",
 }
 
-__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "learn", "compare", "balance",
+__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "learn", "compare", "balance", "fix",
            "load_results", "report", "export_csv", "fellowship", "tiles", "replay_html", "RunOptions", "StopRule",
            *_RESULTS]
 
@@ -514,6 +518,40 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
                  popsize=popsize, sigma=sigma, final_games=final_games, threads=threads, scheduler=scheduler,
                  cluster=cluster, workers=workers, out=out, resume=resume, progress=progress,
                  sides=sides, start=start, opponents=opponents)
+
+
+@_setup_lines
+def fix(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, sweep_file: str | Path | None = None,
+        sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
+        policies: Mapping[str, str] | None = None, target: float = 0.5, tol: float = 0.01, seed: int = 1,
+        games: int = 2000, budget: int = 1_000_000, confirm_games: int = 10_000, final_games: int = 20_000,
+        max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 8, tune_games: int = 300,
+        adapt_games: int = 10_000, search_games: int = 60, threads: int | None = None,
+        out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
+        **sides: str) -> "FixResult":
+    """The smallest rule changes that bring Good's (the first outcome's) win rate within
+    ±``tol`` of ``target``, found over several rule parameters at once and re-checked with
+    players adapted to them.
+
+    Levers: ``params`` (``["name", "name=v1,v2"]`` or ``{"name": [values]}``; a bare name
+    takes the parameter's own range) or the game's sweep file's ``[params]``; costs from its
+    ``[fix.cost]``. Screening plays ``games`` paired games a rule set (every single change,
+    then the two- and three-lever combinations a logistic response model proposes, within
+    ``budget`` games), refines the promising ones to ``confirm_games`` and checks each fix on
+    ``final_games`` fresh games. ``adapt`` re-tunes both sides' default weights on each fix's
+    rules (``tune_generations`` x ``tune_games``, warm-started) and plays ``adapt_games`` with
+    them and ``search_games`` a side with the search player against them. Writes
+    ``fix.json``, ``report.md``/``report.html`` into ``out`` (default
+    ``reports/<game>/fix-<timestamp>/``); ``resume=DIR`` continues an interrupted run.
+    Returns a ``FixResult`` (``lotr_sim.experiments.fix``), its ``fixes`` best first."""
+    from lotr_sim.experiments.fix import fix as _fix
+    g = get_game(game)
+    return _fix(g, params, sweep_file=sweep_file, sets=sets, config=config,
+                policies=side_policies(g, policies, **sides), target=target, tol=tol, seed=seed, games=games,
+                budget=budget, confirm_games=confirm_games, final_games=final_games, max_levers=max_levers,
+                top=top, adapt=adapt, tune_generations=tune_generations, tune_games=tune_games,
+                adapt_games=adapt_games, search_games=search_games, threads=threads, out=out, resume=resume,
+                progress=progress)
 
 
 @_setup_lines

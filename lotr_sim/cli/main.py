@@ -100,6 +100,7 @@ COMMANDS = [
     ("sweep", "lotr_sim.cli.sweep:sweep"),
     ("compare", "lotr_sim.cli.compare:compare"),
     ("balance", "lotr_sim.cli.balance:balance"),
+    ("fix", "lotr_sim.cli.fix:fix"),
     ("skill", "lotr_sim.cli.skill:skill"),
     ("tune", "lotr_sim.cli.tune:tune"),
     ("learn", "lotr_sim.cli.learn:learn"),

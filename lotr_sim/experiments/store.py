@@ -125,7 +125,7 @@ def probe_writable(path: Path) -> None:
 
 #: What each command leaves in its output folder, as it is named in messages.
 OUTPUT_KINDS = {"sweep": "a sweep's results", "tune": "a tune run", "run": "a run's games",
-                "tiles": "a tiles report"}
+                "tiles": "a tiles report", "fix": "a fix run"}
 
 
 def output_kind(folder: Path) -> tuple[str, list[str]] | None:
@@ -149,6 +149,8 @@ def output_kind(folder: Path) -> tuple[str, list[str]] | None:
         return "sweep", have("manifest.json", "results.parquet", "chunks")
     if have("games.parquet", "summary.json"):
         return "run", have("games.parquet", "summary.json")
+    if have("fix-state.json", "fix.json"):
+        return "fix", have("fix-state.json", "fix.json")
     if have("report.json", "doom_heat.csv"):
         return "tiles", have("report.json", "summary.csv", "doom_heat.csv")
     return None

@@ -38,6 +38,8 @@ def _cases(tmp) -> dict[str, list[list[str]]]:
         "bench": [["bench", "-g", "fake", "-n", "100"], ["bench", "search", "-g", "fake", "-n", "5", "-L", "search-fast"]],
         "tune": [["tune", "-g", "fake", "-G", "1", "-n", "10"]],
         "learn": [["learn", "-g", "fake", "-n", "2"]],
+        "fix": [["fix", "-g", "fake", "--param", "bonus", "--param", "mode", "-n", "200", "--budget", "2000",
+                 "-o", str(tmp / "fix"), "-q"]],
     }
 
 
