@@ -50,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("minas-tirith", "lotr-risk", "the-search")
 FIRST_SIDE = {"minas-tirith": "good", "lotr-risk": "good", "the-search": "frodo"}
-#: A contract kernel Python calls (games.adapter.FULLY_OPTIMISED, MAY_BE_LEAN) that a scenario
+#: A contract kernel Python calls (_numba.FULLY_OPTIMISED, MAY_BE_LEAN) that a scenario
 #: compiled or JIT-ed (a lean one Python called) after a planned entry point, taking at least
 #: this long, is a follower of that entry: its helper prepares it after the entry's callees.
 FOLLOWER_SECONDS = 0.3
@@ -533,7 +533,7 @@ def cmd_plan(args) -> dict:
     unplanned kept kernels any scenario compiled or JIT-ed after it (``then``)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from lotr_sim.games.adapter import FULLY_OPTIMISED, MAY_BE_LEAN
+    from lotr_sim._numba import FULLY_OPTIMISED, MAY_BE_LEAN
     from lotr_sim._numba import warmup
 
     jobs = [(g, s) for g in args.game for s in plan_scenarios(g)]

@@ -435,7 +435,7 @@ def _stop_at_exit() -> None:
 # into callers as before, it is cached as LLVM bitcode (numba's own "bitcode" cache format),
 # and its entry point is a ``_DeferredEntry``. The first time Python calls the kernel, that
 # entry runs the module passes if the kernel is kept (``keep``, from
-# ``games.adapter.FULLY_OPTIMISED``: whole games, the search player's steps and playouts, which
+# ``lotr_sim._numba.FULLY_OPTIMISED``: whole games, the search player's steps and playouts, which
 # Python calls in a loop), generates the machine code, puts the real entry point in the
 # dispatcher's table and re-saves the kernel as object code, so a later run loads it ready.
 # Kernels Python calls once per step or game (choose, record, invariant) run without the module

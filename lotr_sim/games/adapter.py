@@ -58,16 +58,6 @@ from lotr_sim.games.step import Rules, State, check_action, trace_size
 from lotr_sim.games.table import TableGame
 from lotr_sim.kernels.outcomes import OutcomeColumns
 
-#: The contract's kernels whose compiles always get numba's full module passes: the ones Python
-#: calls in the search player's loop or for whole games. ``lotr_sim._numba.warmup`` compiles any other
-#: kernel met inside another compile lean (per-function passes only; the caller's module
-#: passes optimise it where it is inlined). choose_nb, to_move_nb, record_nb and invariant_nb
-#: may be lean: Python calls them once per step or per game. Measured: with
-#: legal/apply/scores lean too, LOTR Risk's search as Good used ~13% more CPU per game.
-FULLY_OPTIMISED = ("new_game_nb", "legal_nb", "apply_nb", "scores_nb", "run_until_nb", "simulate_nb",
-                   "playouts_nb", "determinize_nb")
-#: The contract's kernels Python calls once per step or game, which may run lean.
-MAY_BE_LEAN = ("choose_nb", "to_move_nb", "record_nb", "invariant_nb")
 
 # The trace header's version, one for every game. 4: the three games' headers
 # made one - every game writes ``seat_policies``, ``seat_sides``, ``players`` (the number of

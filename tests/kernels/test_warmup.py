@@ -17,7 +17,7 @@ from numba.core.dispatcher import Dispatcher
 
 import lotr_sim
 from lotr_sim import _numba
-from lotr_sim.games.adapter import FULLY_OPTIMISED, MAY_BE_LEAN
+from lotr_sim._numba import FULLY_OPTIMISED, MAY_BE_LEAN
 from lotr_sim._numba import warmup
 
 ROOT = Path(lotr_sim.__file__).resolve().parent.parent
