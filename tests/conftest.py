@@ -31,3 +31,18 @@ def gc(request):
     yield g, g.compile(g.load())
     if name == "fake":
         registry.unregister("fake")
+
+
+@pytest.fixture(autouse=True)
+def _library_numba_after_each_test():
+    """A test that runs the program in this worker (``cli.main.main()`` asks for the first-run
+    machinery) leaves the worker as the library runs: not asked for, not installed."""
+    from lotr_sim import _numba
+    from lotr_sim._numba import compile_notice, warmup
+    state, notice, installed = dict(_numba._state), compile_notice._state["wanted"], warmup._state["installed"]
+    yield
+    _numba._state.clear()
+    _numba._state.update(state)
+    compile_notice._state["wanted"] = notice
+    if warmup._state["installed"] and not installed:
+        warmup.uninstall()
