@@ -30,6 +30,7 @@ from __future__ import annotations
 
 
 from lotr_sim._numba.jit import njit
+from lotr_sim.kernels.learned import weighted_nb, weights_on_nb
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_ND, C_NU, C_T, MAXDEG, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NB, O_NBN,
@@ -202,10 +203,7 @@ def score_action_nb(cf, st, wp, pol, side, act, i):
 @njit(cache=True, _nrt=False)
 def learned_on_nb(pol, side):
     """Does ``side``'s row carry learned weights (any ``PL_LF0..`` entry not 0)?"""
-    for k in range(NLF):
-        if pol[side, PL_LF0 + k] != 0.0:
-            return True
-    return False
+    return weights_on_nb(pol, side, PL_LF0, NLF)
 
 
 @njit(cache=True, _nrt=False)
@@ -309,10 +307,7 @@ def row_features_nb(cf, st, wp, side, act, i):
 def learned_bonus_nb(cf, st, wp, pol, side, act, i):
     """The learned term of row ``i``'s score: its features weighted by ``side``'s ``PL_LF0..``."""
     f = row_features_nb(cf, st, wp, side, act, i)
-    v = 0.0
-    for k in range(NLF):
-        v += pol[side, PL_LF0 + k] * f[k]
-    return v
+    return weighted_nb(pol, side, PL_LF0, f)
 
 
 @njit(cache=True, _nrt=False)

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from lotr_sim._numba.dispatch import no_literal_dispatch
 from lotr_sim._numba.jit import njit
+from lotr_sim.kernels.learned import weighted_nb, weights_on_nb
 from lotr_sim.kernels.rng import randint_nb
 
 from .layout import (
@@ -56,7 +57,7 @@ from .layout import (
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
 from .regions import (
-    SHIRE_CELL, bfs_nb, centre_regions_nb, find_nb, fits_box_nb, may_enter_nb, region_neighbours_nb, touches_cell_nb,
+    SHIRE_CELL, bfs_nb, centre_regions_nb, find_nb, fits_box_nb, may_enter_nb, spread_nb, touches_cell_nb,
 )
 
 
@@ -130,10 +131,7 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
 @njit(cache=True, _nrt=False)
 def learned_on_nb(pol, seat):
     """Does ``seat``'s row carry learned weights (any ``PL_LF0..`` entry not 0)?"""
-    for k in range(NLF):
-        if pol[seat, PL_LF0 + k] != 0.0:
-            return True
-    return False
+    return weights_on_nb(pol, seat, PL_LF0, NLF)
 
 
 @njit(cache=True, _nrt=False)
@@ -167,7 +165,6 @@ def _doom_moves_nb(st, seat):
         st[base + r] = 99
     st[S_STAMP] += 1
     stamp = st[S_STAMP]
-    q0 = 0
     q1 = 0
     n = centre_regions_nb(st, st[S_DOOM], O_TMP, 0)
     for j in range(n):
@@ -177,18 +174,7 @@ def _doom_moves_nb(st, seat):
             st[base + r] = 0
             st[O_QUEUE + q1] = r
             q1 += 1
-    while q0 < q1:
-        r = st[O_QUEUE + q0]
-        q0 += 1
-        n = region_neighbours_nb(st, r, O_TMP, 0, 128)
-        for j in range(n):
-            x = st[O_TMP + j]
-            if st[O_SEEN + x] == stamp or not may_enter_nb(st, seat, x):
-                continue
-            st[O_SEEN + x] = stamp
-            st[base + x] = st[base + r] + 1
-            st[O_QUEUE + q1] = x
-            q1 += 1
+    spread_nb(st, seat, stamp, q1, base, False)
 
 
 @njit(cache=True, _nrt=False)
@@ -211,10 +197,7 @@ def _doom_moves_from_nb(st, seat, where):
 def learned_bonus_nb(cf, st, pol, seat, act, i):
     """The learned term of row ``i``'s score: its features weighted by ``seat``'s ``PL_LF0..``."""
     f = row_features_nb(cf, st, seat, act, i)
-    v = 0.0
-    for k in range(NLF):
-        v += pol[seat, PL_LF0 + k] * f[k]
-    return v
+    return weighted_nb(pol, seat, PL_LF0, f)
 
 
 @njit(cache=True, _nrt=False)

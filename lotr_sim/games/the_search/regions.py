@@ -141,7 +141,6 @@ def bfs_nb(cf, st, seat):
     ``first`` is the root of the first step on a shortest path. Returns (stamp, count)."""
     st[S_STAMP] += 1
     stamp = st[S_STAMP]
-    q0 = 0
     q1 = 0
     h = st[S_HOB + seat]
     if h == AT_SHIRE:
@@ -161,6 +160,16 @@ def bfs_nb(cf, st, seat):
         st[O_FIRST + r] = -1
         st[O_QUEUE + q1] = r
         q1 += 1
+    return stamp, spread_nb(st, seat, stamp, q1, O_DIST, True)
+
+
+@njit(cache=True, _nrt=False)
+def spread_nb(st, seat, stamp, q1, dist, first):
+    """The breadth-first search from the ``q1`` regions already queued at ``O_QUEUE`` (marked
+    ``seen`` with ``stamp``, their moves at ``st[dist + root]``): every region ``seat`` may
+    enter gets its moves at ``st[dist + root]`` (and, with ``first``, the root of the first
+    step at ``O_FIRST``). Returns the regions queued in all."""
+    q0 = 0
     while q0 < q1:
         r = st[O_QUEUE + q0]
         q0 += 1
@@ -170,11 +179,12 @@ def bfs_nb(cf, st, seat):
             if st[O_SEEN + x] == stamp or not may_enter_nb(st, seat, x):
                 continue
             st[O_SEEN + x] = stamp
-            st[O_DIST + x] = st[O_DIST + r] + 1
-            st[O_FIRST + x] = x if st[O_FIRST + r] < 0 else st[O_FIRST + r]
+            st[dist + x] = st[dist + r] + 1
+            if first:
+                st[O_FIRST + x] = x if st[O_FIRST + r] < 0 else st[O_FIRST + r]
             st[O_QUEUE + q1] = x
             q1 += 1
-    return stamp, q1
+    return q1
 
 
 no_literal_dispatch(globals())
