@@ -32,8 +32,9 @@ Search, within a budget of games:
    ``final_games`` games; ``confirmed`` when its 95% interval lies within ±``final_tol``.
 
 Then each reported fix is re-checked with players adapted to its rules (``adapt``): both
-sides' default weights warm-started and tuned for a few generations on the fixed rules
-(``experiments.tune``), Good's rate with the adapted players on fresh games, and the search
+sides' default weights warm-started and tuned for a few generations on the fixed rules, each
+side's kept only where it beats its start weights on paired games (``experiments.adapt``),
+Good's rate with the adapted players on fresh games, and the search
 player against the adapted players on a few games per side. A fix *holds* when Good's rate
 after adaptation stays within ±``hold_tol`` of the target.
 
@@ -65,6 +66,8 @@ FRESH = 1_000_000_000
 FRESH_ADAPT = 2_000_000_000
 #: First game index of the search player's checks.
 FRESH_SEARCH = 3_000_000_000
+#: First game index of the adaptation's keep checks (``experiments.adapt``).
+FRESH_KEEP = 4_000_000_000
 #: A combination is played when the model predicts it this close to the target.
 MODEL_TOL = 0.04
 #: Batches of the nearest predictions played when none is within ``MODEL_TOL`` (and the
@@ -635,37 +638,38 @@ def _search(game, ev: Evaluator, levers, by_name, pols, target, tol, n_screen, b
 
 def _adapt(game, ev: Evaluator, changes: dict, pols: dict, a: dict, target: float, hold_tol: float, outp: Path,
            st: dict, save, threads, progress, notes: list) -> tuple[dict | None, dict | None]:
-    """Both sides' default weights tuned a little on the fixed rules (warm start), then Good's
-    rate with the adapted players and the search player against them."""
-    table = game.policy_table
-    if table is None:
+    """The default players adapted to the fixed rules (``experiments.adapt``: both sides'
+    weights tuned a little, warm-started, each kept only where it plays the rules better),
+    Good's rate with them on fresh games, and the search player against them."""
+    from lotr_sim.experiments.adapt import adapt
+    if game.policy_table is None:
         msg = f"game '{game.name}' has no tunable weights: no adaptation"
         if msg not in notes:
             notes.append(msg)
         return None, None
     key = set_key(changes)
-    start = pols.get(game.sides[0], table.base)
-    if key not in st["adapt"]:
-        from lotr_sim.experiments.tune import tune
-        sets = {**ev.base, **changes}
-        folder = outp / f"adapt-{len(st['adapt']) + 1}"
-        from lotr_sim.experiments.tune import STATE as TUNE_STATE
-        r = tune(game, config=a["config"], sets=sets, seed=int(a["seed"]), generations=int(a["tune_generations"]),
-                 games=int(a["tune_games"]), final_games=max(10, int(a["tune_games"])), threads=threads,
-                 out=None if (folder / TUNE_STATE).exists() else folder,
-                 resume=folder if (folder / TUNE_STATE).exists() else None,
-                 progress=progress, start=start, opponents=(start, "best"))
-        st["adapt"][key] = {"player": r.name, "folder": folder.name,
-                            "games": int(r.manifest.get("last_run", {}).get("games_played", 0))}
+    known = st["adapt"].get(key)
+    if known is not None and "start" not in known:     # a fix-state.json of an older run
+        known = None
+    ngames = int(a["adapt_games"])
+    res = adapt(game, {**ev.base, **changes}, lambda p, first, n: ev.wins(changes, p, first, n),
+                start={s: pols.get(s, game.policy_table.base) for s in game.sides},
+                folder=outp / f"adapt-{len(st['adapt']) + 1}" if known is None else outp / known["folder"],
+                config=a["config"], seed=int(a["seed"]), generations=int(a["tune_generations"]),
+                games=int(a["tune_games"]), check_games=max(10, ngames // 2), first=FRESH_KEEP,
+                threads=threads, progress=progress, known=known)
+    if known is None:
+        st["adapt"][key] = res.tune
         save(True)
-    player = st["adapt"][key]["player"]
-    ad = {s: player for s in game.sides}
-    w, n = ev.wins(changes, ad, FRESH_ADAPT, int(a["adapt_games"]))
+    ad = res.players
+    w, n = ev.wins(changes, ad, FRESH_ADAPT, ngames)
     adapted = _rate(w, n)
     adapted["holds"] = bool(abs(adapted["rate"] - target) <= hold_tol)
-    adapted["tune"] = {"generations": int(a["tune_generations"]), "games": int(a["tune_games"]),
-                       "start": start, "folder": st["adapt"][key]["folder"],
-                       "games_played": st["adapt"][key]["games"], "player": player}
+    adapted["players"] = dict(ad)
+    adapted["kept"] = dict(res.kept)
+    adapted["first_only"] = res.first_only
+    adapted["checks"] = res.checks
+    adapted["tune"] = dict(res.tune)
     search = None
     ns = int(a["search_games"])
     if ns > 0 and "search" in getattr(game, "policies", ()):
@@ -718,6 +722,20 @@ def _ci(r: Mapping | None) -> str:
     return f"{100 * r['rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
 
 
+def _kept_text(ad: Mapping | None) -> str:
+    """Which sides' adapted weights were kept, and the first side's rate when only it adapts."""
+    if not ad or "kept" not in ad:
+        return ""
+    sides = list(ad["kept"])
+    kept = [s for s in sides if ad["kept"][s]]
+    if not kept:
+        return " (no side's re-tuned weights did better: the default players)"
+    t = f" ({' and '.join(kept)} adapted"
+    if ad.get("first_only") is not None and len(kept) > 1:
+        t += f"; {sides[0]} only: {_ci(ad['first_only'])}"
+    return t + ")"
+
+
 def fix_table(res: FixResult) -> list[list[str]]:
     """The suggested fixes as rows: change, levers, cost, Good's rate with the default players,
     after adaptation, under search (search Good v adapted Evil; adapted Good v search Evil)."""
@@ -732,7 +750,8 @@ def fix_table(res: FixResult) -> list[list[str]]:
             stext = "—"
         rows.append([f["change"], str(f["levers"]), f"{f['cost']:.2f}",
                      _ci(f.get("good")) + ("" if f.get("good", {}).get("confirmed") else " (not within ±1.5)"),
-                     _ci(ad) + ("" if not ad else " holds" if ad["holds"] else " does not hold"), stext])
+                     _ci(ad) + ("" if not ad else " holds" if ad["holds"] else " does not hold")
+                     + _kept_text(ad), stext])
     return rows
 
 
@@ -762,7 +781,8 @@ def write_report(res: FixResult, outp: Path) -> list[Path]:
            f"games (screening {s['games']} games a rule set, refined to {s['confirm_games']}), then checked on "
            f"{s['final_games']} fresh games (\"not within ±1.5\": the 95% interval leaves ±1.5 points).",
            f"Adaptation: both sides' weights warm-started from the default player and tuned "
-           f"{s['tune_generations']} generations x {s['tune_games']} games, then {s['adapt_games']} fresh games; "
+           f"{s['tune_generations']} generations x {s['tune_games']} games, each side's kept only where it beat "
+           f"its start on {max(10, s['adapt_games'] // 2)} paired games, then {s['adapt_games']} fresh games; "
            f"a fix holds when {o} stays within ±2 points. Search: {s['search_games']} games a side "
            f"(small: wide intervals)." if s["adapt"] else "Adaptation: not run.",
            "", f"Games: {res.games_played:,}; {res.elapsed_s:.0f} s.", ""]

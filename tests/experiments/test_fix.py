@@ -204,6 +204,13 @@ def test_adaptation_and_search_on_a_real_game(tmp_path):
     assert ad["holds"] == (abs(ad["rate"] - 0.40) <= 0.02)
     assert ad["tune"]["start"] == "tuned" and ad["tune"]["player"].startswith("weights:")
     assert (tmp_path / "o" / ad["tune"]["folder"] / "tuned.toml").is_file()
+    # a side keeps its re-tuned weights only when they beat its start on the same games
+    for i, side in enumerate(("good", "evil")):
+        c = ad["checks"][side]
+        assert c["tuned"]["games"] == c["start"]["games"] == 150
+        better = c["tuned"]["rate"] > c["start"]["rate"] if i == 0 else c["tuned"]["rate"] < c["start"]["rate"]
+        assert ad["kept"][side] == better
+        assert ad["players"][side] == (ad["tune"]["player"] if better else "tuned")
     assert set(f["search"]) == {"games_per_side", "good_search", "evil_search", "flag"}
     assert f["search"]["good_search"]["games"] == 2
     md = (tmp_path / "o" / "report.md").read_text()
