@@ -137,6 +137,9 @@ def _fixes_blocks(v: dict, pdir: Path) -> tuple[str | None, str | None]:
     from lotr_sim.reports.plots import best_pair_plot
     from lotr_sim.reports.verdict_text import fixes_intro
     sf = v.get("suggested_fixes") or {}
+    pic = pdir / BEST_PAIR
+    if sf.get("status") != "measured" or not (sf.get("best_pair") or {}).get("cells"):
+        pic.unlink(missing_ok=True)       # an earlier build's picture of fixes no longer cited
     if sf.get("status") != "measured":
         return None, None
     intro = fixes_intro(v)
@@ -155,7 +158,7 @@ def _fixes_blocks(v: dict, pdir: Path) -> tuple[str | None, str | None]:
         h.append(f"<p>Note: {html.escape(sf['search_note'])}.</p>")
     pair = sf.get("best_pair")
     if pair and pair.get("cells"):
-        path = pdir / BEST_PAIR
+        path = pic
         best_pair_plot(pair, str(sf.get("outcome") or v["outcome"]), float(sf.get("target", 0.5)), path=path)
         caption = f"The best pair: {v['names'][0]}'s win rate over {pair['levers'][0]} and {pair['levers'][1]}"
         md += [f"![{caption}](plots/{path.name})", ""]

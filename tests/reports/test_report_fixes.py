@@ -50,8 +50,12 @@ def test_report_gives_the_fixes_table_and_the_best_pair_under_the_headline(tmp_p
 
 @pytest.mark.slow
 def test_report_without_shipped_fixes_has_the_one_line_and_no_picture(tmp_path, monkeypatch):
+    """(an earlier build's picture, of fixes shipped then, is not left behind)"""
+    folder = _folder(tmp_path)
+    (folder / "plots").mkdir()
+    (folder / "plots" / "best-pair.png").write_bytes(b"stale")
     monkeypatch.setattr(fixfig, "shipped_path", lambda game: tmp_path / "none.json")
-    out = build_report(_folder(tmp_path))
+    out = build_report(folder)
     md = out["md"].read_text()
     assert "Suggested fixes: no fixes shipped for fake (lotr-sim fix --game fake finds them)." in md
     assert "### Suggested fixes" not in md and "best-pair" not in md
