@@ -541,7 +541,9 @@ def fix(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, s
     ``final_games`` fresh games. ``adapt`` re-tunes both sides' default weights on each fix's
     rules (``tune_generations`` x ``tune_games``, warm-started) and plays ``adapt_games`` with
     them and ``search_games`` a side with the search player against them. Writes
-    ``fix.json``, ``report.md``/``report.html`` into ``out`` (default
+    ``fix.json``, ``fixes.json`` (``experiments.fixfig``: copied to
+    ``configs/fixes/<game>.json``, every sweep verdict on these rules and players suggests
+    the fixes), ``report.md``/``report.html`` into ``out`` (default
     ``reports/<game>/fix-<timestamp>/``); ``resume=DIR`` continues an interrupted run.
     Returns a ``FixResult`` (``lotr_sim.experiments.fix``), its ``fixes`` best first."""
     from lotr_sim.experiments.fix import fix as _fix

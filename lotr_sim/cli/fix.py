@@ -58,7 +58,8 @@ def fix(
     Screens every single change and the two- and three-lever combinations a response model
     proposes on paired games, refines the promising ones, checks each fix on fresh games, then
     tunes both sides' default players to its rules (warm start) and plays it with them and with
-    the search player. Writes fix.json, report.md and report.html into --out; Ctrl-C keeps the
+    the search player. Writes fix.json, fixes.json (copied to configs/fixes/<game>.json, the
+    sweep's verdict suggests the fixes), report.md and report.html into --out; Ctrl-C keeps the
     games played (--resume DIR)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError

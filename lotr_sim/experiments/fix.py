@@ -546,6 +546,8 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
         settings=settings, message=msg, out=outp, notes=notes)
     from lotr_sim.experiments.store import atomic_write_json
     atomic_write_json(outp / "fix.json", result.to_dict())
+    from lotr_sim.experiments import fixfig     # copied to configs/fixes/<game>.json, every sweep verdict cites it
+    fixfig.write(outp / fixfig.FILE, fixfig.figures(result, game.load(a["config"], base_params).hash))
     write_report(result, outp)
     return result
 
@@ -821,43 +823,13 @@ def write_report(res: FixResult, outp: Path) -> list[Path]:
 
 def _pair_figure(res: FixResult, outp: Path) -> Path | None:
     """Good's rate over the two levers of the best two-lever fix (the other levers at their
-    defaults): the rule sets played, the parity contour, the default marked."""
-    pair = next((f for f in res.fixes if f["levers"] == 2), None)
+    defaults): the rule sets played, the parity contour, the default framed and the fix
+    starred (``reports.plots.best_pair_plot``, which the sweep's suggested fixes draw too)."""
+    from lotr_sim.experiments.fixfig import best_pair
+    from lotr_sim.reports.plots import best_pair_plot
+    pair = best_pair(res)
     if pair is None:
         return None
-    (n1, v1), (n2, v2) = list(pair["set"].items())
-    lv = {d["name"]: d for d in res.levers}
-    xs, ys = [_canon(v) for v in lv[n1]["values"]], [_canon(v) for v in lv[n2]["values"]]
-    z = np.full((len(ys), len(xs)), np.nan)
-    for r in res.played:
-        s = r["set"]
-        if set(s) - {n1, n2}:
-            continue
-        x = _canon(s.get(n1, lv[n1]["default"]))
-        y = _canon(s.get(n2, lv[n2]["default"]))
-        z[ys.index(y), xs.index(x)] = r["rate"]
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(6, 4.5))
-    ax = fig.add_subplot()
-    im = ax.imshow(100 * z, origin="lower", cmap="RdBu", vmin=100 * res.target - 25, vmax=100 * res.target + 25,
-                   aspect="auto")
-    fig.colorbar(im, ax=ax, label=f"{res.outcome.capitalize()} wins (%)")
-    if np.isfinite(z).sum() >= 4 and np.isfinite(z).all():
-        ax.contour(np.arange(len(xs)), np.arange(len(ys)), z, levels=[res.target], colors="k")
-    for i in range(len(ys)):
-        for j in range(len(xs)):
-            if np.isfinite(z[i, j]):
-                ax.text(j, i, f"{100 * z[i, j]:.1f}", ha="center", va="center", fontsize=8)
-    ax.plot([xs.index(_canon(lv[n1]["default"]))], [ys.index(_canon(lv[n2]["default"]))], "ks", mfc="none",
-            ms=18, label="rulebook default")
-    ax.plot([xs.index(_canon(v1))], [ys.index(_canon(v2))], "k*", ms=12, label="fix")
-    ax.set_xticks(range(len(xs)), xs)
-    ax.set_yticks(range(len(ys)), ys)
-    ax.set_xlabel(n1)
-    ax.set_ylabel(n2)
-    ax.set_title("Best two-lever fix (blank: not played)", fontsize=10)
-    ax.legend(loc="upper left", fontsize=7, bbox_to_anchor=(0, -0.12), ncol=2)
-    fig.tight_layout()
     path = outp / "best-pair.png"
-    fig.savefig(path, dpi=100)
+    best_pair_plot(pair, res.outcome, res.target, path=path)
     return path

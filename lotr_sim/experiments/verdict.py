@@ -648,6 +648,86 @@ def shipped_exploitability(manifest: Mapping, base_label: str, pol: Mapping, sid
     return found
 
 
+def _ci_pct(r: Mapping) -> str:
+    return f"{fmt_pct(r['rate'])}% [{fmt_pct(r['lo'])}, {fmt_pct(r['hi'])}]"
+
+
+def fix_cells(f: Mapping, sides) -> list[str]:
+    """One suggested fix (``experiments.fixfig``) as the cells of the verdict's table: the
+    change, the first side's rate with the default players, after adaptation (and whether the
+    fix holds) and under the search player (taking each of the first two sides in turn)."""
+    good = f.get("good")
+    gtext = "—" if not good else _ci_pct(good) + ("" if good.get("confirmed", True) else " (not confirmed)")
+    ad = f.get("adapted")
+    atext = "not checked" if not ad else _ci_pct(ad) + (", holds" if ad.get("holds") else ", does not hold")
+    se = f.get("search")
+    stext = "—"
+    if se:
+        parts = [f"{_ci_pct(se[f'{s}_search'])} as {_name(s, sides)}" for s in list(sides)[:2] if f"{s}_search" in se]
+        stext = " / ".join(parts) + (" (search gains > 5 points)" if se.get("flag") else "")
+    return [str(f["change"]), gtext, atext, stext]
+
+
+def _points(x: float) -> str:
+    v = round(100 * float(x), 6)
+    return f"{v:g} point" + ("" if v == 1 else "s")
+
+
+def fix_command(manifest: Mapping, pol: Mapping | None = None) -> str:
+    """The ``lotr-sim fix`` command that searches fixes for a sweep's baseline: its game, and
+    its configuration file, ``--set`` values and (when given) players."""
+    c = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
+    parts = ["lotr-sim fix", f"--game {manifest.get('game', '<game>')}"]
+    if c.get("file"):
+        parts.append(f"--config {c['file']}")
+    for k, v in (c.get("base_sets") or {}).items():
+        parts.append(f"--set {k}={fmt_value(v)}")
+    for s, p in (pol or {}).items():
+        parts.append(f"--policy {s}={p}")
+    return " ".join(parts)
+
+
+def shipped_fixes(manifest: Mapping, base_label: str, pol: Mapping, sides) -> dict | None:
+    """The smallest balancing changes shipped for the baseline's rules and players
+    (``experiments.fixfig``): ``lookup``'s answer with the verdict's ``lines`` (a heading
+    line and one line per fix, or the closest rule sets when the run found none), or, when
+    none are shipped for them, one line saying why with the ``lotr-sim fix`` command that
+    finds them. None for a manifest without a game or a rules hash."""
+    from lotr_sim.experiments import fixfig
+    game = manifest.get("game")
+    rules = ((manifest.get("config") or {}).get("hashes") or {}).get(base_label)
+    if not game or not rules:
+        return None
+    found = fixfig.lookup(str(game), str(rules), {s: str(pol.get(s)) for s in sides})
+    if found["status"] != "measured":
+        players = "players" in found["why"] or "weights" in found["why"]
+        found["command"] = fix_command(manifest, {s: pol.get(s) for s in sides} if players else None)
+        found["lines"] = [f"Suggested fixes: {found['why']} ({found['command']} finds them"
+                          + (" for these)." if found["why"].startswith("the shipped") else ").")]
+        return found
+    o0n = _name(str(found.get("outcome", "")), sides)
+    games = found.get("games") or {}
+    found["provenance"] = (f"lotr-sim fix run of {found.get('date', '?')}, seed {found.get('seed', '?')}, "
+                           f"{int(games.get('played', 0)):,} games")
+    band = f"{o0n} within ±{_points(found['tol'])} of {100 * found['target']:g}%"
+    if found["fixes"]:
+        lines = [f"Suggested fixes for these rules and players ({band}; {found['provenance']}):"]
+        for f in found["fixes"]:
+            change, g, a, s = fix_cells(f, sides)
+            lines.append(f"- {change}: {o0n} {g} with the default players; "
+                         + (f"after adaptation {a}" if f.get("adapted") else "adaptation not checked")
+                         + (f"; under search {s}" if f.get("search") else "") + ".")
+    else:
+        closest = "; ".join(f"{c['change']} ({c['levers']} lever{'s' if c['levers'] > 1 else ''}) {_ci_pct(c)}"
+                            for c in found.get("closest") or [])
+        lines = [f"Suggested fixes: none found ({band}; {found['provenance']})"
+                 + (f"; the closest played: {closest}." if closest else ".")]
+    if found.get("search_note"):
+        lines.append(f"Suggested fixes: {found['search_note']}.")
+    found["lines"] = lines
+    return found
+
+
 #: A skill run's exploitability is an answer once every side's gain has this many games ...
 SKILL_MIN_GAMES = 100
 #: ... and a 95% half-width of at most this (``lotr-sim skill --half-width``, in points / 100)
@@ -822,6 +902,10 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
              + ", ".join(f"{_name(o, sides)} {fmt_pct(v['rate'])}% [{fmt_pct(v['lo'])}, {fmt_pct(v['hi'])}]"
                          for o, v in rates.items()) + " (95% Wilson intervals).",
              f"AI players: {_players(pol, sides)}."]
+    # the smallest balancing changes shipped for these rules and players, right under the headline
+    fixes = None if _is_skill_run(manifest) else shipped_fixes(manifest, str(base.get("label", "baseline")), pol, sides)
+    if fixes is not None:
+        lines += fixes["lines"]
 
     pairings = None
     if played_pairings(df):
@@ -926,7 +1010,7 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
                 players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], cells=_jsonable(cells), pairings=pairings,
-                skill=_jsonable(skill) if skill else None, exploitability=exploit,
+                skill=_jsonable(skill) if skill else None, exploitability=exploit, suggested_fixes=fixes,
                 precision=precision, lines=lines, summary=summary, levers_title=levers_title,
                 parity_title=parity_title, names=[o0n, o1n])
 

@@ -124,6 +124,49 @@ def _wide(table_html: str) -> str:
     return f"<div class='wide'>{table_html}</div>"
 
 
+#: The best pair's picture of the suggested fixes, in the report's ``plots/``.
+BEST_PAIR = "best-pair.png"
+
+
+def _fixes_blocks(v: dict, pdir: Path) -> tuple[str | None, str | None]:
+    """The suggested fixes' block of the verdict (``verdict_text.fixes_rows``), Markdown and
+    HTML: a heading, where the fixes come from, their table and the best pair's picture
+    (``plots.best_pair_plot``, saved as ``plots/best-pair.png``); (None, None) when no fixes
+    are shipped for the baseline's rules and players (the verdict's one line says so)."""
+    from lotr_sim.reports import tables
+    from lotr_sim.reports.plots import best_pair_plot
+    from lotr_sim.reports.verdict_text import fixes_intro
+    sf = v.get("suggested_fixes") or {}
+    pic = pdir / BEST_PAIR
+    if sf.get("status") != "measured" or not (sf.get("best_pair") or {}).get("cells"):
+        pic.unlink(missing_ok=True)       # an earlier build's picture of fixes no longer cited
+    if sf.get("status") != "measured":
+        return None, None
+    intro = fixes_intro(v)
+    md = ["### Suggested fixes", "", intro, ""]
+    h = ["<div id='suggested-fixes'><h3>Suggested fixes</h3>", f"<p>{html.escape(intro)}</p>"]
+    table_md, table_h = tables.fixes_markdown(v), tables.fixes_html(v)
+    if table_md:
+        md += [table_md, ""]
+        h.append(_wide(table_h))
+    else:
+        closest = [ln for ln in sf["lines"] if ln.startswith("Suggested fixes: none")]
+        md += closest + [""]
+        h += [f"<p>{html.escape(x)}</p>" for x in closest]
+    if sf.get("search_note"):
+        md += [f"Note: {sf['search_note']}.", ""]
+        h.append(f"<p>Note: {html.escape(sf['search_note'])}.</p>")
+    pair = sf.get("best_pair")
+    if pair and pair.get("cells"):
+        path = pic
+        best_pair_plot(pair, str(sf.get("outcome") or v["outcome"]), float(sf.get("target", 0.5)), path=path)
+        caption = f"The best pair: {v['names'][0]}'s win rate over {pair['levers'][0]} and {pair['levers'][1]}"
+        md += [f"![{caption}](plots/{path.name})", ""]
+        h.append(_img_html("best_pair", path, caption, tag="h4"))
+    h.append("</div>")
+    return "\n".join(md), "\n".join(h)
+
+
 def report_stem(manifest: dict, target: str | None) -> str:
     """The report's file name without its suffix: ``report`` for the parity the sweep was run
     with, ``report-<target>`` for another one (written beside it, never over it)."""
@@ -182,6 +225,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     replay = write_typical_replay(folder, manifest)
     replay_text = (f"How it happens: the replay of a typical baseline game, {replay['why']}: "
                    if replay else "")
+    fixes_md, fixes_h = _fixes_blocks(v, pdir)
     bar.stage(f"writing {stem}.md and {stem}.html")
     answers, per_param, rest = plots.report_sections(figs)
     game = manifest.get("game", "?")
@@ -222,7 +266,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     levers_md, parity_md = tables.levers_markdown(v), tables.parity_markdown(v)
     seats_md = tables.seats_markdown(df)
 
-    md = [f"# {title}", "", verdict_markdown(v, full=False)]
+    md = [f"# {title}", "", verdict_markdown(v, full=False, fixes_block=fixes_md)]
     if replay:
         md += [f"{replay_text}[replay.html](replay.html) (step through it with the arrow keys).", ""]
     md += [f"> **Note:** {n}" for n in notes] + ([""] if notes else [])
@@ -247,7 +291,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     levers_h, parity_h, seats_h = tables.levers_html(v), tables.parity_html(v), tables.seats_html(df)
     h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
          f"<style>{CSS}</style></head><body>",
-         f"<h1>{html.escape(title)}</h1>", "<section id='verdict'>", verdict_html(v, full=False)]
+         f"<h1>{html.escape(title)}</h1>", "<section id='verdict'>", verdict_html(v, full=False, fixes_block=fixes_h)]
     if replay:
         h += [f"<p id='replay'>{html.escape(replay_text)}<a href='replay.html'>replay.html</a> "
               "(step through it with the arrow keys).</p>"]

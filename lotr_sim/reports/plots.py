@@ -175,8 +175,9 @@ def _axis_values(values) -> list:
     return vals
 
 
-def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict | None = None,
-                   outcomes: tuple[str, str] = ("good", "evil"), held: dict | None = None, path=None):
+def two_lever_plot(frame, x: str, y: str, target: str | float = "good50", default: dict | None = None,
+                   outcomes: tuple[str, str] = ("good", "evil"), held: dict | None = None, path=None,
+                   mark: dict | None = None, mark_label: str = "fix"):
     """The first side's (Good's) win rate over two levers: a heat map of the rule sets in
     ``frame`` (one row per rule set: columns ``x``, ``y``, ``games``, ``wins_<o0>`` and, for
     ``target="equal"``, ``wins_<o1>``; ``outcomes = (o0, o1)``), the rate written in each
@@ -185,11 +186,15 @@ def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict 
     whose 95% interval contains parity outlined in green and the rulebook default's cell
     (``default``: its value of ``x`` and ``y``) framed in black. ``held`` names the values
     of any other lever the rule sets share (said under the title). Each lever's values are
-    its axis's ticks (numbers sorted). Returns the Figure (saved when ``path``); a sweep's
-    grid (``figures``) and ``lotr-sim fix`` draw their best pair with it."""
+    its axis's ticks (numbers sorted). A number as ``target`` is the first side's rate that
+    is parity (``lotr-sim fix --target``); ``mark`` (a value of ``x`` and ``y``) puts a star
+    on one cell, named ``mark_label`` in the legend. Returns the Figure (saved when ``path``);
+    a sweep's grid (``figures``), ``lotr-sim fix`` and the sweep's suggested fixes
+    (``best_pair_plot``) draw their pair with it."""
     from matplotlib.patches import Rectangle
 
     from lotr_sim.experiments.verdict import parity_gap
+    from lotr_sim.stats import wilson
     o0, o1 = outcomes
     xs, ys = _axis_values(frame[x]), _axis_values(frame[y])
     key = lambda v: json.dumps(v, default=str)  # noqa: E731
@@ -201,7 +206,11 @@ def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict 
         i, j = yi[key(r[y])], xi[key(r[x])]
         n, w0 = int(r["games"]), int(r[f"wins_{o0}"])
         w1 = int(r[f"wins_{o1}"]) if f"wins_{o1}" in r else 0
-        g, lo, hi = parity_gap(n, w0, w1, target)
+        if isinstance(target, str):
+            g, lo, hi = parity_gap(n, w0, w1, target)
+        else:
+            lo, hi = wilson(w0, n)
+            g, lo, hi = w0 / n - target, lo - target, hi - target
         rate[i, j], gap[i, j], within[i, j] = 100 * w0 / n, g, lo <= 0.0 <= hi
     fig = new_figure((max(5.0, 1.1 * len(xs) + 3.2), max(3.6, 0.7 * len(ys) + 2.4)))
     ax = fig.subplots()
@@ -215,7 +224,8 @@ def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict 
                 ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, ec="tab:green", lw=2,
                                        ls="--"))
     handles = []
-    if len(xs) > 1 and len(ys) > 1 and np.nanmin(gap) < 0 < np.nanmax(gap):
+    # through every cell only: a contour around unplayed (blank) cells would be drawn from guesses
+    if len(xs) > 1 and len(ys) > 1 and np.isfinite(gap).all() and np.nanmin(gap) < 0 < np.nanmax(gap):
         cs = ax.contour(np.arange(len(xs)), np.arange(len(ys)), gap, levels=[0.0], colors="black",
                         linewidths=1.5)
         handles.append((cs.legend_elements()[0][0], "parity"))
@@ -223,6 +233,9 @@ def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict 
         j, i = xi[key(default[x])], yi[key(default[y])]
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="black", lw=2.5))
         handles.append((Rectangle((0, 0), 1, 1, fill=False, ec="black", lw=2.5), "rulebook default"))
+    if mark is not None and key(mark.get(x)) in xi and key(mark.get(y)) in yi:
+        (star,) = ax.plot([xi[key(mark[x])]], [yi[key(mark[y])] + 0.3], "k*", ms=11, linestyle="none")
+        handles.append((star, mark_label))
     if within.any():
         handles.append((Rectangle((0, 0), 1, 1, fill=False, ec="tab:green", lw=2, ls="--"),
                         "95% interval holds parity"))
@@ -232,13 +245,37 @@ def two_lever_plot(frame, x: str, y: str, target: str = "good50", default: dict 
     ax.set_yticklabels([_fmt(v) for v in ys])
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    parity = "50%" if target == "good50" else f"as often as {_name(o1)}"
+    parity = ("50%" if target == "good50" else f"as often as {_name(o1)}" if isinstance(target, str)
+              else f"{100 * target:g}%")
     ax.set_title(f"{_name(o0)} win rate over two levers\nparity: {_name(o0)} wins {parity}"
                  + (f"; {', '.join(f'{k}={_fmt(v)}' for k, v in held.items())}" if held else ""), fontsize=11)
     fig.colorbar(im, ax=ax, label=f"{_name(o0)} win rate (% of games)")
     if handles:
         fig.legend([h for h, _ in handles], [t for _, t in handles], fontsize=8, loc="outside lower center",
-                   ncol=len(handles))
+                   ncol=min(len(handles), 3))
+    if path is not None:
+        save_figure(fig, path)
+    return fig
+
+
+def best_pair_plot(pair: dict, outcome: str = "good", target: float = 0.5, path=None):
+    """The best two-lever fix's picture (``experiments.fixfig.best_pair``: its levers,
+    defaults, the fix's values and the cells played) drawn by ``two_lever_plot``: Good's
+    rate over the two levers with the other levers at their defaults, parity at
+    ``target`` (Good's rate), the rulebook default framed and the fix starred. ``lotr-sim
+    fix``'s report and a sweep's suggested fixes both draw it. Returns the Figure (saved
+    when ``path``)."""
+    import pandas as pd
+    x, y = pair["levers"]
+    o0 = outcome
+    key = lambda v: json.dumps(v, default=str)  # noqa: E731
+    # a lever's values in its own order (a choice's as the rules list them), not as played
+    order = {n: {key(v): i for i, v in enumerate((pair.get("values") or {}).get(n) or [])} for n in (x, y)}
+    cells = sorted(pair["cells"], key=lambda c: (order[x].get(key(c["set"][x]), 0), order[y].get(key(c["set"][y]), 0)))
+    frame = pd.DataFrame([{x: c["set"][x], y: c["set"][y], "games": int(c["games"]),
+                           f"wins_{o0}": int(c["wins"])} for c in cells])
+    fig = two_lever_plot(frame, x, y, target=0.5 if target is None else float(target), default=pair["defaults"],
+                         outcomes=(o0, "other"), path=None, mark=pair["fix"], mark_label="the fix")
     if path is not None:
         save_figure(fig, path)
     return fig

@@ -166,6 +166,19 @@ def parity_html(v) -> str:
     return _rendered(parity_rows(v), _html)
 
 
+def fixes_markdown(v) -> str:
+    """The suggested fixes (``verdict_text.fixes_rows``) as a Markdown table ("" when none are
+    shipped for the baseline's rules and players)."""
+    from lotr_sim.reports.verdict_text import fixes_rows
+    return _rendered(fixes_rows(v), _markdown)
+
+
+def fixes_html(v) -> str:
+    """The suggested fixes as an HTML table ("" when none)."""
+    from lotr_sim.reports.verdict_text import fixes_rows
+    return _rendered(fixes_rows(v), _html)
+
+
 def _is_pairing(r) -> bool:
     return r.get("varied") == "pairings"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Mapping
 
-from lotr_sim.experiments.verdict import fmt_pct, fmt_pp, fmt_value, fmt_x, lever_text
+from lotr_sim.experiments.verdict import fix_cells, fmt_pct, fmt_pp, fmt_value, fmt_x, lever_text
 
 
 def _report_lines(v: Mapping, full: bool) -> list[str]:
@@ -20,12 +20,59 @@ def _report_lines(v: Mapping, full: bool) -> list[str]:
     return list(v["lines"] if full or "summary" not in v else v["summary"])
 
 
-def verdict_markdown(v: Mapping, full: bool = True) -> str:
+def _fix_lines(v: Mapping, block: str | None) -> set[str]:
+    """The suggested fixes' lines of the verdict, which ``block`` (when given) stands for."""
+    if block is None:
+        return set()
+    return set((v.get("suggested_fixes") or {}).get("lines") or [])
+
+
+def fixes_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the suggested fixes' table (``verdict.shipped_fixes``, measured
+    for the baseline's rules and players): one row per fix, best first: the change, the first
+    side's rate [95% CI] with the default players, after adaptation (holds?) and under the
+    search player; no rows when none are shipped for them."""
+    sf = v.get("suggested_fixes") or {}
+    if sf.get("status") != "measured":
+        return [], []
+    sides = list(v.get("players") or [])
+    o0n = v.get("names", [v["outcome"]])[0]
+    head = ["change", f"{o0n} [95% CI], default players", "after adaptation (holds?)",
+            f"under search ({o0n}'s rate with search as " + " / as ".join(n.capitalize() for n in sides[:2]) + ")"]
+    return head, [fix_cells(f, sides) for f in sf.get("fixes") or []]
+
+
+def fixes_intro(v: Mapping) -> str:
+    """The sentence above the suggested fixes' table: what they reach, where they come from."""
+    sf = v["suggested_fixes"]
+    o0n = v.get("names", [v["outcome"]])[0]
+    g = sf.get("games") or {}
+    tol = round(100 * float(sf["tol"]), 6)
+    text = (f"The smallest rule changes found that bring {o0n}'s win rate within ±{tol:g} point"
+            f"{'' if tol == 1 else 's'} of {100 * float(sf['target']):g}% under these rules and players "
+            f"({sf['provenance']}): {o0n}'s rate on {int(g.get('final') or 0):,} fresh games a fix with the "
+            "default players (\"not confirmed\": its 95% interval there is wider than the band a fix is confirmed in)")
+    if g.get("adapt"):
+        text += (f", on {int(g['adapt']):,} with both sides' players adapted to the fix (it holds when "
+                 f"{o0n} stays within ±2 points) and on {int(g.get('search') or 0):,} games a side with the "
+                 "search player against the adapted ones")
+    return text + "."
+
+
+def verdict_markdown(v: Mapping, full: bool = True, fixes_block: str | None = None) -> str:
     """The verdict as a Markdown section (``## Verdict``); ``full=False``: without the levers'
-    and the parities' lists (``_report_lines``)."""
+    and the parities' lists (``_report_lines``). ``fixes_block`` (Markdown) stands for the
+    suggested fixes' lines, where they are (right under the headline)."""
     out = ["## Verdict", "", f"**{v['sentence']}**"]
     prev_item = False
+    fx, placed = _fix_lines(v, fixes_block), False
     for ln in _report_lines(v, full)[1:]:
+        if ln in fx:
+            if not placed:
+                out += ["", fixes_block.rstrip("\n")]
+                placed = True
+            prev_item = False
+            continue
         item = ln.startswith("- ")
         if not (item and prev_item):
             out.append("")
@@ -34,11 +81,21 @@ def verdict_markdown(v: Mapping, full: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-def verdict_html(v: Mapping, full: bool = True) -> str:
-    """The verdict as HTML (``<h2>Verdict</h2>``); ``full`` as in ``verdict_markdown``."""
+def verdict_html(v: Mapping, full: bool = True, fixes_block: str | None = None) -> str:
+    """The verdict as HTML (``<h2>Verdict</h2>``); ``full`` and ``fixes_block`` (HTML) as in
+    ``verdict_markdown``."""
     out = ["<h2>Verdict</h2>", f"<p><b>{html.escape(v['sentence'])}</b></p>"]
     in_list = False
+    fx, placed = _fix_lines(v, fixes_block), False
     for ln in _report_lines(v, full)[1:]:
+        if ln in fx:
+            if in_list:
+                out.append("</ul>")
+                in_list = False
+            if not placed:
+                out.append(fixes_block)
+                placed = True
+            continue
         if ln.startswith("- "):
             if not in_list:
                 out.append("<ul>")
