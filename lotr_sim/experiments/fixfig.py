@@ -56,6 +56,16 @@ def _search(se: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
+def _adapted(ad: Mapping[str, Any]) -> dict[str, Any]:
+    """Good's rate after adaptation, whether the fix holds, which sides kept their re-tuned
+    weights (``kept``) and Good's rate when only Good adapts (``first_only``, or None)."""
+    out = _rate(ad, "holds")
+    if "kept" in ad:
+        out["kept"] = {str(k): bool(v) for k, v in ad["kept"].items()}
+        out["first_only"] = _rate(ad["first_only"]) if ad.get("first_only") else None
+    return out
+
+
 def best_pair(res: Any) -> dict[str, Any] | None:
     """The best two-lever fix's picture as data: its two levers, their defaults and values,
     the fix's values and one cell per rule set played that changes only those two levers
@@ -94,7 +104,7 @@ def figures(res: Any, rules_hash: str) -> dict[str, Any]:
         fixes.append(dict(change=f["change"], set=dict(f["set"]), levers=int(f["levers"]),
                           cost=round(float(f["cost"]), _R),
                           good=_rate(good, "confirmed") if good else None,
-                          adapted=_rate(ad, "holds") if ad else None,
+                          adapted=_adapted(ad) if ad else None,
                           search=_search(f.get("search"))))
     searched = any(f["search"] for f in fixes)
     return dict(format=FORMAT, game=res.game, rules_hash=rules_hash, date=now_iso()[:10], seed=int(s["seed"]),

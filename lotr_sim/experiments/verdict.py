@@ -660,6 +660,9 @@ def fix_cells(f: Mapping, sides) -> list[str]:
     gtext = "—" if not good else _ci_pct(good) + ("" if good.get("confirmed", True) else " (not confirmed)")
     ad = f.get("adapted")
     atext = "not checked" if not ad else _ci_pct(ad) + (", holds" if ad.get("holds") else ", does not hold")
+    if ad and ad.get("kept") is not None:
+        kept = [_name(s, sides) for s in sides if ad["kept"].get(s)]
+        atext += f" ({' and '.join(kept)} adapted)" if kept else " (no side's re-tuned weights did better)"
     se = f.get("search")
     stext = "—"
     if se:

@@ -216,3 +216,18 @@ def test_shipped_fixes_name_the_default_sweeps_rules_and_players(name):
     pol = g.check_policies(dict(d.get("policies") or {}))
     found = fixfig.lookup(name, g.load(None, dict(d.get("set") or {})).hash, pol)
     assert found["status"] == "measured", found["why"] if "why" in found else found
+
+
+@pytest.mark.parametrize("kept, says", [({"good": True, "evil": True}, " (Good and Evil adapted)"),
+                                        ({"good": False, "evil": True}, " (Evil adapted)"),
+                                        ({"good": False, "evil": False}, " (no side's re-tuned weights did better)")])
+def test_a_fix_says_which_sides_adapted(kept, says):
+    """The adaptation keeps a side's re-tuned weights only where they did better
+    (``experiments.adapt``); the fix's line names the sides that adapted."""
+    from lotr_sim.experiments.verdict import fix_cells
+    ad = {"rate": 0.5, "lo": 0.49, "hi": 0.51, "games": 10_000, "holds": True}
+    fig = fixfig._adapted({**ad, "kept": kept, "first_only": ad if kept["good"] else None})
+    assert fig["kept"] == kept and (fig["first_only"] is not None) == kept["good"]
+    f = {"change": "x=1", "good": None, "adapted": fig, "search": None}
+    assert fix_cells(f, ("good", "evil"))[2] == "50.0% [49.0, 51.0], holds" + says
+    assert fix_cells({**f, "adapted": {**ad}}, ("good", "evil"))[2] == "50.0% [49.0, 51.0], holds"
