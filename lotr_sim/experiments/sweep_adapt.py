@@ -264,8 +264,9 @@ def adapt_levers(game, spec, points, compiled: dict, results, be, out: Path, *, 
     docstring). Returns the manifest's ``adaptation``: ``levers`` (one entry per lever
     adapted to, largest first: ``label``, ``param``, the ``adapt`` result's ``players``,
     ``kept``, ``checks``, ``first_only`` and ``tune``, and ``figure``, None where no side
-    adapted), ``settings`` (the budget), ``played`` (games played in this run), ``elapsed_s``
-    and ``note`` (why none was adapted); None when the sweep does not adapt (``adapt_levers``
+    adapted), ``settings`` (the budget), ``played`` (games played in this run: the tunes'
+    generations, the keep checks and the figure; not the tunes' final evaluations),
+    ``elapsed_s`` and ``note`` (why none was adapted); None when the sweep does not adapt (``adapt_levers``
     0, a skill run). ``compiled`` holds every point's compiled rules by index."""
     labels, note = candidates(game, spec, results, command)
     goal, cap = figure_goal(spec)

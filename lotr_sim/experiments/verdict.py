@@ -488,7 +488,7 @@ def adaptation_text(ad: Mapping, o0n: str) -> str:
     if not games:
         return text + f" (not played: neither side's re-tuned weights did better at {'it' if n == 1 else 'any'})."
     goal = st.get("goal")
-    return text + (f" ({_range(games)} a lever, paired 95% interval"
+    return text + (f" ({_range(games)}{' a lever' if len(games) > 1 else ''}, paired 95% interval"
                    + (f", played to ±{100 * goal:.3g} or {int(st['max_games']):,} games" if goal is not None else "")
                    + ").")
 
