@@ -269,13 +269,13 @@ def adapt_levers(game, spec, points, compiled: dict, results, be, out: Path, *, 
     ``elapsed_s`` and ``note`` (why none was adapted); None when the sweep does not adapt (``adapt_levers``
     0, a skill run). ``compiled`` holds every point's compiled rules by index."""
     labels, note = candidates(game, spec, results, command)
+    if not labels and note is None:
+        return None
     goal, cap = figure_goal(spec)
     settings = dict(levers=int(spec.adapt_levers), generations=int(spec.adapt_generations),
                     games=int(spec.adapt_games), check_games=int(spec.adapt_check_games), goal=goal,
                     max_games=cap, first_keep=FRESH_KEEP, first_figure=FRESH_FIGURE)
     if not labels:
-        if note is None:
-            return None
         return dict(levers=[], settings=settings, played=0, elapsed_s=0.0, note=note)
     from lotr_sim.experiments.store import ensure_writable_dir
     t0 = time.perf_counter()

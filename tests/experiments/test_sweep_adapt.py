@@ -62,6 +62,15 @@ def test_candidates_are_the_k_largest_rule_levers():
     assert sweep_adapt.candidates(game, _spec(adapt_levers=3), df, command="skill") == ([], None)
 
 
+def test_a_skill_run_is_never_adapted(tmp_path):
+    spec = SweepSpec("minas-tirith", dims=[], pairings=["greedy", "tuned"], gain_precision=0.03, max_games=4000,
+                     adapt_levers=3)
+    for command in ("skill", "sweep"):
+        assert sweep_adapt.adapt_levers(get_game("minas-tirith"), spec, [], {}, _mt_frame(), None, tmp_path,
+                                        command=command) is None
+    assert not (tmp_path / "adapt").exists()
+
+
 @pytest.mark.parametrize("why, spec_kw, policies, game_name", [
     ("for a grid sweep", dict(grid=True), TUNED, "minas-tirith"),
     ("the baseline players, good=search, evil=tuned, have no tunable weights", {},
