@@ -242,12 +242,15 @@ def default_sweep_file(game_name: str) -> Path:
 def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, grid: bool | None = None,
                games: int | None = None, seed: int | None = None, policies: Mapping[str, str] | None = None,
                sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
-               sweep_file: str | Path | None = None, stop: StopRule | None = None, **options: Any):
+               sweep_file: str | Path | None = None, stop: StopRule | None = None,
+               adapt_levers: int | None = None, adapt_budget: Mapping[str, int] | None = None,
+               **options: Any):
     """Build a ``SweepSpec``. With no ``params`` and no ``sweep_file``, the game's default
     sweep file ``configs/sweeps/<game>.toml`` is used; explicit arguments override the file.
     ``params``: ``{"name": [v1, v2]}`` or ``["name=v1,v2", "name=start:stop:step"]``.
     One stopping rule: ``games``, or ``stop``'s ``precision`` or ``paired_precision`` (see
-    ``sweep``); ``options`` are ``StopRule`` fields as keywords and side players."""
+    ``sweep``); ``adapt_levers`` and ``adapt_budget`` as in ``sweep``; ``options`` are
+    ``StopRule`` fields as keywords and side players."""
     from lotr_sim.experiments.spec import make_spec
     g = get_game(game)
     st, run, sides = _split_options(g, "sweep_spec", options, stop, None)
@@ -255,7 +258,8 @@ def sweep_spec(game, params: Mapping[str, Sequence] | Sequence[str] | None = Non
         raise ConfigError("sweep_spec() takes no run options (threads, scheduler ...): give them to sweep()")
     return make_spec(g, params, grid, games, st.precision, st.max_games, seed,
                      side_policies(g, policies, **sides), sets, config, st.chunk, sweep_file,
-                     st.paired_precision, st.baseline_precision, st.pairings_precision)
+                     st.paired_precision, st.baseline_precision, st.pairings_precision,
+                     adapt_levers, adapt_budget)
 
 
 @_setup_lines
@@ -265,6 +269,7 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
           sweep_file: str | Path | None = None, target: str | None = None,
           pairings: bool | list[str] | None = None, out: str | Path | None = None,
           resume: str | Path | None = None, stop: StopRule | None = None, run: RunOptions | None = None,
+          adapt_levers: int | None = None, adapt_budget: Mapping[str, int] | None = None,
           **options: Any) -> "SweepResult":
     """Run a sweep (one-at-a-time around the baseline, or ``grid=True`` for the factorial).
 
@@ -292,6 +297,15 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
     ``workers``, ``connect_timeout``), ``progress``, ``report``, ``save_games`` and
     ``max_points`` (refuses a new sweep of more points, a large grid, before any is built).
 
+    ``adapt_levers=K`` also measures the K largest levers after the players adapt to them
+    (``experiments.sweep_adapt``: both sides' default weights re-tuned to the lever's rules,
+    each side's kept where they beat its default weights; then Good's paired change with
+    them against the default players under the default rules, in ``verdict["levers"]``'s
+    ``adapted``); default: the sweep file's ``adapt_levers`` (the default Minas Tirith sweep:
+    3), else 0. ``adapt_budget`` (``generations``, ``games``, ``check_games``: default 8,
+    300, 5,000, or the sweep file's ``adapt_*`` keys) is each adaptation's budget. A resumed
+    sweep may change ``adapt_levers``; a finished adaptation is never redone.
+
     ``options``: any field of ``StopRule`` or ``RunOptions`` as a keyword
     (``precision=0.01``, ``threads=2``; it overrides ``stop``'s or ``run``'s), and players by
     the game's side or seat names (``good="greedy"``, ``frodo="racer"``).
@@ -307,18 +321,20 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
     if target is not None:
         target = check_target(target)
     explicit = st != StopRule() or any(x is not None and x != [] and x != {} for x in
-                                       (params, grid, games, seed, pols, sets, config, sweep_file))
+                                       (params, grid, games, seed, pols, sets, config, sweep_file,
+                                        adapt_levers, adapt_budget))
     spec = None
     if resume is not None and explicit:
         spec = _resumed_spec(g, resume, params=params, grid=grid, games=games, seed=seed, policies=pols,
-                             sets=sets, config=config, sweep_file=sweep_file, stop=st)
+                             sets=sets, config=config, sweep_file=sweep_file, stop=st,
+                             adapt_levers=adapt_levers, adapt_budget=adapt_budget)
         if sweep_file is not None:
             opts = sweep_file_options(g.name, params, sweep_file)
             pairings = opts.get("pairings") if pairings is None else pairings
             target = opts.get("target") if target is None else target
     elif resume is None:
         spec = sweep_spec(g, params, grid=grid, games=games, seed=seed, policies=pols, sets=sets, config=config,
-                          sweep_file=sweep_file, stop=st)
+                          sweep_file=sweep_file, stop=st, adapt_levers=adapt_levers, adapt_budget=adapt_budget)
         opts = sweep_file_options(g.name, params, sweep_file)
         pairings = opts.get("pairings") if pairings is None else pairings
         target = opts.get("target") if target is None else target
@@ -332,7 +348,7 @@ def sweep(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *,
 
 
 def _resumed_spec(g, resume, *, params, grid, games, seed, policies, sets, config, sweep_file,
-                  stop: "StopRule"):
+                  stop: "StopRule", adapt_levers: int | None = None, adapt_budget: Mapping[str, int] | None = None):
     """The spec of ``sweep(resume=DIR, ...)``: the folder's, with the options given here in
     place of its own. A new stopping rule (``games``, ``precision``, ``paired_precision``)
     extends the sweep; a different parameter, rule or player is refused by ``run_sweep`` in
@@ -351,10 +367,14 @@ def _resumed_spec(g, resume, *, params, grid, games, seed, policies, sets, confi
     spec = sweep_spec(g, params if params or sweep_file is not None else dict(old.dims),
                       grid=old.grid if grid is None and not params and sweep_file is None else grid,
                       games=games, seed=seed, policies=policies, sets=sets, config=config,
-                      sweep_file=sweep_file, stop=stop)
+                      sweep_file=sweep_file, stop=stop, adapt_levers=adapt_levers, adapt_budget=adapt_budget)
     given = set()
     if params or sweep_file is not None:
-        given |= {"dims", "grid"}
+        given |= {"dims", "grid", "adapt_levers", "adapt_generations", "adapt_games", "adapt_check_games"}
+    if adapt_levers is not None:
+        given.add("adapt_levers")
+    if adapt_budget:
+        given |= {f"adapt_{k}" for k in adapt_budget}
     for key, v in (("grid", grid), ("seed", seed), ("policies", policies), ("base_sets", sets),
                    ("config", config), ("chunk", stop.chunk)):
         if v is not None and v != [] and v != {}:

@@ -90,6 +90,14 @@ def test_main_job_figures_match_the_default_sweep(readme, default_sweep):
     assert m, text
     assert _number(m.group(1)) == cap, (m.group(0), cap)
 
+    # the "after adaptation" figure: how many levers, the tune's and the keep checks' budget, the goal
+    m = re.search(r"measures its (\w+) largest levers again \"after adaptation\": .*?\((\d+) generations x "
+                  r"(\d+) games\), each side's kept where they beat the tuned weights on ([\d,]+) paired games, "
+                  r"and Good's paired change .*? played to ±(\d+) percentage point", text)
+    assert m, text
+    assert [_number(x) for x in m.groups()] == [spec.adapt_levers, spec.adapt_generations, spec.adapt_games,
+                                                 spec.adapt_check_games, round(100 * spec.paired_precision)]
+
     # the games it took (measured): each point between its first batch and the cap
     m = re.search(r"([\d,]+) to ([\d,]+) games per point, ([\d,]+) games:", text)
     assert m, text

@@ -43,6 +43,12 @@ def sweep(
     pairings: Optional[bool] = typer.Option(None, "--pairings/--no-pairings", help="Also play the baseline under "
                                             "every pairing of the game's policies (default: the sweep file's "
                                             "`pairings`, which the default sweep sets)."),
+    adapt: Optional[int] = typer.Option(None, "--adapt", parser=parse_count, metavar="K",
+                                        help="Also measure the K largest levers after both sides' players "
+                                             "adapt to them (their weights re-tuned to the lever's rules; default: "
+                                             "the sweep file's adapt_levers, which the default Minas Tirith sweep "
+                                             "sets to 3; else 0)."),
+    no_adapt: bool = typer.Option(False, "--no-adapt", help="No \"after adaptation\" figures (--adapt 0)."),
     target: Optional[str] = typer.Option(None, "--target", help="Parity of the verdict: good50 (the first side, "
                                          "Good or Frodo, wins 50% of games, default) or equal (it wins as often as the second)."),
     seed: Optional[int] = seed_option(None),
@@ -76,6 +82,10 @@ def sweep(
     from lotr_sim.experiments.sweep import MAX_POINTS
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
+    if adapt is not None and no_adapt:
+        raise LotrSimError("give either --adapt K or --no-adapt, not both")
+    if adapt is not None and adapt < 0:
+        raise LotrSimError(f"--adapt must be at least 0, got {adapt}")
     for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
         if v is not None and v < 1:
             raise LotrSimError(f"{name} must be at least 1, got {v}")
@@ -96,7 +106,7 @@ def sweep(
     res = api.sweep(g, param or None, games=games, seed=seed, sets=sets or None,
                     policies=seat_policies(policy, good, evil) or None, config=str(config) if config else None,
                     grid=grid, sweep_file=sweep_file, target=target, pairings=pairings, out=out, resume=resume,
-                    stop=stop, run=run)
+                    stop=stop, run=run, adapt_levers=0 if no_adapt else adapt)
     csv_path = None
     if csv:
         from lotr_sim.reports.build import export_csv
@@ -113,6 +123,9 @@ def sweep(
         con.print(item)
     lr = res.manifest["last_run"]
     gps = lr.get("games_per_second")
+    ad = res.manifest.get("adaptation") or {}
+    adapted = (f"; adapting the players to {len(ad['levers'])} lever{'s' if len(ad['levers']) != 1 else ''}: "
+               f"{ad['played']:,} games in {ad['elapsed_s']:.1f} s") if ad.get("levers") else ""
     con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s"
-              + (f" ({gps:,.0f} games/s)" if gps else "") + f"; results in {res.out}/ (report.html"
+              + (f" ({gps:,.0f} games/s)" if gps else "") + adapted + f"; results in {res.out}/ (report.html"
               + (", results.csv" if csv_path else "") + ")")

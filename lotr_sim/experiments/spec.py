@@ -40,6 +40,12 @@ class Point:
         return d
 
 
+#: The adaptation's budget per lever unless the sweep file says otherwise (``SweepSpec``).
+ADAPT_BUDGET = dict(adapt_generations=8, adapt_games=300, adapt_check_games=5000)
+#: The least each of ``adapt_levers`` and the budget may be (the tune plays at least 10 games).
+ADAPT_MIN = dict(adapt_levers=0, adapt_generations=1, adapt_games=10, adapt_check_games=10)
+
+
 @dataclass
 class SweepSpec:
     """Everything that decides a sweep's results (hashed for ``--resume``)."""
@@ -69,6 +75,14 @@ class SweepSpec:
     # gain there over P v P is at most ``gain_precision``; ``judge`` names that player
     gain_precision: float | None = None
     judge: str | None = None
+    # the "after adaptation" figure (``experiments.sweep_adapt``): the players adapted to the
+    # ``adapt_levers`` largest levers (0: none), each tune ``adapt_generations`` x
+    # ``adapt_games``, each side's re-tuned weights kept where they win ``adapt_check_games``
+    # paired games
+    adapt_levers: int = 0
+    adapt_generations: int = ADAPT_BUDGET["adapt_generations"]
+    adapt_games: int = ADAPT_BUDGET["adapt_games"]
+    adapt_check_games: int = ADAPT_BUDGET["adapt_check_games"]
 
     def as_dict(self) -> dict:
         d = dict(game=self.game, dims=[[n, list(v)] for n, v in self.dims], grid=self.grid,
@@ -84,6 +98,9 @@ class SweepSpec:
             d.update(gain_precision=self.gain_precision)
         if self.judge is not None:
             d.update(judge=self.judge)
+        if self.adapt_levers:                  # likewise
+            d.update(adapt_levers=self.adapt_levers)
+        d.update({k: getattr(self, k) for k, v in ADAPT_BUDGET.items() if getattr(self, k) != v})
         return d
 
     @classmethod
@@ -152,10 +169,12 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
 
 def load_sweep_file(path) -> dict:
     """A sweep TOML: game, seed, games|precision|paired_precision (+max_games), grid,
-    pairings, target, [policies], [set], [params]. ``pairings = true`` also plays the
-    baseline under every pairing of the game's policies; ``target`` is the verdict's parity
-    (good50 | equal); ``paired_precision`` (with ``baseline_precision`` and
-    ``pairings_precision``) is the sequential allocation on paired targets."""
+    pairings, target, adapt_levers (+ adapt_generations, adapt_games, adapt_check_games),
+    [policies], [set], [params]. ``pairings = true`` also plays the baseline under every
+    pairing of the game's policies; ``target`` is the verdict's parity (good50 | equal);
+    ``paired_precision`` (with ``baseline_precision`` and ``pairings_precision``) is the
+    sequential allocation on paired targets; ``adapt_levers = K`` measures the K largest
+    levers after the players adapt to them (``experiments.sweep_adapt``)."""
     d = load_toml(path, what="sweep file")
     for k in PRECISION_KEYS + ("precision",):
         if k in d and (isinstance(d[k], bool) or not isinstance(d[k], (int, float)) or not 0 < d[k] < 0.5):
@@ -174,6 +193,9 @@ def load_sweep_file(path) -> dict:
             raise
         except Exception as e:
             raise ConfigError(f"sweep file {path}: {e}") from None
+    for k, least in ADAPT_MIN.items():
+        if k in d and (isinstance(d[k], bool) or not isinstance(d[k], int) or d[k] < least):
+            raise ConfigError(f"sweep file {path}: {k} must be a whole number of at least {least}, got {d[k]!r}")
     params = d.get("params", {})
     if not isinstance(params, dict):
         raise ConfigError(f"sweep file {path}: [params] must be a table of name = [values]")
@@ -223,7 +245,8 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
               sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
               chunk: int | None = None, sweep_file: str | Path | None = None,
               paired_precision: float | None = None, baseline_precision: float | None = None,
-              pairings_precision: float | None = None) -> SweepSpec:
+              pairings_precision: float | None = None, adapt_levers: int | None = None,
+              adapt_budget: Mapping[str, int] | None = None) -> SweepSpec:
     """A ``SweepSpec`` for game ``g``: the sweep file (the game's default one when neither
     ``params`` nor ``sweep_file`` is given) merged with the explicit arguments, which win.
 
@@ -231,7 +254,10 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
     rate) and ``paired_precision`` (the paired mode; ``baseline_precision`` and
     ``pairings_precision`` refine it): an explicit one replaces the file's, and with none
     the file's is used (9,604 games when the file has none either). An explicit
-    ``baseline_precision``/``pairings_precision`` alone keeps the file's paired mode."""
+    ``baseline_precision``/``pairings_precision`` alone keeps the file's paired mode.
+    ``adapt_levers`` (default the file's, else 0) and ``adapt_budget`` (``generations``,
+    ``games``, ``check_games``: over the file's ``adapt_*`` keys) set the "after adaptation"
+    figure."""
     from lotr_sim.config import parse_overrides
     from lotr_sim.errors import LotrSimError
     file_d: dict = {}
@@ -293,7 +319,26 @@ def make_spec(g, params: Mapping[str, Sequence] | Sequence[str] | None = None, g
         max_games=max_games if max_games is not None else file_d.get("max_games"),
         chunk=int(chunk if chunk is not None else file_d.get("chunk", 2000)),
         paired_precision=paired_precision, baseline_precision=baseline_precision,
-        pairings_precision=pairings_precision)
+        pairings_precision=pairings_precision,
+        **adapt_fields(file_d, adapt_levers, adapt_budget))
+
+
+def adapt_fields(file_d: Mapping[str, Any], levers: int | None, budget: Mapping[str, int] | None) -> dict:
+    """The ``SweepSpec``'s adaptation fields: ``levers`` and ``budget`` (keys ``generations``,
+    ``games``, ``check_games``) over the sweep file's ``adapt_*`` keys over the defaults; a
+    value that is not a whole number of at least its least (``ADAPT_MIN``) is one error line."""
+    out = {"adapt_levers": file_d.get("adapt_levers", 0), **{k: file_d.get(k, v) for k, v in ADAPT_BUDGET.items()}}
+    if levers is not None:
+        out["adapt_levers"] = levers
+    for k, v in dict(budget or {}).items():
+        if f"adapt_{k}" not in ADAPT_BUDGET:
+            raise ConfigError(f"adapt_budget: unknown key '{k}' (keys: generations, games, check_games)")
+        out[f"adapt_{k}"] = v
+    for k, v in out.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < ADAPT_MIN[k]:
+            name = "--adapt" if k == "adapt_levers" else k
+            raise ConfigError(f"{name} must be a whole number of at least {ADAPT_MIN[k]}, got {v!r}")
+    return out
 
 
 def pairing_players(game, pairings: bool | list[str]) -> list[str]:

@@ -135,10 +135,16 @@ def spec_hash(spec: SweepSpec, cfgs: dict, points) -> str:
 #: change them (a finished one is then extended, its games kept), never the others.
 STOP_KEYS = ("games", "precision", "max_games", "paired_precision", "baseline_precision",
              "pairings_precision", "gain_precision")
+#: A resumed sweep may also adapt to more or fewer levers (no point's games depend on it);
+#: the adaptation's budget may not change (a finished adaptation is never redone).
+ADAPT_KEYS = ("adapt_levers",)
 #: How the one-line refusal names a differing field of the spec.
 _OPTION_NAMES = dict(game="the game", dims="the swept parameters (--param)", grid="--grid",
                      base_sets="the rules (--set)", policies="the players", config="--config",
-                     seed="--seed", chunk="--chunk", pairings="--pairings", judge="the judge")
+                     seed="--seed", chunk="--chunk", pairings="--pairings", judge="the judge",
+                     adapt_generations="the adaptation's tune generations (adapt_generations)",
+                     adapt_games="the adaptation's tune games (adapt_games)",
+                     adapt_check_games="the adaptation's keep checks (adapt_check_games)")
 
 
 def resume_spec(old: SweepSpec, new: SweepSpec, given: set[str]) -> SweepSpec:
@@ -167,13 +173,17 @@ def _shown(key: str, v) -> str:
 
 
 def spec_difference(old: SweepSpec, new: SweepSpec) -> str | None:
-    """The first field, other than the stopping rule (``STOP_KEYS``), in which ``new``
-    differs from ``old``, as ``"<option>: <old> there, <new> now"``; None when they agree."""
+    """The first field, other than the stopping rule (``STOP_KEYS``) and the levers adapted
+    to (``ADAPT_KEYS``), in which ``new`` differs from ``old``, as ``"<option>: <old> there,
+    <new> now"``; None when they agree."""
+    from lotr_sim.experiments.spec import ADAPT_BUDGET
     a, b = old.as_dict(), new.as_dict()
     for key in dict.fromkeys(list(a) + list(b)):
-        if key in STOP_KEYS or a.get(key) == b.get(key):
+        # the adaptation's budget is in the dict only when it is not the default
+        va, vb = a.get(key, ADAPT_BUDGET.get(key)), b.get(key, ADAPT_BUDGET.get(key))
+        if key in STOP_KEYS or key in ADAPT_KEYS or va == vb:
             continue
-        return f"{_OPTION_NAMES.get(key, key)}: {_shown(key, a.get(key))} there, {_shown(key, b.get(key))} now"
+        return f"{_OPTION_NAMES.get(key, key)}: {_shown(key, va)} there, {_shown(key, vb)} now"
     return None
 
 
@@ -267,6 +277,12 @@ def run_sweep(game, spec: SweepSpec | None = None, out: str | Path | None = None
                 raise LotrSimError(f"{name} must be in (0, 0.5), got {v}")
     if spec.chunk < 1:
         raise LotrSimError(f"--chunk must be at least 1, got {spec.chunk}")
+    from lotr_sim.experiments.spec import ADAPT_MIN
+    for key, least in ADAPT_MIN.items():
+        v = getattr(spec, key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+            name = "--adapt" if key == "adapt_levers" else key
+            raise LotrSimError(f"{name} must be a whole number of at least {least}, got {v!r}")
     if spec.max_games is None:
         spec.max_games = default_max_games(spec)
     if spec.max_games is not None and spec.max_games < 1:
@@ -789,6 +805,18 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
     total = int(sum(targets.values()))
     if goals is not None:
         manifest["precision"] = precision_summary(results, spec)
+    # the players adapted to the largest levers (``experiments.sweep_adapt``), after the points
+    from lotr_sim.experiments.sweep_adapt import adapt_levers
+    try:
+        adaptation = adapt_levers(game, spec, points, compiled, results, be, outp, threads=threads,
+                                  progress=progress, command=command)
+    except Interrupted:
+        manifest["status"] = "interrupted"
+        store.write_manifest(manifest)
+        raise
+    manifest.pop("adaptation", None)
+    if adaptation is not None:
+        manifest["adaptation"] = adaptation
     manifest.update(games={p.label: targets[p.index] for p in points}, games_total=total,
                     finished=now_iso(), status="complete",
                     outcomes=list(game.outcomes), reasons=list(game.reasons), sides=list(game.sides),

@@ -19,7 +19,9 @@ manifest; no games are played here. ``verdict(df, manifest)`` returns a JSON-abl
 
 * ``players``: the AI players (policies) of the baseline;
 * ``levers``: every swept dimension ranked by its largest paired change of Good's win rate
-  against the baseline (with its 95% interval);
+  against the baseline (with its 95% interval); where the sweep adapted the players to a
+  lever (``experiments.sweep_adapt``) its entry's ``adapted`` holds the change after
+  adaptation, and ``adaptation`` the sentence saying how it was measured (or why not);
 * ``parity``: for every swept dimension the value closest to parity; for numeric ones the
   crossing interpolated linearly between adjacent swept values, its interval by
   interpolating the interval ends the same way (as ``balance`` does). A dimension
@@ -441,14 +443,54 @@ def levers(df, o0: str) -> list[dict]:
 UNCHANGED_NOTE = "no game changed at any swept value under these players"
 
 
-def lever_text(x: Mapping, o0n: str) -> str:
+def lever_text(x: Mapping, o0n: str, adapted: bool = True) -> str:
     """A lever's change as the verdict and the report print it: the paired change of the first
-    outcome's (``o0n``'s) win rate with its interval, and a note when it changed no game
-    (``levers``' ``unchanged``)."""
+    outcome's (``o0n``'s) win rate with its interval, a note when it changed no game
+    (``levers``' ``unchanged``) and, with ``adapted``, its change after the players adapted
+    to it where the sweep measured one (``adapted_text``)."""
     text = f"{fmt_pp(x['delta'])} [{fmt_pp(x['lo'])}, {fmt_pp(x['hi'])}]"
     if x.get("unchanged"):
         text += f" ({UNCHANGED_NOTE}: whether {o0n} won never depended on it)"
+    if adapted and x.get("adapted"):
+        text += "; after adaptation: " + adapted_text(x["adapted"])
     return text
+
+
+def adapted_text(a: Mapping) -> str:
+    """A lever's "after adaptation" figure (``experiments.sweep_adapt``): the paired change
+    of the first outcome's win rate with the adapted players under the lever against the
+    default players under the default rules, with its 95% interval and the sides whose
+    re-tuned weights were kept; the default players when neither side's were."""
+    kept = [s for s, k in a["kept"].items() if k]
+    f = a.get("figure")
+    if not kept or not f:
+        return "neither side's re-tuned weights did better (the default players)"
+    text = f"{fmt_pp(f['delta'])} [{fmt_pp(f['lo'])}, {fmt_pp(f['hi'])}] ({' and '.join(kept)} adapted"
+    if f.get("goal") is not None and not f.get("met"):
+        text += f"; ±{100 * f['half_width']:.1f} at the cap of {int(f['games']):,} games"
+    return text + ")"
+
+
+def adaptation_text(ad: Mapping, o0n: str) -> str:
+    """The sentence under the levers that says how the "after adaptation" figures were made
+    (the budget) or why there are none (``ad["note"]``)."""
+    if ad.get("note"):
+        return str(ad["note"])
+    st, rows = ad["settings"], ad.get("levers") or []
+    n = len(rows)
+    text = (f"After adaptation ({'the largest lever' if n == 1 else f'the {n} largest levers'}): both "
+            f"sides' default weights re-tuned to the lever's rules, warm-started from them "
+            f"({st['generations']} generations x {st['games']} games), each side's kept only where they "
+            f"beat its default weights on {st['check_games']:,} paired games; then {o0n}'s win rate with "
+            f"the adapted players under the lever minus with the default players under the default rules, "
+            f"on the same fresh games")
+    games = [int(r["figure"]["games"]) for r in rows if r.get("figure")]
+    if not games:
+        return text + f" (not played: neither side's re-tuned weights did better at {'it' if n == 1 else 'any'})."
+    goal = st.get("goal")
+    return text + (f" ({_range(games)}{' a lever' if len(games) > 1 else ''}, paired 95% interval"
+                   + (f", played to ±{100 * goal:.3g} or {int(st['max_games']):,} games" if goal is not None else "")
+                   + ").")
 
 
 def on_baseline_rules(r) -> bool:
@@ -984,11 +1026,21 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
 
     summary = list(lines)   # the report gives the levers and the parities as tables after the pictures
     lv = levers(df, o0)
+    adaptation = None
+    if manifest.get("adaptation"):      # the players adapted to the largest levers (sweep_adapt)
+        ad = manifest["adaptation"]
+        by_label = {a["label"]: a for a in ad.get("levers") or []}
+        for x in lv:
+            if x["label"] in by_label:
+                x["adapted"] = by_label[x["label"]]
+        adaptation = {**ad, "text": adaptation_text(ad, o0n)}
     levers_title = (f"Levers, ranked by their largest paired change of {o0n}'s win rate against the "
                     f"baseline (percentage points, 95% interval):")
     if lv:
         lines.append(levers_title)
         lines += [f"- {x['label']}: {lever_text(x, o0n)}" for x in lv]
+    if adaptation is not None:
+        lines.append(adaptation["text"])
 
     parity, cells = [], None
     if _is_grid(df):
@@ -1012,7 +1064,8 @@ def verdict(df, manifest: Mapping | None = None, target: str | None = None) -> d
 
     return dict(target=target, target_text=ttext, outcome=o0, games=n, baseline=rates,
                 gap=gap, gap_ci95=[glo, ghi], fair=fair, favoured=favoured, sentence=sentence,
-                players=dict(pol), levers=lv, parity=[_jsonable(p) for p in parity], cells=_jsonable(cells), pairings=pairings,
+                players=dict(pol), levers=lv, adaptation=adaptation, parity=[_jsonable(p) for p in parity],
+                cells=_jsonable(cells), pairings=pairings,
                 skill=_jsonable(skill) if skill else None, exploitability=exploit, suggested_fixes=fixes,
                 precision=precision, lines=lines, summary=summary, levers_title=levers_title,
                 parity_title=parity_title, names=[o0n, o1n])

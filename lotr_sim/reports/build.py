@@ -272,8 +272,9 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
     md += [f"> **Note:** {n}" for n in notes] + ([""] if notes else [])
     for f in answers:
         md += _img_md(*f)
+    adapt_text = (v.get("adaptation") or {}).get("text")
     if levers_md:
-        md += ["## Levers", "", levers_intro, "", levers_md, ""]
+        md += ["## Levers", "", levers_intro, "", levers_md, ""] + ([adapt_text, ""] if adapt_text else [])
     if parity_md:
         md += ["## Closest to parity", "", parity_intro, "", parity_md, ""]
         if crossings:
@@ -301,7 +302,7 @@ def _build(folder: Path, df, manifest: dict, target: str | None, kind: str, bar)
         h += [f"<figure>{_img_html(*f)}</figure>" for f in answers] + ["</section>"]
     if levers_h:
         h += ["<section id='levers'><h2>Levers</h2>", f"<p>{html.escape(levers_intro)}</p>",
-              _wide(levers_h), "</section>"]
+              _wide(levers_h)] + ([f"<p>{html.escape(adapt_text)}</p>"] if adapt_text else []) + ["</section>"]
     if parity_h:
         h += ["<section id='parity'><h2>Closest to parity</h2>", f"<p>{html.escape(parity_intro)}</p>",
               _wide(parity_h)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Mapping
 
-from lotr_sim.experiments.verdict import fix_cells, fmt_pct, fmt_pp, fmt_value, fmt_x, lever_text
+from lotr_sim.experiments.verdict import adapted_text, fix_cells, fmt_pct, fmt_pp, fmt_value, fmt_x, lever_text
 
 
 def _report_lines(v: Mapping, full: bool) -> list[str]:
@@ -114,10 +114,15 @@ def verdict_html(v: Mapping, full: bool = True, fixes_block: str | None = None) 
 def levers_rows(v: Mapping) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the levers' table: one row per lever (largest first), the point
     with the largest paired change of the first outcome's win rate and that change in
-    percentage points with its 95% interval (the numbers behind the tornado chart)."""
+    percentage points with its 95% interval (the numbers behind the tornado chart); when the
+    sweep adapted the players to some levers, a column with the change after adaptation."""
     o0n = v.get("names", [v["outcome"]])[0]
     head = ["lever (its largest change)", f"Δ{o0n}, percentage points [95% CI]"]
-    return head, [[str(x["label"]), lever_text(x, o0n)] for x in v["levers"]]
+    if not any(x.get("adapted") for x in v["levers"]):
+        return head, [[str(x["label"]), lever_text(x, o0n)] for x in v["levers"]]
+    head.append(f"Δ{o0n} after adaptation [95% CI]")
+    return head, [[str(x["label"]), lever_text(x, o0n, adapted=False),
+                   adapted_text(x["adapted"]) if x.get("adapted") else ""] for x in v["levers"]]
 
 
 def _crossing_cell(p: Mapping, o0n: str) -> str:
