@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
 from lotr_sim._result import Result
 
 #: ``wins(policies, first, n) -> (wins of the first outcome, games)`` on games first..first+n-1.
@@ -45,7 +47,8 @@ class Adaptation(Result):
     checks : dict
         Side -> the keep check: ``tuned`` and ``start`` (Good's win rate and 95% interval
         with that side playing the tuned or the start weights, the other sides the start
-        weights, on the same ``games`` games).
+        weights, on the same ``games`` games). A side whose tuned weights are its start
+        weights has no check (and is not kept).
     first_only : dict or None
         Good's rate when only Good adapts (its kept player against the other sides' start
         weights); None when Good's tuned weights were not kept (then it is the start rate).
@@ -97,10 +100,16 @@ def adapt(game, sets: Mapping[str, Any], wins: WinsFn, *, start: Mapping[str, st
                  "folder": Path(folder).name, "player": r.name}
     tuned = known["player"]
     fixed = {s: start.get(s, base) for s in sides}
-    w0, n0 = wins(fixed, first, check_games)
-    players, kept, checks = {}, {}, {}
+    # a side whose tune never left its start weights has nothing to check
+    moved = {s: not np.array_equal(table.rows(tuned)[s], table.rows(fixed[s])[s]) for s in sides}
+    players, kept, checks = dict(fixed), {s: False for s in sides}, {}
     first_only = None
+    if not any(moved.values()):
+        return Adaptation(players=players, kept=kept, checks=checks, first_only=None, tune=dict(known))
+    w0, n0 = wins(fixed, first, check_games)
     for i, s in enumerate(sides):
+        if not moved[s]:
+            continue
         w1, n1 = wins({**fixed, s: tuned}, first, check_games)
         better = w1 > w0 if i == 0 else w1 < w0
         kept[s] = bool(better)

@@ -176,8 +176,8 @@ def test_cli_adapt_options_on_a_game_without_weights(fake, tmp_path):
 
 PARAMS = ["retreat_trigger=natural6,off", "mission_card_base=6,8", "leader_bonus=1,0"]
 BUDGET = dict(generations=3, games=20, check_games=200)
-# seed 2: the tune improves Evil under mission_card_base=8, neither side under retreat_trigger=off
-KW = dict(seed=2, paired_precision=0.05, max_games=600, chunk=100, adapt_levers=2, adapt_budget=BUDGET)
+# seed 1: the tune improves Good under retreat_trigger=off, neither side under leader_bonus=0
+KW = dict(seed=1, paired_precision=0.05, max_games=600, chunk=100, adapt_levers=2, adapt_budget=BUDGET)
 
 
 def _run(out, threads=2, **kw):
@@ -217,7 +217,9 @@ def test_adapts_to_exactly_the_k_largest_levers(adapted):
             better = c["tuned"]["rate"] > c["start"]["rate"] if s == "good" else c["tuned"]["rate"] < c["start"]["rate"]
             assert x["kept"][s] == better
             assert x["players"][s] == (x["tune"]["player"] if better else "tuned")
-    # this seed covers both cases: some side adapted at one lever, none at the other
+    # the figure is played only where some side adapted; this seed covers both cases
+    for x in ad["levers"]:
+        assert (x["figure"] is None) == (not any(x["kept"].values()))
     assert sorted(x["figure"] is None for x in ad["levers"]) == [False, True]
 
 
