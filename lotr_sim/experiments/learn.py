@@ -23,6 +23,11 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
    score (win 1, draw 1/2) with a 95% interval from the paired differences. Each side keeps its
    fitted row where it gained (a shared row: where its gains add up to more than nothing); the
    loop stops when nothing is kept (or after ``iterations``).
+4. **Pair.** A round checks a side's new row against the other side's row of that round only,
+   so a side's row learned against a weak opponent may be the worse answer to the other side's
+   final row. For two sides with their own rows, every combination of the start and the
+   learned rows plays the same fresh games, and the result keeps, per side, the row that is
+   the better answer to the other side's choice (``select_pair``).
 
 The search's own result in the data games against the current player on the same indices is
 the iteration's exploitability estimate (``search_gain``): how much the wide search still
@@ -303,7 +308,49 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
         from lotr_sim.errors import Interrupted
         raise Interrupted(f"interrupted: the finished chunks of games are saved in {outp}; continue with: "
                           f"lotr-sim learn --game {game.name} --resume {outp}") from None
+    if current != start and len(game.sides) == 2 and not table.tie_sides and "pair" not in st:
+        st["pair"] = select_pair(game, compiled, table, start, current, seed, check_games, threads)
+        atomic_write_json(outp / STATE_FILE, st)
+        current = st["pair"]["player"]
     return _finish(game, table, st, outp, cfg, current, start, seed, games, budget, l2, check_games)
+
+
+#: First game index of the final pair selection's games (apart from the data and check games).
+PAIR_FIRST = 900_000_000
+
+
+def select_pair(game, compiled, table, start: str, learned: str, seed: int, n: int, threads: int) -> dict:
+    """The pair of rows (per side: the start player's or the learned one's) that neither side
+    gains by leaving. Each round's check judged a side's new row against the other side's
+    row of that round only; here every combination plays the same ``n`` fresh games, and a
+    side keeps the learned row only where it is the better answer to the other side's
+    choice. Where no combination is such a pair, each side takes the row that does better
+    against the other side's learned row. Returns the first side's scores by combination
+    (``scores``, keyed ``"<first side's>/<second side's>"`` row names ``start``/``learned``),
+    the rows chosen (``choice``) and their ``player``."""
+    sides = list(game.sides)
+    rows = {"start": table.rows(start), "learned": table.rows(learned)}
+    names = ("start", "learned")
+    mean = {}
+    for a in names:
+        for b in names:
+            pol = {sides[0]: table.inline_name({sides[0]: rows[a][sides[0]], sides[1]: rows[b][sides[1]]}),
+                   sides[1]: table.inline_name({sides[0]: rows[a][sides[0]], sides[1]: rows[b][sides[1]]})}
+            res = game.simulate(compiled, pol, seed, PAIR_FIRST, n, threads=threads)
+            mean[a, b] = (float(side_scores(game, res, sides[0]).mean()),
+                          float(side_scores(game, res, sides[1]).mean()))
+    stable = [(a, b) for a in names for b in names
+              if mean[a, b][0] >= max(mean[x, b][0] for x in names)
+              and mean[a, b][1] >= max(mean[a, y][1] for y in names)]
+    if stable:      # prefer the learned rows among several
+        a, b = max(stable, key=lambda ab: (ab[0] == "learned") + (ab[1] == "learned"))
+    else:
+        a = max(names, key=lambda x: mean[x, "learned"][0])
+        b = max(names, key=lambda y: mean["learned", y][1])
+    chosen = {sides[0]: rows[a][sides[0]].copy(), sides[1]: rows[b][sides[1]].copy()}
+    player = start if (a, b) == ("start", "start") else table.inline_name(chosen)
+    return dict(scores={f"{x}/{y}": [round(v, 6) for v in mean[x, y]] for x in names for y in names},
+                choice={sides[0]: a, sides[1]: b}, stable=bool(stable), games=int(n), player=player)
 
 
 def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: str, seed: int, iterations: int,

@@ -142,7 +142,7 @@ def _ts_sites(comp, st, row):
 
 @pytest.mark.slow
 def test_the_search_features_match_a_plain_python_reference():
-    """On every decision of two tuned games of The Search, each placement row's distance and
+    """On every decision of two games of The Search (tuned's heuristic, its learned term off), each placement row's distance and
     lone-section features and each move row's flags equal a reference from the raw state, the
     sites a placement closes are split by who reaches them first without losing any (the
     engine's count); column 0 is the heuristic's own score."""
@@ -153,6 +153,9 @@ def test_the_search_features_match_a_plain_python_reference():
     lone_seen = sites_seen = site_miss = 0
     for index in range(2):
         state = g.bind(comp).new_state({"frodo": "tuned", "sam": "tuned"}, 5, index)
+        for seat, side in enumerate(("frodo", "sam")):    # the heuristic alone: no learned term
+            for w in g.policy_table.learned_weights(side):
+                state.pol[seat, w.index] = 0.0
         state.heur[:] = state.pol
         while not state.is_terminal():
             act = state.legal_actions()
@@ -238,7 +241,7 @@ def test_learn_is_reproducible_resumable_and_writes_a_playable_file(tmp_path, mo
         name = f"tuned:{tmp_path / 'a' / 'learned.toml'}"
         assert g.policy_table.rows(name)["good"].tolist() == g.policy_table.rows(a[-1]["player"])["good"].tolist() \
             or any(it["kept"] for it in a)
-        api.run(MT, games=20, policies={"good": name, "evil": name}, progress=False)
+        api.run_games(MT, games=20, policies={"good": name, "evil": name}, progress=False)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -259,3 +262,45 @@ def test_learn_refuses_a_game_without_a_learned_player_and_a_folder_without_a_ru
     (tmp_path / "empty").mkdir()
     code, out, err = _cli(["learn", "-g", MT, "--resume", str(tmp_path / "empty"), "-q"])
     assert code != 0 and "no learn run" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("good_rates, choice, stable", [
+    # Good's win rate by (Good's row, Evil's row), like Minas Tirith's measured table: learned
+    # Good is better against either Evil; against it, the start Evil is the better Evil
+    ({("start", "start"): 0.29, ("learned", "start"): 0.43, ("learned", "learned"): 0.48,
+      ("start", "learned"): 0.28}, {"good": "learned", "evil": "start"}, True),
+    # the learned rows are each side's better answer to the other's
+    ({("start", "start"): 0.40, ("learned", "start"): 0.45, ("learned", "learned"): 0.42,
+      ("start", "learned"): 0.35}, {"good": "learned", "evil": "learned"}, True),
+    # matching pennies: no pair is stable; each side takes its better answer to the other's learned row
+    ({("start", "start"): 0.6, ("learned", "start"): 0.4, ("learned", "learned"): 0.6,
+      ("start", "learned"): 0.4}, {"good": "learned", "evil": "start"}, False),
+])
+def test_the_learned_pair_is_each_sides_better_answer_to_the_other(monkeypatch, good_rates, choice, stable):
+    """learn's last step plays every combination of the start and learned rows on the same
+    games and keeps, per side, the row that answers the other side's choice best."""
+    g = api.get_game(MT)
+    table = g.policy_table
+    rows = table.rows("tuned")
+    learned_rows = {s: r.copy() for s, r in rows.items()}
+    for s in learned_rows:
+        learned_rows[s][table.learned_weights(s)[0].index] = 1.0
+    learned = table.inline_name(learned_rows)
+    which = {}
+
+    def fake_simulate(compiled, pol, seed, first, n, threads=None):
+        got = table.rows(pol["good"])
+        key = tuple("learned" if np.array_equal(got[s], learned_rows[s]) else "start" for s in ("good", "evil"))
+        which[key] = which.get(key, 0) + 1
+        w = np.ones(n, dtype=np.int64)
+        w[: int(round(good_rates[key] * n))] = 0
+        return {"winner": w}
+    monkeypatch.setattr(g, "simulate", fake_simulate)
+    res = LN.select_pair(g, None, table, "tuned", learned, 1, 1000, 1)
+    assert which == {k: 1 for k in good_rates}
+    assert res["choice"] == choice and res["stable"] == stable
+    got = table.rows(res["player"])
+    for s in ("good", "evil"):
+        want = learned_rows[s] if choice[s] == "learned" else rows[s]
+        assert np.array_equal(got[s], want)
+    assert res["scores"]["learned/start"][0] == pytest.approx(good_rates["learned", "start"])
