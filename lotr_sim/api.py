@@ -547,6 +547,7 @@ def fix(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, s
         games: int = 2000, budget: int = 1_000_000, confirm_games: int = 10_000, final_games: int = 20_000,
         max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 8, tune_games: int = 300,
         adapt_games: int = 10_000, search_games: int = 60, threads: int | None = None,
+        scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
         out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
         **sides: str) -> "FixResult":
     """The smallest rule changes that bring Good's (the first outcome's) win rate within
@@ -572,8 +573,8 @@ def fix(game, params: Mapping[str, Sequence] | Sequence[str] | None = None, *, s
                 policies=side_policies(g, policies, **sides), target=target, tol=tol, seed=seed, games=games,
                 budget=budget, confirm_games=confirm_games, final_games=final_games, max_levers=max_levers,
                 top=top, adapt=adapt, tune_generations=tune_generations, tune_games=tune_games,
-                adapt_games=adapt_games, search_games=search_games, threads=threads, out=out, resume=resume,
-                progress=progress)
+                adapt_games=adapt_games, search_games=search_games, threads=threads, scheduler=scheduler,
+                cluster=cluster, workers=workers, out=out, resume=resume, progress=progress)
 
 
 @_setup_lines

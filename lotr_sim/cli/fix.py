@@ -48,6 +48,9 @@ def fix(
                                        help="Report folder (default reports/<game>/fix-<timestamp>/)."),
     resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path,
                                           help="Continue the interrupted run in this folder."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON ({\"fixes\": [...], ...})."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -70,7 +73,8 @@ def fix(
                 config=str(config) if config else None, policies=pol, target=target, tol=tol, seed=seed,
                 games=games, budget=budget, max_levers=max_levers, top=top, adapt=adapt,
                 tune_generations=tune_generations, tune_games=tune_games, search_games=search_games,
-                threads=threads, out=out, resume=resume, progress=not quiet and not as_json)
+                threads=threads, scheduler=scheduler, cluster=cluster, workers=workers, out=out, resume=resume,
+                progress=not quiet and not as_json)
     if as_json:
         print_json(r.to_dict())
         return

@@ -75,12 +75,14 @@ def rate(w: int, n: int) -> dict[str, Any]:
 def adapt(game, sets: Mapping[str, Any], wins: WinsFn, *, start: Mapping[str, str], folder: Path,
           config: str | None = None, seed: int = 1, generations: int = 8, games: int = 300,
           check_games: int = 5000, first: int = 0, threads: int | None = None,
-          progress: bool = False, known: Mapping[str, Any] | None = None) -> Adaptation | None:
+          progress: bool = False, known: Mapping[str, Any] | None = None,
+          dask: Mapping[str, Any] | None = None) -> Adaptation | None:
     """Adapt the players ``start`` (side -> player, the default pairing) to the rules
     ``sets`` (the full parameter overrides the changed game is loaded with); ``wins`` plays
     games of those rules (see ``WinsFn``). The tune runs in ``folder`` and resumes from it
-    when it holds an unfinished one; ``known`` (a previous call's ``tune`` dict) skips it.
-    None when the game has no tunable weights."""
+    when it holds an unfinished one; ``known`` (a previous call's ``tune`` dict) skips it;
+    ``dask`` (``scheduler``, ``cluster``, ``workers``) runs it on Dask. None when the game has
+    no tunable weights."""
     table = game.policy_table
     if table is None:
         return None
@@ -94,7 +96,7 @@ def adapt(game, sets: Mapping[str, Any], wins: WinsFn, *, start: Mapping[str, st
         r = tune(game, config=config, sets=dict(sets), seed=int(seed), generations=int(generations),
                  games=int(games), final_games=max(10, int(games)), threads=threads,
                  out=None if again else folder, resume=folder if again else None,
-                 progress=progress, start=base, opponents=(base, "best"))
+                 progress=progress, start=base, opponents=(base, "best"), **dict(dask or {}))
         known = {"start": base, "generations": int(generations), "games": int(games),
                  "games_played": int(r.manifest.get("last_run", {}).get("games_played", 0)),
                  "folder": Path(folder).name, "player": r.name}

@@ -428,7 +428,8 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
         budget: int = 1_000_000, confirm_games: int = 10_000, final_games: int = 20_000,
         max_levers: int = 3, top: int = 1, adapt: bool = True, tune_generations: int = 8,
         tune_games: int = 300, adapt_games: int = 10_000, search_games: int = 60,
-        threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
+        threads: int | None = None, scheduler: str | None = None, cluster: str | None = None,
+        workers: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
         progress: bool = False, chunk: int = 2000) -> FixResult:
     """Search the levers for the smallest rule changes that bring the first outcome's win
     rate within ±``tol`` of ``target`` (the module docstring); see ``lotr_sim.api.fix``."""
@@ -503,7 +504,8 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
                 atomic_write_json(state_path, st)
                 last_save[0] = now
         save(True)
-        be = stack.enter_context(make_backend(threads))
+        dask = dict(scheduler=scheduler, cluster=cluster, workers=workers)
+        be = stack.enter_context(make_backend(threads, **dask))
         bar = stack.enter_context(make_progress(progress, f"fix {game.name}", budget + confirm * 3))
         ev = Evaluator(game, a["config"], base_params, int(a["seed"]), be, ck, st["store"], save, bar)
         warm_up(game, ev.compiled({}), pols, int(a["seed"]), progress)
@@ -519,7 +521,7 @@ def fix(game, params: Sequence[str] | Mapping[str, Any] | None = None, *, sweep_
             if a["adapt"]:
                 for f in fixes:
                     f["adapted"], f["search"] = _adapt(game, ev, f["set"], pols, a, target, hold_tol, outp,
-                                                     st, save, threads, progress, notes)
+                                                     st, save, threads, progress, notes, dask)
             else:
                 for f in fixes:
                     f["adapted"], f["search"] = None, None
@@ -639,7 +641,7 @@ def _search(game, ev: Evaluator, levers, by_name, pols, target, tol, n_screen, b
 
 
 def _adapt(game, ev: Evaluator, changes: dict, pols: dict, a: dict, target: float, hold_tol: float, outp: Path,
-           st: dict, save, threads, progress, notes: list) -> tuple[dict | None, dict | None]:
+           st: dict, save, threads, progress, notes: list, dask: Mapping[str, Any]) -> tuple[dict | None, dict | None]:
     """The default players adapted to the fixed rules (``experiments.adapt``: both sides'
     weights tuned a little, warm-started, each kept only where it plays the rules better),
     Good's rate with them on fresh games, and the search player against them."""
@@ -659,7 +661,7 @@ def _adapt(game, ev: Evaluator, changes: dict, pols: dict, a: dict, target: floa
                 folder=outp / f"adapt-{len(st['adapt']) + 1}" if known is None else outp / known["folder"],
                 config=a["config"], seed=int(a["seed"]), generations=int(a["tune_generations"]),
                 games=int(a["tune_games"]), check_games=max(10, ngames // 2), first=FRESH_KEEP,
-                threads=threads, progress=progress, known=known)
+                threads=threads, progress=progress, known=known, dask=dask)
     if known is None:
         st["adapt"][key] = res.tune
         save(True)

@@ -226,3 +226,15 @@ def test_model_proposes_the_pairs_when_not_all_fit_the_budget(fake, sweep_file, 
     pairs = [p["set"] for p in r.played if p["levers"] == 2]
     assert pairs[0] == {"mode": "tilted", "edge": 0.05} and len(pairs) < 5
     assert [f["set"] for f in r.fixes] == [{"edge": 0.15}, {"mode": "tilted", "edge": 0.05}]
+
+
+@pytest.mark.slow
+def test_fix_on_a_dask_cluster_equals_local_threads(fake, sweep_file, tmp_path):
+    """The same seed gives the same fixes and the same rule sets played on a local Dask
+    cluster as on one local thread (every game's stream is (seed, index))."""
+    kw = dict(FAST, games=500, confirm_games=1000, final_games=1000, budget=8000)
+    local = api.fix(fake, sweep_file=sweep_file, out=tmp_path / "l", **kw)
+    dask = api.fix(fake, sweep_file=sweep_file, out=tmp_path / "d", **{**kw, "threads": 1},
+                   cluster="local", workers=2)
+    assert local.fixes == dask.fixes and local.played == dask.played
+    assert local.games_played == dask.games_played > 0
