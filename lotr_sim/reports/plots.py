@@ -167,8 +167,14 @@ def plot_winrate_lines(dim, by, lines, o0, path=None, pooled: tuple = ()):
     return fig
 
 
+def _value_key(v) -> str:
+    """A lever value as a key: the same for a NumPy scalar (a data frame's row) and the
+    Python value it holds (a column's values)."""
+    return json.dumps(v.item() if isinstance(v, np.generic) else v, default=str)
+
+
 def _axis_values(values) -> list:
-    vals = list(dict.fromkeys(json.dumps(v, default=str) for v in values))
+    vals = list(dict.fromkeys(_value_key(v) for v in values))
     vals = [json.loads(v) for v in vals]
     if is_numeric(vals):
         vals.sort(key=float)
@@ -197,7 +203,7 @@ def two_lever_plot(frame, x: str, y: str, target: str | float = "good50", defaul
     from lotr_sim.stats import wilson
     o0, o1 = outcomes
     xs, ys = _axis_values(frame[x]), _axis_values(frame[y])
-    key = lambda v: json.dumps(v, default=str)  # noqa: E731
+    key = _value_key
     xi, yi = {key(v): i for i, v in enumerate(xs)}, {key(v): i for i, v in enumerate(ys)}
     rate = np.full((len(ys), len(xs)), np.nan)
     gap = np.full_like(rate, np.nan)
@@ -268,7 +274,7 @@ def best_pair_plot(pair: dict, outcome: str = "good", target: float = 0.5, path=
     import pandas as pd
     x, y = pair["levers"]
     o0 = outcome
-    key = lambda v: json.dumps(v, default=str)  # noqa: E731
+    key = _value_key
     # a lever's values in its own order (a choice's as the rules list them), not as played
     order = {n: {key(v): i for i, v in enumerate((pair.get("values") or {}).get(n) or [])} for n in (x, y)}
     cells = sorted(pair["cells"], key=lambda c: (order[x].get(key(c["set"][x]), 0), order[y].get(key(c["set"][y]), 0)))

@@ -86,3 +86,18 @@ def test_best_pair_picture_stars_the_fix_and_frames_the_default():
     assert len(pair["cells"]) < len(xs) * len(ys) and not any(isinstance(c, ContourSet) for c in ax.collections)
     assert "parity: Good wins 45%" in ax.get_title()
     assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["rulebook default", "the fix"]
+
+
+def test_best_pair_picture_of_integer_levers(tmp_path):
+    """Integer lever values (a data frame's rows hold NumPy integers, its columns' values
+    Python ones) land on their cells: every played cell written, the default framed."""
+    from lotr_sim.reports.plots import best_pair_plot
+    vals = {"a": [0, 1, 2], "b": [4, 5, 6]}
+    cells = [{"set": {"a": a, "b": b}, "wins": 40 + 3 * a + b, "games": 100, "rate": (40 + 3 * a + b) / 100,
+              "lo": 0.0, "hi": 1.0} for a in vals["a"] for b in vals["b"]]
+    pair = {"levers": ["a", "b"], "change": "a=2,b=5", "fix": {"a": 2, "b": 5}, "defaults": {"a": 1, "b": 6},
+            "values": vals, "cells": cells}
+    fig = best_pair_plot(pair, path=tmp_path / "p.png")
+    texts = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert texts == sorted(f"{c['wins']:.1f}%" for c in cells)
+    assert (tmp_path / "p.png").stat().st_size > 0
