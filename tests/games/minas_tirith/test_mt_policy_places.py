@@ -42,6 +42,17 @@ def g_comp():
     return g, g.compile(g.load())
 
 
+def _h(g, player: str) -> str:
+    """``player``'s heuristic alone: its weights with the learned term off (tuned Good has
+    one); what these tests check are the heuristic's own places and worths."""
+    t = g.policy_table
+    rows = {s: r.copy() for s, r in t.rows(player).items()}
+    for s in rows:
+        for w in t.learned_weights(s):
+            rows[s][w.index] = 0.0
+    return t.inline_name(rows)
+
+
 def _good_decisions(g, comp, rows_tuned, games):
     """Every Good action decision of games 0..games-1 of SEED (tuned Good v greedy Evil): the
     state and its legal rows. Once the caller has looked (it may switch the state's
@@ -59,7 +70,7 @@ def _best_places(g, comp, kind, want, n=30):
     """At Good action decisions (tuned Good v greedy Evil) offering rows of ``kind`` on
     territories of a kind in ``want`` and on others: the territory kind of the row of ``kind``
     that tuned's Good heuristic scores highest, and greedy's (and their territories, ``*_at``)."""
-    rows = {p: g.heuristic_rows(comp, [p, "greedy"]) for p in ("tuned", "greedy")}
+    rows = {p: g.heuristic_rows(comp, [_h(g, p), "greedy"]) for p in ("tuned", "greedy")}
     found = []
     for st, act in _good_decisions(g, comp, rows["tuned"], 80):
         cand = [i for i in range(act.shape[0]) if act[i, 0] == kind]
@@ -96,7 +107,7 @@ def test_tuned_good_leaders_flee_sooner_and_above_a_one_die_bombardment(g_comp):
     which greedy's never does."""
     g, comp = g_comp
     t = g.policy_table
-    rows = {p: g.heuristic_rows(comp, [p, "greedy"]) for p in ("tuned", "greedy")}
+    rows = {p: g.heuristic_rows(comp, [_h(g, p), "greedy"]) for p in ("tuned", "greedy")}
     flee = {p: t.rows(p)["good"][L.PL_FLEE] for p in ("tuned", "greedy")}
     # a one-die bombardment is worth 7.1 to 7.6 (10.6 at a thin stack holding a leader)
     assert flee["tuned"] > 7.6 > flee["greedy"]
@@ -137,7 +148,7 @@ def _move_scores_without(g, comp, weight, kinds, games=25):
     ``kinds``: the rows, the indices of those rows, and their scores under the shipped tuned
     weights and under the same weights with ``weight`` at greedy's 0 (checked to be 0, and the
     shipped value to be positive)."""
-    rows = g.heuristic_rows(comp, ["tuned", "greedy"])
+    rows = g.heuristic_rows(comp, [_h(g, "tuned"), "greedy"])
     assert rows[0, weight] > 0.0 == g.heuristic_rows(comp, ["greedy", "greedy"])[0, weight]
     plain = rows.copy()
     plain[0, weight] = 0.0
@@ -177,7 +188,7 @@ def test_tuned_good_prefers_a_cavalry_move_of_two_territories(g_comp):
     scores with greedy's ``cav2`` 0 plus the shipped ``cav2`` when that move is made at all
     (not -1), and -1 alike otherwise; plain moves score the same either way."""
     g, comp = g_comp
-    cav2 = g.heuristic_rows(comp, ["tuned", "greedy"])[0, L.PL_CAV2]
+    cav2 = g.heuristic_rows(comp, [_h(g, "tuned"), "greedy"])[0, L.PL_CAV2]
     raised = 0
     for _, act, mv, sc, sc0 in _move_scores_without(g, comp, L.PL_CAV2, (L.A_CAV2, L.A_MOVE)):
         for i in mv:
@@ -203,7 +214,7 @@ def test_tuned_good_weights_win_good_games_against_greedy(g_comp, weights, games
     part more for the flight and threat (s.e. about 0.4 on 16,000 games)."""
     g, _ = g_comp
     t = g.policy_table
-    rows = t.rows("tuned")
+    rows = t.rows(_h(g, "tuned"))
     old = {s: r.copy() for s, r in rows.items()}
     old["good"][list(weights)] = t.rows("greedy")["good"][list(weights)]
     assert not np.array_equal(old["good"], rows["good"])
