@@ -59,6 +59,8 @@ import numpy as np
 
 from lotr_sim._result import Result
 from lotr_sim.errors import ConfigError, Interrupted, LotrSimError
+from lotr_sim.experiments.adapt import rate as _rate
+from lotr_sim.experiments.verdict import fmt_points
 
 #: First game index of the final checks: streams no screening or refining ever uses.
 FRESH = 1_000_000_000
@@ -407,12 +409,6 @@ class Evaluator:
         return total, n
 
 
-def _rate(w: int, n: int) -> dict[str, Any]:
-    from lotr_sim.stats import wilson
-    lo, hi = wilson(w, n)
-    return {"rate": w / n, "lo": float(lo), "hi": float(hi), "games": int(n)}
-
-
 # --- the search -------------------------------------------------------------------------------
 
 def _check_rate(name: str, v: Any, lo: float, hi: float) -> float:
@@ -697,22 +693,17 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _points(x: float) -> str:
-    v = round(100 * x, 6)
-    return f"{v:g} point" + ("" if v == 1 else "s")
-
-
 def _message(outcome: str, target: float, tol: float, fixes: list, closest: list, base: dict) -> str:
     head = (f"{outcome.capitalize()} wins {_pct(base['rate'])} [{_pct(base['lo'])}, {_pct(base['hi'])}] "
             f"under the default rules")
     if fixes:
         f = fixes[0]
-        return (f"{head}; the smallest change found that brings it within ±{_points(tol)} of "
+        return (f"{head}; the smallest change found that brings it within ±{fmt_points(tol)} of "
                 f"{_pct(target)}: {f['change']} ({f['levers']} lever{'s' if f['levers'] > 1 else ''}, "
                 f"{outcome.capitalize()} {_pct(f['good']['rate'])} [{_pct(f['good']['lo'])}, {_pct(f['good']['hi'])}] on fresh games).")
     if closest:
         c = min(closest, key=lambda r: abs(r["rate"] - target))
-        return (f"{head}; no rule set within the ranges searched brings it within ±{_points(tol)} of "
+        return (f"{head}; no rule set within the ranges searched brings it within ±{fmt_points(tol)} of "
                 f"{_pct(target)}; the closest played: {c['change']} at {_pct(c['rate'])} "
                 f"[{_pct(c['lo'])}, {_pct(c['hi'])}].")
     return f"{head}; no fix found."
@@ -780,7 +771,7 @@ def write_report(res: FixResult, outp: Path) -> list[Path]:
         md += [f"- {c['levers']} lever{'s' if c['levers'] > 1 else ''}: {c['change']}: {_ci(c)} ({c['games']} games)"
                for c in res.closest]
     s = res.settings
-    md += ["", f"Target: {o}'s win rate {100 * res.target:g}% ± {_points(res.tol)}. Fixes are found "
+    md += ["", f"Target: {o}'s win rate {100 * res.target:g}% ± {fmt_points(res.tol)}. Fixes are found "
            f"with the default players ({', '.join(f'{k}={v}' for k, v in s['policies'].items())}) on paired "
            f"games (screening {s['games']} games a rule set, refined to {s['confirm_games']}), then checked on "
            f"{s['final_games']} fresh games (\"not within ±1.5\": the 95% interval leaves ±1.5 points).",

@@ -713,7 +713,8 @@ def fix_cells(f: Mapping, sides) -> list[str]:
     return [str(f["change"]), gtext, atext, stext]
 
 
-def _points(x: float) -> str:
+def fmt_points(x: float) -> str:
+    """A share as "N points" (0.01 -> "1 point", 0.015 -> "1.5 points")."""
     v = round(100 * float(x), 6)
     return f"{v:g} point" + ("" if v == 1 else "s")
 
@@ -754,7 +755,7 @@ def shipped_fixes(manifest: Mapping, base_label: str, pol: Mapping, sides) -> di
     games = found.get("games") or {}
     found["provenance"] = (f"lotr-sim fix run of {found.get('date', '?')}, seed {found.get('seed', '?')}, "
                            f"{int(games.get('played', 0)):,} games")
-    band = f"{o0n} within ±{_points(found['tol'])} of {100 * found['target']:g}%"
+    band = f"{o0n} within ±{fmt_points(found['tol'])} of {100 * found['target']:g}%"
     if found["fixes"]:
         lines = [f"Suggested fixes for these rules and players ({band}; {found['provenance']}):"]
         for f in found["fixes"]:
