@@ -342,5 +342,17 @@ def players_sets(game: str, sets: list[str] | None, players: int | None) -> list
     return out + [f"players={players}"]
 
 
+def scheduler_option() -> Any:
+    return typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT.")
+
+
+def cluster_option() -> Any:
+    return typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster.")
+
+
+def workers_option() -> Any:
+    return typer.Option(None, "--workers", help="Workers of --cluster local.")
+
+
 def threads_option() -> Any:
     return typer.Option(None, "--threads", "-j", help="Threads, 1 to 4 x the cores (default: all cores).")

@@ -9,7 +9,7 @@ import typer
 
 from lotr_sim.cli._common import (cli_errors, config_option, evil_option, game_option, good_option, parse_count,
                                   parse_path, policy_option, print_json, seat_policies, seed_option, sets_option,
-                                  threads_option)
+                                  threads_option, scheduler_option, cluster_option, workers_option)
 
 
 @cli_errors
@@ -48,9 +48,9 @@ def fix(
                                        help="Report folder (default reports/<game>/fix-<timestamp>/)."),
     resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path,
                                           help="Continue the interrupted run in this folder."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    scheduler: Optional[str] = scheduler_option(),
+    cluster: Optional[str] = cluster_option(),
+    workers: Optional[int] = workers_option(),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON ({\"fixes\": [...], ...})."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, print_json,
-                                  seed_option, sets_option, threads_option)
+                                  seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option)
 
 
 @cli_errors
@@ -35,9 +35,9 @@ def skill(
     threads: Optional[int] = threads_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
     resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed run in this folder."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    scheduler: Optional[str] = scheduler_option(),
+    cluster: Optional[str] = cluster_option(),
+    workers: Optional[int] = workers_option(),
     csv: bool = typer.Option(False, "--csv", help="Also write results.csv (the results table, one row per pairing)."),
     as_json: bool = typer.Option(False, "--json", help="Print the pairings and the verdict as JSON."),
     best_response: bool = typer.Option(False, "--best-response", help="Also tune each side's weights against "

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option
 
 
 @cli_errors
@@ -57,9 +57,9 @@ def sweep(
     out: Optional[Path] = typer.Option(None, "--out", "-o", parser=parse_path, help="Output folder (default reports/<game>/<timestamp>/)."),
     resume: Optional[Path] = typer.Option(None, "--resume", parser=parse_path, help="Continue the killed sweep in this folder; "
                                           "with --games N or --precision P, extend a finished one (its games are kept)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="'local': start a Dask LocalCluster."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Workers of --cluster local."),
+    scheduler: Optional[str] = scheduler_option(),
+    cluster: Optional[str] = cluster_option(),
+    workers: Optional[int] = workers_option(),
     connect_timeout: float = typer.Option(5.0, "--connect-timeout", help="Seconds to reach the scheduler."),
     save_games: bool = typer.Option(False, "--save-games", help="Also write games.parquet (one row per game)."),
     csv: bool = typer.Option(False, "--csv", help="Also write results.csv (the results table, one row per point)."),
