@@ -334,9 +334,8 @@ def select_pair(game, compiled, table, start: str, learned: str, seed: int, n: i
     mean = {}
     for a in names:
         for b in names:
-            pol = {sides[0]: table.inline_name({sides[0]: rows[a][sides[0]], sides[1]: rows[b][sides[1]]}),
-                   sides[1]: table.inline_name({sides[0]: rows[a][sides[0]], sides[1]: rows[b][sides[1]]})}
-            res = game.simulate(compiled, pol, seed, PAIR_FIRST, n, threads=threads)
+            both = table.inline_name({sides[0]: rows[a][sides[0]], sides[1]: rows[b][sides[1]]})
+            res = game.simulate(compiled, {s: both for s in sides}, seed, PAIR_FIRST, n, threads=threads)
             mean[a, b] = (float(side_scores(game, res, sides[0]).mean()),
                           float(side_scores(game, res, sides[1]).mean()))
     stable = [(a, b) for a in names for b in names
