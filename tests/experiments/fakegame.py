@@ -243,3 +243,17 @@ class FakeGame(TableGame):
         if len(end) != 1 or end[0]["winner"] not in self.outcomes:
             raise AssertionError("a fake trace ends with exactly one game_end")
         return 0
+
+
+#: The fake game's levers as a sweep file, for the fix tests: with strength=2 Good wins 35%.
+#: Single changes: edge=0.15 reaches 50%; bonus, tilted and edge=0.05 do not. Pairs reaching
+#: 50%: mode=tilted+edge=0.05 (cost 1 + 1/3) and bonus+mode=tilted (cost 2).
+FIX_SWEEP = """
+game = "fake"
+[set]
+strength = 2
+[params]
+bonus = [false, true]
+mode = ["fair", "tilted"]
+edge = [0.0, 0.05, 0.15]
+"""

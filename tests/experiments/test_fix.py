@@ -13,22 +13,11 @@ from lotr_sim.errors import Interrupted, LotrSimError
 from lotr_sim.experiments import fix as fixmod
 from lotr_sim.experiments.backends import LocalBackend
 
-from fakegame import win_probability
+from fakegame import FIX_SWEEP, win_probability
 
 runner = CliRunner()
 
-# With strength=2 Good wins 35%. Single changes: edge=0.15 reaches 50%; bonus, tilted and
-# edge=0.05 do not. Pairs reaching 50%: mode=tilted+edge=0.05 (cost 1 + 1/3) and
-# bonus+mode=tilted (cost 2).
-SWEEP = """
-game = "fake"
-[set]
-strength = 2
-[params]
-bonus = [false, true]
-mode = ["fair", "tilted"]
-edge = [0.0, 0.05, 0.15]
-"""
+SWEEP = FIX_SWEEP
 FAST = dict(games=2000, confirm_games=10_000, final_games=20_000, adapt=False, threads=1)
 
 

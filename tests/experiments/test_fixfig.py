@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fakegame import FIX_SWEEP
 from framebuild import MANIFEST, frame, row
 from lotr_sim import api
 from lotr_sim.errors import LotrSimError
@@ -19,15 +20,7 @@ from lotr_sim.experiments.verdict import verdict
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "fixes-minas-tirith.json"
 runner = CliRunner()
 
-SWEEP = """
-game = "fake"
-[set]
-strength = 2
-[params]
-bonus = [false, true]
-mode = ["fair", "tilted"]
-edge = [0.0, 0.05, 0.15]
-"""
+SWEEP = FIX_SWEEP
 
 
 def sample() -> dict:
