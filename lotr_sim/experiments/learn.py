@@ -78,7 +78,8 @@ def play_recorded(game, compiled, player: str, side: str, seed: int, index: int,
     ``player`` on every other seat: the decisions it recorded and the game's result row."""
     policies = {s: player for s in game.sides}
     state = game.bind(compiled).new_state(policies, seed, index)
-    seat = list(game.sides).index(side)
+    want = list(game.sides).index(side)     # the side's first seat (LOTR Risk: p1..pN by side)
+    seat = next(i for i in range(len(game.seat_names(compiled))) if game.seat_side(compiled, i) == want)
     rec = RecordingSearch(game, seed, base=player, **settings)
     rec.prepare(state)
     while True:

@@ -180,8 +180,109 @@ def test_the_search_features_match_a_plain_python_reference():
     assert site_miss == 0, (site_miss, checked)
 
 
+def _lr_reference(comp, st, seat, row, ctx):
+    """LOTR Risk's row features (policies.row_features_nb) recomputed in plain Python from the
+    raw state; the exact odds, the pressure and P(last turn) are the heuristic's own (``ctx``
+    and ``comp.wp``, tested with it), the points lead is read from the state's points."""
+    from lotr_sim.games.lotr_risk import config as C
+    from lotr_sim.games.lotr_risk import layout as L
+    cf = comp.cf
+    nt = int(cf[C.C_NT])
+    owner = st[L.O_OWNER:L.O_OWNER + nt]
+    troops = st[L.O_TROOPS:L.O_TROOPS + nt]
+    reg = cf[C.O_REG:C.O_REG + nt]
+    adj = [[int(cf[C.O_ADJ + t * C.MAXDEG + k]) for k in range(int(cf[C.O_ADJN + t]))] for t in range(nt)]
+    kind, a, b, c = (int(x) for x in row)
+    ph = int(st[L.S_PHASE])
+    f = np.zeros(L.NLF)
+
+    def mission(t):
+        hand = st[L.O_AHAND + seat * L.AHMAX:L.O_AHAND + seat * L.AHMAX + st[L.O_AHN + seat]]
+        return any(cf[C.O_AKIND + h] == C.K_MISSION and cf[C.O_AARG + h] == t for h in hand)
+
+    if kind == L.A_PASS and ph == L.PH_ATTACK:
+        pts = [int(st[L.O_PTS + 5 * p + 4]) for p in range(int(cf[C.C_NP]))]
+        lead = pts[seat] - max(v for p, v in enumerate(pts) if p != seat)
+        f[[L.LF_END_ATT, L.LF_END_ATT_CARD, L.LF_END_ATT_LEAD]] = 1, st[L.S_CONQ] == 0, np.clip(lead / 10, -2, 2)
+    elif kind == L.A_PASS and ph == L.PH_FORT:
+        f[L.LF_END_FORT] = 1
+    elif kind == L.A_ATTACK:
+        o = int(owner[b])
+        other = o < C.NEUTRAL and cf[C.O_SSIDE + o] != cf[C.O_SSIDE + seat]
+        around = sum(int(troops[u]) for u in adj[a] if owner[u] != seat and u != b)
+        f[L.LF_ATT] = 1
+        f[L.LF_ATT_DICE] = min(3, troops[a] - 1) - c
+        f[L.LF_ATT_OTHER] = other
+        f[L.LF_ATT_LEFT] = min(3.0, around / max(1, troops[a]))
+        f[L.LF_ATT_REGION] = sum(owner[t] != seat for t in range(nt) if reg[t] == reg[b]) == 1
+        f[L.LF_ATT_BREAK] = other and all(owner[t] == o for t in range(nt) if reg[t] == reg[b])
+        f[L.LF_ATT_P] = np.nan        # the heuristic's exact odds: checked apart
+        f[L.LF_ATT_LAST] = ctx[C.MAXT + C.MAXR]
+    elif kind == L.A_PLACE:
+        f[L.LF_PL_PRESS] = min(5.0, max(0.0, ctx[a]))
+        f[L.LF_PL_STRONG] = ctx[a] >= 0 and cf[C.O_STRONG + a] != 0
+        f[L.LF_PL_SHARE] = b / st[L.S_REINF]
+        if ctx[a] >= 0:
+            weak = [int(troops[u]) for u in adj[a] if owner[u] != seat and owner[u] >= 0]
+            f[L.LF_PL_OFF] = min(3.0, (troops[a] + b - 1) / (min(weak) + 1)) if weak else 0.0
+            lack = [sum(owner[t] != seat for t in range(nt) if reg[t] == reg[u]) for u in adj[a] if owner[u] != seat]
+            f[L.LF_PL_REGION] = max([1 / m for m in lack if 0 < m <= 2], default=0.0)
+    elif kind == L.A_MOVEIN:
+        f[L.LF_MI_SHARE] = a / troops[st[L.S_SRC]]
+    elif kind in (L.A_FORT, L.A_FORTL):
+        f[L.LF_FORT] = 1
+        f[L.LF_FORT_FRONT] = np.clip(ctx[b] - ctx[a], -5, 5)
+        f[L.LF_LD_MISS] = kind == L.A_FORTL and mission(b)
+    elif kind == L.A_LMOVE:
+        f[L.LF_LD_MISS] = mission(b)
+    elif kind == L.A_POWER:
+        f[L.LF_POW] = 1
+    return f
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("game", [MT, "the-search"])
+def test_lotr_risk_features_match_a_plain_python_reference():
+    """On every reinforce, attack, move-in and fortify decision of three 2-player games of
+    LOTR Risk (tuned's heuristic), each row's features equal a plain-Python reference from the
+    raw state (LR-4.2, LR-5, LR-6, LR-8.1, LR-9.1), column 0 is the heuristic's own score,
+    and the other decisions record nothing."""
+    from lotr_sim.games.lotr_risk import layout as L
+    from lotr_sim.games.lotr_risk.policies import NCTX, odds_nb, prep_nb
+    g = api.get_game("lotr-risk")
+    comp = g.compile(g.load())
+    kinds = {k: 0 for k in (L.A_PASS, L.A_ATTACK, L.A_PLACE, L.A_MOVEIN, L.A_FORT)}
+    other = 0
+    nonzero = np.zeros(L.NLF, dtype=int)
+    for index in range(3):
+        state = g.bind(comp).new_state({"good": "tuned", "evil": "tuned"}, 5, index)
+        while not state.is_terminal():
+            act = state.legal_actions()
+            F = state.action_features()
+            ph = int(state.st[L.S_PHASE])
+            if act.shape[0] < 2 or not L.PH_REINF <= ph <= L.PH_FORT:
+                assert F is None
+                other += act.shape[0] > 1
+            else:
+                np.testing.assert_allclose(F[:, 0], state.action_scores())
+                seat = int(state.st[L.S_CUR])
+                ctx = np.zeros(NCTX)
+                prep_nb(comp.cf, state.st, state.heur, ctx)
+                for i, row in enumerate(act):
+                    ref = _lr_reference(comp, state.st, seat, row, ctx)
+                    if row[0] == L.A_ATTACK:
+                        ref[L.LF_ATT_P] = odds_nb(comp.cf, state.st, comp.wp, row[1], row[2], 0, 0, False)
+                    np.testing.assert_allclose(F[i, 1:], ref, err_msg=str(row.tolist()))
+                    nonzero += ref != 0
+                    if int(row[0]) in kinds:
+                        kinds[int(row[0])] += 1
+            state.apply(state.builtin_choice())
+    assert min(kinds.values()) > 20 and other > 5, (kinds, other)
+    from lotr_sim.games.lotr_risk.game import _LEARNED
+    assert nonzero.min() > 0, [name for (name, _), k in zip(_LEARNED, nonzero) if k == 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [MT, "the-search", "lotr-risk"])
 def test_every_learned_weight_reaches_the_engine_and_zero_weights_change_nothing(game):
     """Moving any one learned weight of either side to an end of its range changes some of
     300 games; the rows with every learned weight 0 (the presets, tuned) play as before."""
@@ -256,7 +357,9 @@ def test_learn_bad_input_is_one_line(tmp_path, args, words):
     assert code != 0 and words in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_learn_refuses_a_game_without_a_learned_player_and_a_folder_without_a_run(tmp_path):
+def test_learn_refuses_a_game_without_a_learned_player_and_a_folder_without_a_run(tmp_path, monkeypatch):
+    from lotr_sim.games.lotr_risk.game import TABLE
+    monkeypatch.setattr(TABLE, "learned_weights", lambda side: ())   # a game without the term
     code, out, err = _cli(["learn", "-g", "lotr-risk", "-o", str(tmp_path / "x"), "-q"])
     assert code != 0 and "no learned player" in err and len(err.strip().splitlines()) == 1
     (tmp_path / "empty").mkdir()

@@ -38,10 +38,39 @@ BUILTIN_POLICIES = ("random", "greedy", "aggressive", "cautious")
 _SHAPE = (2.0, 0.3, 0.2, 0.2, 0.5, 0.3, 0.15, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0)
 _POL = {
     "random": (0.0,) * NPOL,
-    "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0) + _SHAPE,
-    "aggressive": (1.0, 0.4, 1.0, 0.6, 1.0, 1.5) + _SHAPE,
-    "cautious": (1.0, 0.8, 0.0, 1.3, 1.0, 0.7) + _SHAPE,
+    "greedy": (1.0, 0.6, 1.0, 1.0, 1.0, 1.0) + _SHAPE + (0.0,) * L.NLF,
+    "aggressive": (1.0, 0.4, 1.0, 0.6, 1.0, 1.5) + _SHAPE + (0.0,) * L.NLF,
+    "cautious": (1.0, 0.8, 0.0, 1.3, 1.0, 0.7) + _SHAPE + (0.0,) * L.NLF,
 }
+assert all(len(v) == NPOL for v in _POL.values())
+
+# The learned term's weights, one per feature of an action row (layout LF_*,
+# policies.row_features_nb), set by ``lotr-sim learn``; 0 in every preset.
+_LEARNED = (
+    ("lf_end_att", "learned: ending the combat step (LR-5)"),
+    ("lf_end_att_card", "learned: ending it before the turn's first conquest (no territory card yet, LR-8.1)"),
+    ("lf_end_att_lead", "learned: ending it, times the points lead (/10, LR-11.2)"),
+    ("lf_att", "learned: an attack"),
+    ("lf_att_p", "learned: an attack, P(it takes the territory) (exact, LR-5)"),
+    ("lf_att_dice", "learned: an attack, dice short of the most it may roll (LR-5.1)"),
+    ("lf_att_other", "learned: an attack on the other side's player, not the neutral army (LR-11.2)"),
+    ("lf_att_left", "learned: an attack, the other enemy battalions around its source per own one there"),
+    ("lf_att_last", "learned: an attack, times P(the seat does not play again) (LR-10)"),
+    ("lf_att_region", "learned: an attack that would complete a region (LR-4.2)"),
+    ("lf_att_break", "learned: an attack into a region the other side holds whole (LR-4.2)"),
+    ("lf_pl_press", "learned: a reinforcement, the front's pressure (enemy per own battalion around)"),
+    ("lf_pl_strong", "learned: a reinforcement on a stronghold front (LR-11.2)"),
+    ("lf_pl_share", "learned: a reinforcement, the share of those left it places (LR-4.4)"),
+    ("lf_mi_share", "learned: a move-in, the share of the source's battalions moved (LR-5.6)"),
+    ("lf_fort", "learned: a fortify move (LR-6.1)"),
+    ("lf_fort_front", "learned: a fortify move, the destination's pressure minus the source's"),
+    ("lf_end_fort", "learned: ending the turn without a fortify move (LR-6)"),
+    ("lf_ld_miss", "learned: a Leader moved onto the site of its own mission (LR-9.1)"),
+    ("lf_pow", "learned: playing a power card in the own turn (LR-9.3)"),
+    ("lf_pl_off", "learned: a reinforcement on a front, its battalions after per defender of the weakest enemy neighbour"),
+    ("lf_pl_region", "learned: a reinforcement next to a region the seat lacks one (1) or two (1/2) territories of (LR-4.2)"),
+)
+assert len(_LEARNED) == L.NLF
 
 REASONS = ("fellowship", "conquest", "turn_cap")
 
@@ -69,6 +98,7 @@ TABLE = PolicyTable("lotr-risk", ("good", "evil"), NPOL, (
     Weight("cour", L.PL_COUR, 0.0, 1.0, "Courage (defending): play it when the attack takes the territory with P >= this"),
     Weight("smea", L.PL_SMEA, -10.0, 10.0, "Smeagol: play it when ahead on points by at least this"),
     Weight("balr", L.PL_BALR, -10.0, 10.0, "A Balrog is Come: play it when ahead on points by less than this"),
+    *(Weight(name, L.PL_LF0 + k, -50.0, 50.0, help, learned=True) for k, (name, help) in enumerate(_LEARNED)),
 ), {name: {"good": v, "evil": v} for name, v in _POL.items()})
 
 

@@ -15,7 +15,15 @@ AHMAX = 8         # adventure cards in a hand (limit 3 by default, LR-8.2)
 NSEAT = MAXP + 1  # players plus the neutral army (owner code 4)
 MAXA = 4096       # legal actions of one decision
 MAX_TURNS = 400   # safety cap: the Fellowship always ends a game well before
-NPOL = 22
+# policy vector: the heuristic's 22 slots (PL_* below), then the learned player's weights
+# (policies.learned_bonus_nb), one per feature of an action row (LF_*), added to the
+# heuristic's score at the turn's own decisions; all zero in the presets, so they play as before
+PL_LF0 = 22
+(LF_END_ATT, LF_END_ATT_CARD, LF_END_ATT_LEAD, LF_ATT, LF_ATT_P, LF_ATT_DICE, LF_ATT_OTHER, LF_ATT_LEFT,
+ LF_ATT_LAST, LF_ATT_REGION, LF_ATT_BREAK, LF_PL_PRESS, LF_PL_STRONG, LF_PL_SHARE, LF_MI_SHARE, LF_FORT,
+ LF_FORT_FRONT, LF_END_FORT, LF_LD_MISS, LF_POW, LF_PL_OFF, LF_PL_REGION) = range(22)
+NLF = 22
+NPOL = PL_LF0 + NLF
 
 STATE = Layout("lotr-risk-state")
 S_PHASE = STATE.scalar("phase")
@@ -141,6 +149,6 @@ WHY = ("claim", "setup", "reinforce", "card_territory", "mission", "event", "pow
 # Come when the lead is below this
 (PL_TYPE, PL_THR, PL_CONC, PL_MISS, PL_FORT, PL_POW, PL_CREG, PL_CADJ, PL_CENE, PL_CSITE,
  PL_PREG, PL_PSTR, PL_RGAIN, PL_RBRK, PL_POFF, PL_GENE, PL_GLEAD, PL_CARD, PL_END,
- PL_COUR, PL_SMEA, PL_BALR) = range(NPOL)
+ PL_COUR, PL_SMEA, PL_BALR) = range(PL_LF0)
 
 R_FELLOWSHIP, R_CONQUEST, R_CAP = 0, 1, 2

@@ -135,7 +135,10 @@ from lotr_sim.games.lotr_risk.layout import (
     S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
     S_WAYA, S_WAYB, S_WSEAT,
 )
-from lotr_sim.games.lotr_risk.policies import NCTX, choose_nb, scores_nb
+from lotr_sim.games.lotr_risk.policies import (
+    NCTX, base_scores_nb, choose_nb, row_features_nb, scores_nb,
+)
+from lotr_sim.games.lotr_risk.layout import NLF
 
 NOUT = 32   # outcome matrix columns (game.py names them)
 
@@ -1392,6 +1395,27 @@ def determinize_nb(cf, st, s, seat, tmp):
     for i in range(st[S_ADN]):
         st[O_ADECK + i] = tmp[q]
         q += 1
+
+
+@njit(cache=True, nogil=True)
+def features_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """What the learned player learns from, at a reinforce, attack, move-in or fortify decision
+    of more than one row (where ``policies.learned_on_nb`` lets the learned term score): per
+    legal row, the heuristic's own score (``pol`` row of the seat to move, its learned term
+    left out) in column 0 and the row's features (policies.row_features_nb, ``NLF`` of them)
+    after it. Returns 1, or 0 at any other decision (nothing written)."""
+    ph = st[S_PHASE]
+    if n < 2 or ph < PH_REINF or ph > PH_FORT:
+        return 0
+    seat = st[S_CUR]
+    tmp = np.zeros(n)
+    base_scores_nb(cf, wp, pol, st, act, scr, n, tmp)
+    for i in range(n):
+        out[i, 0] = tmp[i]
+        f = row_features_nb(cf, st, wp, seat, act, i, scr)
+        for k in range(NLF):
+            out[i, 1 + k] = f[k]
+    return 1
 
 
 @njit(cache=True, nogil=True)

@@ -33,6 +33,13 @@ its path, LR-10: battalions score nothing at the end); a battalion placed on a f
 ``poff`` times how far it would outnumber the front's weakest enemy neighbour
 (``_offense_nb``). What they gained the tuned players is in docs/players.md.
 
+The learned player (``lotr-sim learn``) adds a linear term to the score of each row at the
+turn's own decisions (reinforce, attack, move in, fortify; ``learned_on_nb``): the row's
+features (``row_features_nb``: ending the combat step and when, an attack's odds, dice,
+target and what it leaves behind, a reinforcement's front, a move-in's share, a fortify move's
+pull to the front, a Leader onto its mission's site, a power card) weighted by the seat's
+``PL_LF0..`` slots, 0 in every preset (so they play as before).
+
 What it reads (only what its seat may know; checked by
 tests/games/lotr_risk/test_lr_hidden.py, which deals the unseen cards again): the board (owners,
 battalions, Leaders, storms, closed bridges, the Ring), the points (``leading_nb``: adventure
@@ -48,6 +55,7 @@ from __future__ import annotations
 from lotr_sim._numba.dispatch import no_literal_dispatch
 from lotr_sim.games.lotr_risk.fellowship.kernel import fellowship_moves_nb
 from lotr_sim._numba.jit import njit
+from lotr_sim.kernels.learned import weighted_nb, weights_on_nb
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.lotr_risk.board import (
     adj_nb, enemy_adj_nb, leader_slot_at_nb, points_nb, region_held_nb, ring_territory_nb,
@@ -61,7 +69,7 @@ from lotr_sim.games.lotr_risk.layout import (
     AHMAX, A_ADISC, A_FORTL, A_ATTACK, A_CLAIM, A_FORT, A_LEADER, A_LMOVE, A_MOVEIN, A_PASS, A_PLACE, A_POWER, A_TRADE,
     O_AHAND, O_AHN, O_ALIVE, O_LEAD, O_OWNER, O_PTS, O_TROOPS, PH_REINF, PL_CADJ, PL_CENE, PL_CONC, PL_CREG, PL_CSITE,
     PL_CARD, PL_END, PL_FORT, PL_GENE, PL_GLEAD, PL_MISS, PL_POW, PL_POFF, PL_PREG, PL_PSTR, PL_RBRK, PL_RGAIN, PL_THR, PL_TYPE, PH_TRADE, S_CONQ, S_CUR, S_DST, S_NOSTR, S_PHASE, S_REINF,
-    S_RING, S_SRC, A_DDICE, PH_COURAGE, PL_BALR, PL_COUR, PL_SMEA,
+    S_RING, S_SRC, A_DDICE, PH_COURAGE, PL_BALR, PL_COUR, PL_SMEA, NLF, PL_LF0, PH_ATTACK, PH_FORT,
 )
 
 
@@ -403,9 +411,108 @@ def score_nb(cf, st, wp, pol, act, i, ctx):
 
 
 @njit(cache=True, _nrt=False)
+def learned_on_nb(pol, st, seat):
+    """Does the learned term score this decision: one of the turn's own decisions
+    (reinforce, attack, move in, fortify; ``row_features_nb``) with learned weights in
+    ``seat``'s row?"""
+    ph = st[S_PHASE]
+    return PH_REINF <= ph <= PH_FORT and weights_on_nb(pol, seat, PL_LF0, NLF)
+
+
+@njit(cache=True, _nrt=False)
+def row_features_nb(cf, st, wp, seat, act, i, ctx):
+    """The ``NLF`` features of legal row ``i`` for ``seat`` (layout ``LF_*``), what the learned
+    term weighs, at a reinforce, attack, move-in or fortify decision (``ctx`` prepared by
+    ``prep_nb``). Only what the seat may know is read (the board, the points, the Ring's place,
+    its own mission cards):
+
+    * ending the combat step (LR-5): plain, before the turn's first conquest (its territory
+      card, LR-8.1), times the points lead (/10, capped at 2, LR-11.2);
+    * an attack (LR-5): plain, the exact P(it takes the territory), dice short of the most it
+      may roll, against the other side's player (not the neutral army), the other enemy
+      battalions around its source per own one there (capped at 3), times P(the seat does not
+      play again), completing a region and breaking one the other side holds (LR-4.2);
+    * a reinforcement (LR-4.4): the front's pressure (``pressure_nb``, 0 inland, capped at 5),
+      a stronghold front, the share of those left it places, how far the front would then
+      outnumber its weakest enemy neighbour (``_offense_nb``), and the nearest region it
+      borders that the seat lacks one or two territories of (1 or 1/2, LR-4.2);
+    * a move-in (LR-5.6): the share of the source's battalions moved;
+    * a fortify move (LR-6): plain, the destination's pressure minus the source's (capped at
+      ±5); ending the turn; a Leader moved onto the site of its own mission (LR-9.1);
+    * a power card played in the own turn (LR-9.3)."""
+    f0 = 0.0; f1 = 0.0; f2 = 0.0; f3 = 0.0; f4 = 0.0; f5 = 0.0; f6 = 0.0; f7 = 0.0; f8 = 0.0; f9 = 0.0
+    f10 = 0.0; f11 = 0.0; f12 = 0.0; f13 = 0.0; f14 = 0.0; f15 = 0.0; f16 = 0.0; f17 = 0.0; f18 = 0.0
+    f19 = 0.0; f20 = 0.0; f21 = 0.0
+    kind = act[i, 0]
+    a = act[i, 1]
+    b = act[i, 2]
+    c = act[i, 3]
+    ph = st[S_PHASE]
+    if kind == A_PASS:
+        if ph == PH_ATTACK:
+            f0 = 1.0
+            if st[S_CONQ] == 0:
+                f1 = 1.0
+            f2 = min(2.0, max(-2.0, lead_nb(cf, st, seat) / 10.0))
+        elif ph == PH_FORT:
+            f17 = 1.0
+    elif kind == A_ATTACK:
+        f3 = 1.0
+        f4 = odds_nb(cf, st, wp, a, b, 0, 0, False)
+        f5 = float(min(3, st[O_TROOPS + a] - 1) - c)
+        o = st[O_OWNER + b]
+        if o < NEUTRAL and cf[O_SSIDE + o] != cf[O_SSIDE + seat]:
+            f6 = 1.0
+            if region_held_nb(cf, st, o, cf[O_REG + b]):
+                f10 = 1.0
+        around = 0          # enemy battalions around the source but the target's (which may
+        for k in range(cf[O_ADJN + a]):       # lie across the Way under the Mountains, LR-9.3)
+            u = adj_nb(cf, a, k)
+            if u != b and st[O_OWNER + u] != seat:
+                around += st[O_TROOPS + u]
+        f7 = min(3.0, around / max(1.0, float(st[O_TROOPS + a])))
+        f8 = ctx[C_LAST]
+        if ctx[MAXT + cf[O_REG + b]] == 1.0:
+            f9 = 1.0
+    elif kind == A_PLACE:
+        f11 = min(5.0, max(0.0, ctx[a]))
+        if ctx[a] >= 0.0 and cf[O_STRONG + a] != 0:
+            f12 = 1.0
+        if st[S_REINF] > 0:
+            f13 = b / float(st[S_REINF])
+        if ctx[a] >= 0.0:
+            f20 = _offense_nb(cf, st, a, b)
+            for k in range(cf[O_ADJN + a]):
+                u = adj_nb(cf, a, k)
+                m = ctx[MAXT + cf[O_REG + u]]
+                if st[O_OWNER + u] != seat and 0.0 < m <= 2.0 and 1.0 / m > f21:
+                    f21 = 1.0 / m
+    elif kind == A_MOVEIN:
+        f14 = a / max(1.0, float(st[O_TROOPS + st[S_SRC]]))
+    elif kind == A_FORT or kind == A_FORTL:
+        f15 = 1.0
+        f16 = min(5.0, max(-5.0, ctx[b] - ctx[a]))
+        if kind == A_FORTL and has_mission_nb(cf, st, seat, b):
+            f18 = 1.0
+    elif kind == A_LMOVE:
+        if has_mission_nb(cf, st, seat, b):
+            f18 = 1.0
+    elif kind == A_POWER:
+        f19 = 1.0
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21)
+
+
+@njit(cache=True, _nrt=False)
+def learned_bonus_nb(cf, st, wp, pol, seat, act, i, ctx):
+    """The learned term of row ``i``'s score: its features weighted by ``seat``'s ``PL_LF0..``."""
+    return weighted_nb(pol, seat, PL_LF0, row_features_nb(cf, st, wp, seat, act, i, ctx))
+
+
+@njit(cache=True, _nrt=False)
 def choose_nb(cf, wp, pol, st, act, scr, s, n):
     """The built-in policy's pick among ``n`` legal actions: random uniform (from the game's
-    stream), else the heuristic's best (the first of equal scores)."""
+    stream), else the heuristic's best (the first of equal scores), its learned term added
+    where it scores (``learned_on_nb``)."""
     seat = st[S_CUR]
     if n <= 1:
         return 0
@@ -413,24 +520,40 @@ def choose_nb(cf, wp, pol, st, act, scr, s, n):
         return randint_nb(s, n)
     if st[S_PHASE] < PH_COURAGE:   # the decisions before the roll and the Ring's cards score without it
         prep_nb(cf, st, pol, scr)
+    lw = learned_on_nb(pol, st, seat)
     best = 0
     bv = score_nb(cf, st, wp, pol, act, 0, scr)
+    if lw:
+        bv += learned_bonus_nb(cf, st, wp, pol, seat, act, 0, scr)
     for i in range(1, n):
         v = score_nb(cf, st, wp, pol, act, i, scr)
+        if lw:
+            v += learned_bonus_nb(cf, st, wp, pol, seat, act, i, scr)
         if v > bv:
             bv = v
             best = i
     return best
 
 
-
-@njit(cache=True)
-def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
-    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores); ``scr``
-    is float scratch of ``NCTX`` (``prep_nb`` fills it; ``s`` unused: the common signature)."""
+@njit(cache=True, _nrt=False)
+def base_scores_nb(cf, wp, pol, st, act, scr, n, out):
+    """The heuristic's own score of each of the ``n`` legal actions (its learned term left
+    out); ``scr`` is float scratch of ``NCTX`` that ``prep_nb`` fills."""
     prep_nb(cf, st, pol, scr)
     for i in range(n):
         out[i] = score_nb(cf, st, wp, pol, act, i, scr)
+
+
+@njit(cache=True)
+def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
+    """The heuristic's score of each of the ``n`` legal actions (Game.action_scores), its
+    learned term added where it scores; ``scr`` is float scratch of ``NCTX`` (``prep_nb``
+    fills it; ``s`` unused: the common signature)."""
+    base_scores_nb(cf, wp, pol, st, act, scr, n, out)
+    seat = st[S_CUR]
+    if learned_on_nb(pol, st, seat):
+        for i in range(n):
+            out[i] += learned_bonus_nb(cf, st, wp, pol, seat, act, i, scr)
 
 
 no_literal_dispatch(globals())

@@ -121,7 +121,7 @@ def test_lr_9_1_positions_cover_the_decisions(positions):
 def test_lr_9_1_greedy_and_builtin_do_not_see_hidden_cards(comps, positions, n):
     """LR-4.3/LR-8/LR-9.1: dealing the unseen cards again leaves the seat's legal actions,
     greedy's scores and choice and the seat's built-in choice (greedy or random) as they
-    were."""
+    were, and so the learned player's features of every row (policies.row_features_nb)."""
     comp = comps[n]
     rng = np.random.default_rng(40 + n)
     told = 0
@@ -129,6 +129,7 @@ def test_lr_9_1_greedy_and_builtin_do_not_see_hidden_cards(comps, positions, n):
         seat = state.to_move
         acts = state.legal_actions().copy()
         s0 = state.action_scores()
+        f0 = state.action_features()
         h0 = state.heuristic_choice()
         b0 = state.copy().builtin_choice()
         for _ in range(3):
@@ -137,6 +138,8 @@ def test_lr_9_1_greedy_and_builtin_do_not_see_hidden_cards(comps, positions, n):
             assert other.invariant_ok()
             assert np.array_equal(other.legal_actions(), acts)
             assert np.array_equal(other.action_scores(), s0), (n, state.index, state.decision_kind())
+            f1 = other.action_features()
+            assert (f0 is None) == (f1 is None) and (f0 is None or np.array_equal(f1, f0))
             assert other.heuristic_choice() == h0
             assert other.copy().builtin_choice() == b0
     assert told >= len(positions[n]), told     # the permutations did move other players' cards
