@@ -22,6 +22,7 @@ bit-identical whatever the threads or chunking.
 from __future__ import annotations
 
 import importlib
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
@@ -119,11 +120,17 @@ register_player("search-classic", _SEARCH_PLAYER, "the first search player: the 
                 "(at most 384 playouts per decision; about six times the CPU of search)", _SEARCH_CLASSIC)
 
 
+class Cancelled(Exception):
+    """A game given up between two decisions because its run was stopped (``play_state``)."""
+
+
 def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: int,
-               trace: bool = False, debug: bool = False, stats: dict | None = None) -> State:
+               trace: bool = False, debug: bool = False, stats: dict | None = None,
+               cancel: threading.Event | None = None) -> State:
     """One whole game; returns its final state (``state.result()`` gives the row). ``policies``
     name sides and/or seats (``Game.seat_policies``); each seat held by a registered player
-    gets its own player object, indexed by seat as ``State.to_move`` reports it."""
+    gets its own player object, indexed by seat as ``State.to_move`` reports it. Once
+    ``cancel`` is set, the game stops before its next decision (``Cancelled``)."""
     seats = game.seat_policies(compiled, policies)
     players = {seat: generic_player(p, game, seed) for seat, p in enumerate(seats.values()) if is_generic(p)}
     state = game.bind(compiled).new_state(policies, seed, index, trace=trace, debug=debug)
@@ -137,6 +144,8 @@ def play_state(game, compiled, policies: Mapping[str, str], seed: int, index: in
         seat = state.run_builtin(stop)
         if seat < 0:
             break
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         state.apply(players[seat].choose(state))
     if stats is not None:
         stats["seconds"] = stats.get("seconds", 0.0) + time.perf_counter() - t0
@@ -150,12 +159,20 @@ def simulate_with_players(game, compiled, policies: Mapping[str, str], seed: int
                           n: int, threads: int, record: Callable[[State, int], None]) -> dict:
     """Games first..first+n-1 on ``threads`` threads (the kernels release the GIL);
     ``record(state, row)`` stores game first+row's result. Returns time and search counts
-    (also kept as ``game.last_player_stats``, so no game has to store them itself)."""
+    (also kept as ``game.last_player_stats``, so no game has to store them itself).
+
+    An exception in the calling thread (Ctrl-C, SIGTERM as a KeyboardInterrupt) stops the
+    other threads' games before their next decision, so it propagates at once instead of
+    after every thread's share of games (a search game can take many seconds)."""
     stats: list[dict] = [{} for _ in range(max(1, threads))]
+    cancel = threading.Event()
 
     def work(c: int, lo: int, hi: int) -> None:
-        for i in range(lo, hi):
-            record(play_state(game, compiled, policies, seed, first + i, stats=stats[c]), i)
+        try:
+            for i in range(lo, hi):
+                record(play_state(game, compiled, policies, seed, first + i, stats=stats[c], cancel=cancel), i)
+        except Cancelled:
+            pass
 
     if n <= 0:
         return {}
@@ -164,8 +181,12 @@ def simulate_with_players(game, compiled, policies: Mapping[str, str], seed: int
         work(0, 0, n)
     else:
         with ThreadPoolExecutor(max_workers=len(chunks)) as ex:
-            for f in [ex.submit(work, c, lo, hi) for c, (lo, hi) in enumerate(chunks)]:
-                f.result()
+            try:
+                for f in [ex.submit(work, c, lo, hi) for c, (lo, hi) in enumerate(chunks)]:
+                    f.result()
+            except BaseException:
+                cancel.set()
+                raise
     out: dict = {}
     for s in stats:
         for k, v in s.items():
