@@ -13,7 +13,7 @@ from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_
 
 @cli_errors
 def skill(
-    game: str = game_option(),
+    game: Optional[str] = game_option(None, " Default minas-tirith; taken from the folder with --resume."),
     players: Optional[str] = typer.Option(None, "--players", help="Comma-separated players to pair "
                                           "(default: random, greedy, tuned where the game ships tuned weights, search)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count,
@@ -62,6 +62,12 @@ def skill(
     if resume is not None and any(x is not None for x in (games, half_width, max_games, chunk, judge, players)):
         raise LotrSimError("--resume continues a run as it was started: give no --games, --half-width, "
                            "--max-games, --chunk, --judge or --players with it")
+    if game is None:
+        if resume is not None:
+            from lotr_sim.experiments.store import Store
+            game = Store(resume).read_manifest().get("game")
+        else:
+            game = "minas-tirith"
     names = [p.strip() for p in players.split(",") if p.strip()] if players else None
     res = api.skill(game, names, games, seed, sets or None, str(config) if config else None, threads,
                     out, resume, scheduler, cluster, workers, not quiet and not as_json, chunk, target,

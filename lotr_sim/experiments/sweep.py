@@ -739,8 +739,9 @@ def _run_locked(game, spec, points, cfgs, shash, be, out, save_games, progress, 
                 manifest["status"] = "interrupted"
                 store.write_manifest(manifest)
                 saved = sum(len(v) for v in store.chunk_index().values())
+                how = manifest.get("command") or "sweep"     # skill runs a sweep underneath
                 raise Interrupted(f"interrupted: {saved} finished chunks are saved in {outp}; "
-                                  f"continue with: lotr-sim sweep --resume {outp}") from None
+                                  f"continue with: lotr-sim {how} --game {game.name} --resume {outp}") from None
             done_upto = dict(targets)
             if goals is not None:
                 nxt = next_targets(goals, targets, pair_counts.update(targets), spec.max_games, refs=seq_refs)

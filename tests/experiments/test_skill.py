@@ -162,3 +162,28 @@ def test_a_small_skill_run_says_it_is_not_yet_an_answer(fake, tmp_path):
     assert (g["games"] == 100).all() and not g["precision_met"].any()
     assert capped.verdict["sentence"].startswith("Not yet an answer: search-wide's gains rest on 100 games")
     assert "against a goal of ±1;" in capped.verdict["sentence"]
+
+
+def test_an_interrupted_skill_run_says_how_to_continue_and_resumes_without_its_game(fake, tmp_path, monkeypatch):
+    """Ctrl-C in a skill run: one line naming ``lotr-sim skill --game fake --resume DIR`` (the
+    sweep underneath is the skill's); ``skill --resume DIR`` alone takes the game from the
+    folder and finishes the run."""
+    out = tmp_path / "s"
+    calls = {"n": 0}
+    simulate = type(fake).simulate
+
+    def stop_on_the_third_chunk(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return simulate(self, *a, **k)
+    monkeypatch.setattr(type(fake), "simulate", stop_on_the_third_chunk)
+    r = runner.invoke(app, ["skill", "-g", "fake", "--players", "random,greedy", "-n", "100", "--chunk", "50",
+                            "-q", "-o", str(out)])
+    assert r.exit_code != 0
+    assert f"continue with: lotr-sim skill --game fake --resume {out}" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    monkeypatch.setattr(type(fake), "simulate", simulate)
+    r = runner.invoke(app, ["skill", "--resume", str(out), "-q", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["verdict"]["pairings"]["cells"]
