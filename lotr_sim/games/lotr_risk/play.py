@@ -133,12 +133,11 @@ from lotr_sim.games.lotr_risk.layout import (
     PH_SPLACE, PH_TRADE, R_CAP, R_CONQUEST, R_FELLOWSHIP, ST_SIZE, S_ADD, S_ADN, S_ADVLOCK, S_BAD, S_CONQ,
     S_CONQWIN, S_CUR, S_DEBUG, S_DICE, S_DST, S_FIRST, S_FORT, S_LCTX, S_NOSTR, S_OVER, S_PHASE, S_PICKS,
     S_ADRAWS, S_REASON, S_REINF, S_REMOVED, S_RING, S_RINGT, S_SETUP, S_SITE, S_SRC, S_STAGE, S_TDD, S_TDN, S_TRADED, S_TURN,
-    S_WAYA, S_WAYB, S_WSEAT,
+    S_WAYA, S_WAYB, S_WSEAT, NLF,
 )
 from lotr_sim.games.lotr_risk.policies import (
     NCTX, base_scores_nb, choose_nb, row_features_nb, scores_nb,
 )
-from lotr_sim.games.lotr_risk.layout import NLF
 
 NOUT = 32   # outcome matrix columns (game.py names them)
 
