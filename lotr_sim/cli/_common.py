@@ -342,6 +342,17 @@ def players_sets(game: str, sets: list[str] | None, players: int | None) -> list
     return out + [f"players={players}"]
 
 
+def game_or_resumed(game: str | None, resume: Path | None) -> str:
+    """The game a command runs: ``--game`` when given, else the game of the run in the
+    ``--resume`` folder (its manifest), else minas-tirith."""
+    if game is not None:
+        return game
+    if resume is not None:
+        from lotr_sim.experiments.store import Store
+        return Store(resume).read_manifest().get("game")
+    return "minas-tirith"
+
+
 def scheduler_option() -> Any:
     return typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT.")
 

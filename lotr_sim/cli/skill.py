@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 
 from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, print_json,
-                                  seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option)
+                                  seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option,
+                                  game_or_resumed)
 
 
 @cli_errors
@@ -62,12 +63,7 @@ def skill(
     if resume is not None and any(x is not None for x in (games, half_width, max_games, chunk, judge, players)):
         raise LotrSimError("--resume continues a run as it was started: give no --games, --half-width, "
                            "--max-games, --chunk, --judge or --players with it")
-    if game is None:
-        if resume is not None:
-            from lotr_sim.experiments.store import Store
-            game = Store(resume).read_manifest().get("game")
-        else:
-            game = "minas-tirith"
+    game = game_or_resumed(game, resume)
     names = [p.strip() for p in players.split(",") if p.strip()] if players else None
     res = api.skill(game, names, games, seed, sets or None, str(config) if config else None, threads,
                     out, resume, scheduler, cluster, workers, not quiet and not as_json, chunk, target,

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_or_resumed, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option
 
 
 @cli_errors
@@ -89,12 +89,7 @@ def sweep(
     for name, v in (("--chunk", chunk), ("--games", games), ("--max-games", max_games)):
         if v is not None and v < 1:
             raise LotrSimError(f"{name} must be at least 1, got {v}")
-    if game is None:
-        if resume is not None:
-            from lotr_sim.experiments.store import Store
-            game = Store(resume).read_manifest().get("game")
-        else:
-            game = "minas-tirith"
+    game = game_or_resumed(game, resume)
     g = api.get_game(game)
     sets = players_sets(game, sets, players)
     stop = api.StopRule(precision=precision, paired_precision=paired_precision,
