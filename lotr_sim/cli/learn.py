@@ -25,6 +25,8 @@ def learn(
                                     help="Paired games per side checking each round's player (default 20,000)."),
     start: str = typer.Option("tuned", "--start", help="The player to improve (default the shipped tuned)."),
     l2: float = typer.Option(1.0, "--l2", help="L2 penalty of the fit (default 1)."),
+    target: str = typer.Option("choice", "--target", help="What the fit follows: the search's chosen "
+                               "rows (choice, default) or its playouts' values of every row (value)."),
     chunk: int = typer.Option(10, "--chunk", parser=parse_count,
                               help="Search games saved at a time (what Ctrl-C can lose at most; default 10)."),
     seed: int = seed_option(),
@@ -54,7 +56,7 @@ def learn(
     res = api.learn(g, iterations=iterations, games=games, budget=budget, check_games=check_games, start=start,
                     l2=l2, chunk=chunk, seed=seed, sets=players_sets(game, sets, players) or None,
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
-                    progress=not quiet and not as_json)
+                    progress=not quiet and not as_json, target=target)
     if as_json:
         print_json(res.to_dict())
         return

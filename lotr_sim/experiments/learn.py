@@ -8,7 +8,8 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
    action as a candidate, screened on a few playouts each and raced by halving, its playouts
    played by the current player for every seat) takes one side's seat against the current
    player; at every decision the learned term scores, it keeps the rows' features and the row
-   the search chose. Game ``i`` of iteration ``k`` is game ``i`` of the seed's stream, its
+   the search chose, and each row's playouts' paired differences against the heuristic's own
+   choice. Game ``i`` of iteration ``k`` is game ``i`` of the seed's stream, its
    search streams its own (``SearchPlayer``), so the data are reproducible from the seed. Data
    are saved per chunk of games (``data/k<K>-<side>-<first>.npz``): an interrupted run goes on
    from its last chunk (``resume``).
@@ -17,7 +18,10 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
    probability is ``softmax(beta * h + w . f)`` over the rows, ``h`` the heuristic's score,
    ``f`` the features, fitted by L-BFGS (SciPy) with an L2 penalty on ``w``, on every
    iteration's data so far. The player's weights are ``w / beta`` (the heuristic's score keeps
-   its scale), clipped to the weights' range.
+   its scale), clipped to the weights' range. With ``target="value"`` the fit follows the
+   search's playouts instead of its choice: each row's mean paired difference against the
+   heuristic's choice moves the heuristic's own softmax by ``exp(q / tau)`` (``fit_logit``),
+   so the rows the race played and found worse or better teach as well as the one it chose.
 3. **Check.** The fitted player against the current one on paired games (game ``i`` of both
    on stream ``i``), each side against the current player on the other: the gain in the side's
    score (win 1, draw 1/2) with a 95% interval from the paired differences. Each side keeps its
@@ -56,19 +60,35 @@ RESULT = "learned.toml"
 
 
 class RecordingSearch(SearchPlayer):
-    """The search player on a base heuristic, keeping (features, chosen row) at every decision
-    the learned term scores (``State.action_features``)."""
+    """The search player on a base heuristic, keeping at every decision the learned term scores
+    (``State.action_features``) the rows' features, the row it chose and, per row, the sum and
+    the number of its playouts' paired differences against the heuristic's own choice (every
+    race round plays that choice beside the others on the same streams): a record
+    ``(features, chosen row, sums, counts)``."""
 
     def __init__(self, game, seed: int, **settings: Any):
         super().__init__(game, seed, **settings)
-        self.records: list[tuple[np.ndarray, int]] = []
+        self.records: list[tuple[np.ndarray, int, np.ndarray, np.ndarray]] = []
+        self._dsum: np.ndarray | None = None
+        self._dcnt: np.ndarray | None = None
+
+    def _values(self, state, cand: np.ndarray, m: int, key: int, side: int) -> np.ndarray:
+        v = super()._values(state, cand, m, key, side)
+        if self._dsum is not None:     # row 0 of every round is the heuristic's own choice
+            d = v - v[0]
+            np.add.at(self._dsum, cand, d.sum(axis=1))
+            np.add.at(self._dcnt, cand, float(v.shape[1]))
+        return v
 
     def choose(self, state) -> int:
         self.use_base(state, state.to_move)   # the rows the features read
         feats = state.action_features()
+        n = state.legal_actions().shape[0]
+        self._dsum, self._dcnt = np.zeros(n), np.zeros(n)
         pick = super().choose(state)
         if feats is not None and feats.shape[0] > 1:
-            self.records.append((feats, int(pick)))
+            self.records.append((feats, int(pick), self._dsum, self._dcnt))
+        self._dsum = self._dcnt = None
         return pick
 
 
@@ -108,47 +128,82 @@ def paired_gain(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
 
 
 # -- fitting ----------------------------------------------------------------------------------
-def fit_logit(records: Sequence[tuple[np.ndarray, int]], l2: float = 1.0,
-              h_clip: tuple[float, float] = (-5.0, 60.0)) -> dict[str, Any]:
-    """Fit ``softmax(beta * h + w . f)`` to the chosen rows (see the module docstring).
+#: value targets: the playouts' mean paired difference of a row is shrunk towards the
+#: heuristic's choice as if it had PRIOR more playouts of difference 0, and weighs exp(q / TAU)
+PRIOR = 8.0
+TAU = 0.05
+
+
+def fit_logit(records: Sequence[tuple], l2: float = 1.0, h_clip: tuple[float, float] = (-5.0, 60.0),
+              target: str = "choice", tau: float = TAU, prior: float = PRIOR) -> dict[str, Any]:
+    """Fit ``softmax(beta * h + w . f)`` over each decision's legal rows (see the module docstring).
+
+    ``target="choice"`` fits the row the search chose. ``target="value"`` fits, per decision,
+    the distribution ``pi_h(a) * exp(q_a / tau)`` over its rows: ``pi_h`` the heuristic alone
+    (``softmax(beta_h * h)``, ``beta_h`` fitted to the choices) and ``q_a`` the row's playouts'
+    mean paired difference against the heuristic's choice, shrunk by ``prior`` playouts of 0
+    (a record's sums and counts, ``RecordingSearch``). It keeps the heuristic's preferences
+    where the playouts saw nothing and moves them by how much each row won or lost, so every
+    row raced says something, not only the one chosen; a decision without playout values
+    fits its chosen row.
 
     Returns ``beta``, ``w`` (the raw coefficients), ``weights`` (``w / beta``), the mean log
-    likelihood per decision with and without the features, the share of decisions whose
-    chosen row the fitted scores rank first, and the decisions used."""
+    likelihood of the chosen rows per decision with and without the features, the share of
+    decisions whose chosen row the fitted scores rank first, and the decisions used."""
     from scipy.optimize import minimize
-    recs = [(f, p) for f, p in records if f.shape[0] > 1]
+    if target not in ("choice", "value"):
+        raise LotrSimError(f"the fit's target is 'choice' or 'value', not {target!r}")
+    recs = [r for r in records if r[0].shape[0] > 1]
     if not recs:
         raise LotrSimError("no decisions to learn from: play more games")
-    X = np.concatenate([f for f, _ in recs])
+    X = np.concatenate([r[0] for r in recs])
     X[:, 0] = np.clip(X[:, 0], *h_clip)
-    sizes = np.array([f.shape[0] for f, _ in recs])
+    sizes = np.array([r[0].shape[0] for r in recs])
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    chosen = starts + np.array([p for _, p in recs])
+    chosen = starts + np.array([r[1] for r in recs])
     seg = np.repeat(np.arange(len(recs)), sizes)
     scale = X[:, 1:].std(axis=0)
     scale[scale == 0] = 1.0
     Z = X.copy()
     Z[:, 1:] /= scale
     nd = len(recs)
+    onehot = np.zeros(X.shape[0])
+    onehot[chosen] = 1.0
 
-    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        u = Z @ theta
+    def softmax(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mx = np.maximum.reduceat(u, starts)
         e = np.exp(u - mx[seg])
         den = np.add.reduceat(e, starts)
-        lse = mx + np.log(den)
-        p = e / den[seg]
-        val = float(lse.sum() - u[chosen].sum()) / nd
-        g = (np.add.reduceat(p[:, None] * Z, starts).sum(axis=0) - Z[chosen].sum(axis=0)) / nd
-        pen = np.zeros_like(theta)
-        pen[1:] = theta[1:]
-        return val + 0.5 * l2 / nd * float(theta[1:] @ theta[1:]), g + l2 / nd * pen
+        return e / den[seg], mx + np.log(den)
+
+    def make_nll(T: np.ndarray):
+        def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            u = Z @ theta
+            p, lse = softmax(u)
+            val = float(lse.sum() - T @ u) / nd
+            g = ((p - T) @ Z) / nd
+            pen = np.zeros_like(theta)
+            pen[1:] = theta[1:]
+            return val + 0.5 * l2 / nd * float(theta[1:] @ theta[1:]), g + l2 / nd * pen
+        return nll
 
     theta0 = np.zeros(Z.shape[1])
     theta0[0] = 1.0
-    base = minimize(lambda t: nll(np.concatenate((t, np.zeros(Z.shape[1] - 1))))[0],
+    choice_nll = make_nll(onehot)
+    base = minimize(lambda t: choice_nll(np.concatenate((t, np.zeros(Z.shape[1] - 1))))[0],
                     theta0[:1], method="L-BFGS-B")
-    res = minimize(nll, theta0, jac=True, method="L-BFGS-B")
+    T = onehot
+    valued = 0
+    if target == "value":
+        if len(recs[0]) < 4:
+            raise LotrSimError("these decisions hold no playout values (recorded before values were kept): "
+                               "fit their choices")
+        q = np.concatenate([r[2] / (r[3] + prior) for r in recs])
+        has = np.add.reduceat(np.concatenate([r[3] for r in recs]), starts) > 0
+        valued = int(has.sum())
+        T, _ = softmax(float(base.x[0]) * Z[:, 0] + q / tau)
+        T = np.where(has[seg], T, onehot)
+    res = minimize(make_nll(T), theta0, jac=True, method="L-BFGS-B")
     theta = res.x
     beta = float(theta[0])
     w = theta[1:] / scale
@@ -156,8 +211,8 @@ def fit_logit(records: Sequence[tuple[np.ndarray, int]], l2: float = 1.0,
     top = np.maximum.reduceat(u, starts)
     hit = float(np.mean(u[chosen] >= top[np.arange(nd)] - 1e-12))
     return dict(beta=beta, w=w, weights=w / beta if beta > 1e-6 else np.zeros_like(w),
-                loglik=-float(res.fun), loglik_h_only=-float(base.fun), top1=hit, decisions=nd,
-                converged=bool(res.success))
+                loglik=-float(choice_nll(theta)[0]), loglik_h_only=-float(base.fun), top1=hit, decisions=nd,
+                converged=bool(res.success), target=target, valued=valued)
 
 
 # -- the loop ---------------------------------------------------------------------------------
@@ -210,19 +265,25 @@ def _record_chunk(game, compiled, player: str, side: str, seed: int, first: int,
 def _save_chunk(path: Path, recs: list, scores: np.ndarray) -> None:
     from lotr_sim.experiments.store import atomic_write_bytes
     import io
-    sizes = np.array([f.shape[0] for f, _ in recs], dtype=np.int64)
-    X = np.concatenate([f for f, _ in recs]) if recs else np.zeros((0, 1))
-    picks = np.array([p for _, p in recs], dtype=np.int64)
+    sizes = np.array([r[0].shape[0] for r in recs], dtype=np.int64)
+    X = np.concatenate([r[0] for r in recs]) if recs else np.zeros((0, 1))
+    picks = np.array([r[1] for r in recs], dtype=np.int64)
+    dsum = np.concatenate([r[2] for r in recs]) if recs else np.zeros(0)
+    dcnt = np.concatenate([r[3] for r in recs]) if recs else np.zeros(0)
     buf = io.BytesIO()
-    np.savez(buf, X=X, sizes=sizes, picks=picks, scores=scores)
+    np.savez(buf, X=X, sizes=sizes, picks=picks, scores=scores, dsum=dsum, dcnt=dcnt)
     atomic_write_bytes(path, buf.getvalue())
 
 
 def _load_chunk(path: Path) -> tuple[list, np.ndarray]:
     with np.load(path) as z:
         X, sizes, picks, scores = z["X"], z["sizes"], z["picks"], z["scores"]
+        # chunks saved before the playouts' values were kept have none: counts of 0
+        dsum = z["dsum"] if "dsum" in z else np.zeros(X.shape[0])
+        dcnt = z["dcnt"] if "dcnt" in z else np.zeros(X.shape[0])
     bounds = np.concatenate(([0], np.cumsum(sizes)))
-    recs = [(X[bounds[j]:bounds[j + 1]], int(picks[j])) for j in range(len(sizes))]
+    recs = [(X[bounds[j]:bounds[j + 1]], int(picks[j]), dsum[bounds[j]:bounds[j + 1]], dcnt[bounds[j]:bounds[j + 1]])
+            for j in range(len(sizes))]
     return recs, scores
 
 
@@ -230,13 +291,15 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
           seed: int = 1, iterations: int = 3, games: int = 100, check_games: int = 20_000,
           budget: int = SEARCH["budget"], start: str = "tuned", l2: float = 1.0, chunk: int = 10,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
-          progress: bool = False) -> LearnResult:
+          progress: bool = False, target: str = "choice") -> LearnResult:
     """Expert iteration for ``game``'s learned player (see the module docstring): ``iterations``
     rounds of ``games`` recorded search games a side, a fit on all data so far and a paired
     check on ``check_games`` games a side; starting from player ``start`` (default the
     shipped ``tuned``). Writes ``learned.toml`` (readable as ``tuned:FILE``; copied to
     ``configs/tuned/<game>.toml`` it is the built-in ``tuned``), ``learn.json`` (the
-    iterations) and the data. Ctrl-C keeps every finished chunk of games (``resume``)."""
+    iterations) and the data. Ctrl-C keeps every finished chunk of games (``resume``).
+    ``target`` is what the fit follows: the search's chosen rows (``"choice"``) or its playouts'
+    values of every row (``"value"``; ``fit_logit``)."""
     from lotr_sim import __version__
     from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso
     from lotr_sim.kernels.rng import check_seed
@@ -254,6 +317,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
         a = st["args"]
         config, sets, seed, iterations, games = a["config"], a["sets"], a["seed"], a["iterations"], a["games"]
         check_games, budget, start, l2, chunk = a["check_games"], a["budget"], a["start"], a["l2"], a["chunk"]
+        target = a.get("target", "choice")
     else:
         check_seed(seed)
         for name, v, lo in (("--iterations", iterations, 1), ("--games", games, 1), ("--check-games", check_games, 100),
@@ -262,6 +326,8 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
                 raise LotrSimError(f"{name} must be an integer of at least {lo}, got {v}")
         if not l2 >= 0:
             raise LotrSimError(f"--l2 must be >= 0, got {l2}")
+        if target not in ("choice", "value"):
+            raise LotrSimError(f"--target must be choice or value, got {target!r}")
         outp = Path(out) if out is not None else Path("reports") / game.name / (
             "learn-" + time.strftime("%Y%m%d-%H%M%S"))
         if (outp / STATE_FILE).is_file():
@@ -270,7 +336,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
                   args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
                             seed=int(seed), iterations=int(iterations), games=int(games),
                             check_games=int(check_games), budget=int(budget), start=start, l2=float(l2),
-                            chunk=int(chunk)))
+                            chunk=int(chunk), target=target))
     if not table.knows(start):
         raise LotrSimError(f"--start {start!r} is not a player of {game.name}'s weight table: give a preset "
                            f"({', '.join(table.presets)}), tuned or tuned:FILE")
@@ -278,12 +344,12 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     ensure_writable_dir(outp)
     with folder_lock(outp, "learn"):
         return _run(game, table, st, outp, config, sets, seed, iterations, games, check_games, budget, start,
-                    l2, chunk, threads, progress)
+                    l2, chunk, threads, progress, target)
 
 
 def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations: int, games: int,
          check_games: int, budget: int, start: str, l2: float, chunk: int, threads: int | None,
-         progress: bool) -> LearnResult:
+         progress: bool, target: str = "choice") -> LearnResult:
     """``learn`` with its folder locked: the data of finished iterations, then the rest."""
     from lotr_sim.experiments.store import atomic_write_json
     from lotr_sim.kernels.runner import resolve_threads
@@ -304,7 +370,7 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
     n_chunks = -(-games // chunk)
     try:
         current = _iterate(game, compiled, table, st, outp, data, current, seed, iterations, games, chunk,
-                           n_chunks, check_games, settings, l2, threads, progress)
+                           n_chunks, check_games, settings, l2, threads, progress, target)
     except KeyboardInterrupt:
         from lotr_sim.errors import Interrupted
         raise Interrupted(f"interrupted: the finished chunks of games are saved in {outp}; continue with: "
@@ -355,7 +421,7 @@ def select_pair(game, compiled, table, start: str, learned: str, seed: int, n: i
 
 def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: str, seed: int, iterations: int,
              games: int, chunk: int, n_chunks: int, check_games: int, settings: Mapping, l2: float,
-             threads: int, progress: bool) -> str:
+             threads: int, progress: bool, target: str = "choice") -> str:
     """The iterations still to do; returns the player the last one kept."""
     from lotr_sim.experiments.progress import make_progress
     from lotr_sim.experiments.store import atomic_write_json
@@ -390,7 +456,7 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         # sides that play the same role (tie_sides) share one row, fitted on every seat's data
         groups = {table.sides[0]: list(game.sides)} if table.tie_sides else {s: [s] for s in game.sides}
         for s, group in groups.items():
-            f = fit_logit([r for x in group for r in data[x]], l2=l2)
+            f = fit_logit([r for x in group for r in data[x]], l2=l2, target=target)
             fits[s] = {key: (v.tolist() if isinstance(v, np.ndarray) else v) for key, v in f.items()}
             for w, x in zip(table.learned_weights(s), f["weights"]):
                 rows[s][w.index] = float(np.clip(x, w.lo, w.hi))

@@ -43,6 +43,68 @@ def test_fit_logit_recovers_a_known_choice_model():
     assert fit["loglik"] > fit["loglik_h_only"]
 
 
+def _valued_decisions(rng, w, n_dec=2000, playouts=16):
+    """Decisions whose rows' playout values follow ``f . w`` (noisy, ``playouts`` each) while
+    the chosen row is drawn at random, unrelated to them: records as RecordingSearch keeps."""
+    recs = []
+    for _ in range(n_dec):
+        n = int(rng.integers(3, 9))
+        X = np.column_stack([rng.normal(0, 1, n), rng.normal(0, 1, (n, w.size))])
+        q = 0.1 * np.tanh(X[:, 1:] @ w)
+        own = int(np.argmax(X[:, 0]))                  # the heuristic's choice: the reference row
+        cnt = np.full(n, float(playouts))
+        d = q - q[own] + rng.normal(0, 0.5 / np.sqrt(playouts), n)
+        d[own] = 0.0
+        recs.append((X, int(rng.integers(n)), d * cnt, cnt))
+    return recs
+
+
+def test_value_target_follows_the_playouts_where_the_choices_say_nothing():
+    """Chosen rows at random, playout values by a known direction: the choice fit finds no
+    direction, the value fit finds the right one (correlation with the truth above 0.9)."""
+    rng = np.random.default_rng(11)
+    w = np.array([1.0, -1.0, 0.0, 0.5])
+    recs = _valued_decisions(rng, w)
+    by_choice = LN.fit_logit(recs, l2=0.0, h_clip=(-1e9, 1e9))
+    by_value = LN.fit_logit(recs, l2=0.0, h_clip=(-1e9, 1e9), target="value")
+    assert by_value["target"] == "value" and by_value["valued"] == len(recs)
+    assert np.corrcoef(by_value["w"], w)[0, 1] > 0.9
+    assert abs(np.corrcoef(by_choice["w"], w)[0, 1]) < 0.9
+    assert np.linalg.norm(by_value["w"]) > 3 * np.linalg.norm(by_choice["w"])
+
+
+def test_value_target_without_playout_values_fits_the_choices():
+    """Decisions whose rows were never played out (counts 0) fall back to their chosen row:
+    the same fit as the choice target; two-field records cannot be fitted by value."""
+    rng = np.random.default_rng(5)
+    recs = [(X, p, np.zeros(len(X)), np.zeros(len(X))) for X, p, _, _ in _valued_decisions(rng, np.ones(3), 300)]
+    a = LN.fit_logit(recs, target="value")
+    b = LN.fit_logit(recs)
+    assert a["valued"] == 0
+    np.testing.assert_allclose(a["w"], b["w"], rtol=1e-6, atol=1e-9)
+    with pytest.raises(LN.LotrSimError, match="no playout values"):
+        LN.fit_logit([(X, p) for X, p, _, _ in recs], target="value")
+    with pytest.raises(LN.LotrSimError, match="'choice' or 'value'"):
+        LN.fit_logit(recs, target="values")
+
+
+@pytest.mark.parametrize("game", [pytest.param(MT, marks=pytest.mark.slow), "the-search"])
+def test_recorded_values_are_paired_differences_against_the_heuristics_choice(game):
+    """Every recorded decision: every row played out at least once, the heuristic's own row's
+    difference 0, the chosen row among the most played, each difference within what its
+    playouts allow (a playout's paired difference lies in [-1, 1])."""
+    g = api.get_game(game)
+    comp = g.compile(g.load())
+    recs, _ = LN.play_recorded(g, comp, "tuned", g.sides[0], 1, 0, dict(LN.SEARCH, budget=64))
+    assert recs
+    for X, pick, dsum, dcnt in recs:
+        assert dcnt.shape == dsum.shape == (X.shape[0],)
+        assert (dcnt >= 1).all() and (np.abs(dsum) <= dcnt).all()
+        zero = np.flatnonzero(dcnt == dcnt.max())
+        assert dcnt[pick] == dcnt.max()
+        assert any(dsum[i] == 0 for i in zero)
+
+
 def test_fit_with_no_informative_decision_is_one_error():
     with pytest.raises(LN.LotrSimError, match="no decisions"):
         LN.fit_logit([(np.zeros((1, 3)), 0)])
@@ -351,6 +413,7 @@ def test_learn_is_reproducible_resumable_and_writes_a_playable_file(tmp_path, mo
     (["--check-games", "10"], "--check-games"),
     (["--l2", "-1"], "--l2"),
     (["--start", "nobody"], "nobody"),
+    (["--target", "best"], "--target"),
 ])
 def test_learn_bad_input_is_one_line(tmp_path, args, words):
     code, out, err = _cli(["learn", "-g", MT, "-o", str(tmp_path / "x"), "-q"] + args)
