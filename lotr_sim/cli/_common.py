@@ -353,6 +353,20 @@ def game_or_resumed(game: str | None, resume: Path | None) -> str:
     return "minas-tirith"
 
 
+def games_played_line(manifest: dict) -> str:
+    """How many games a finished run holds and how many this invocation played, in how long:
+    ``N games in S s (G games/s)``, led by ``T games in all;`` when a resumed or extended run
+    holds more games than it played now."""
+    lr = manifest["last_run"]
+    played = int(lr["games_played"])
+    gps = lr.get("games_per_second")
+    line = f"{played:,} games in {lr['elapsed_s']:.1f} s" + (f" ({gps:,.0f} games/s)" if gps else "")
+    total = manifest.get("games_total")
+    if isinstance(total, int) and total > played:
+        line = f"{total:,} games in all; {line} in this run"
+    return line
+
+
 def scheduler_option() -> Any:
     return typer.Option(None, "--scheduler", help="Dask scheduler tcp://HOST:PORT.")
 

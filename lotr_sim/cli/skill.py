@@ -9,7 +9,7 @@ import typer
 
 from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_count, parse_path, print_json,
                                   seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option,
-                                  game_or_resumed)
+                                  game_or_resumed, games_played_line)
 
 
 @cli_errors
@@ -92,6 +92,5 @@ def skill(
         con.print(f"Best response to {p} in its own weight family (paired, fresh games): " + ", ".join(
             f"as {s} {100 * x['gain']:+.1f} [{100 * x['lo']:+.1f}, {100 * x['hi']:+.1f}] ({x['games']:,} games)"
             for s, x in sides.items()) + " points.")
-    lr = res.manifest["last_run"]
-    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s; results in {res.out}/ (report.html"
+    con.print(games_played_line(res.manifest) + f"; results in {res.out}/ (report.html"
               + (", results.csv" if csv else "") + ")")

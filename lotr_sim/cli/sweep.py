@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_or_resumed, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option
+from lotr_sim.cli._common import cli_errors, config_option, evil_option, game_or_resumed, games_played_line, good_option, parse_count, parse_path, policy_option, print_json, players_option, players_sets, seat_policies, seed_option, sets_option, threads_option, scheduler_option, cluster_option, workers_option
 
 
 @cli_errors
@@ -116,11 +116,8 @@ def sweep(
     for item in console_summary(res.results, list(g.outcomes), list(g.sides), res.verdict,
                                 title=f"sweep {g.name}, seed {res.manifest['seed']}", width=con.width):
         con.print(item)
-    lr = res.manifest["last_run"]
-    gps = lr.get("games_per_second")
     ad = res.manifest.get("adaptation") or {}
     adapted = (f"; adapting the players to {len(ad['levers'])} lever{'s' if len(ad['levers']) != 1 else ''}: "
                f"{ad['played']:,} games in {ad['elapsed_s']:.1f} s") if ad.get("levers") else ""
-    con.print(f"{lr['games_played']:,} games in {lr['elapsed_s']:.1f} s"
-              + (f" ({gps:,.0f} games/s)" if gps else "") + adapted + f"; results in {res.out}/ (report.html"
+    con.print(games_played_line(res.manifest) + adapted + f"; results in {res.out}/ (report.html"
               + (", results.csv" if csv_path else "") + ")")

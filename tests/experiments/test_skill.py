@@ -187,3 +187,7 @@ def test_an_interrupted_skill_run_says_how_to_continue_and_resumes_without_its_g
     r = runner.invoke(app, ["skill", "--resume", str(out), "-q", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["verdict"]["pairings"]["cells"]
+    # the summary counts every game of the run, not only those played after the resume
+    r = runner.invoke(app, ["skill", "--resume", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    assert "games in all; 0 games in" in r.stdout, r.stdout
