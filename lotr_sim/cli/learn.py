@@ -14,9 +14,10 @@ from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_
 @cli_errors
 def learn(
     game: str = game_option(),
-    iterations: int = typer.Option(3, "--iterations", "-I", parser=parse_count,
-                                   help="Rounds of search data, fit and paired check (default 3; stops "
-                                        "early when a round gains nothing)."),
+    iterations: Optional[int] = typer.Option(None, "--iterations", "-I", parser=parse_count,
+                                             help="Rounds of search data, fit and paired check (default 3; "
+                                                  "stops early when a round gains nothing). With --resume: "
+                                                  "raise the run's rounds to this many."),
     games: int = typer.Option(100, "--games", "-n", parser=parse_count,
                               help="Search games per side and round (default 100)."),
     budget: int = typer.Option(1024, "--budget", parser=parse_count,
@@ -53,10 +54,11 @@ def learn(
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     g = api.get_game(game)
-    res = api.learn(g, iterations=iterations, games=games, budget=budget, check_games=check_games, start=start,
-                    l2=l2, chunk=chunk, seed=seed, sets=players_sets(game, sets, players) or None,
+    res = api.learn(g, iterations=3 if iterations is None else iterations, games=games, budget=budget,
+                    check_games=check_games, start=start, l2=l2, chunk=chunk, seed=seed, sets=players_sets(game, sets, players) or None,
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
-                    progress=not quiet and not as_json, target=target)
+                    progress=not quiet and not as_json, target=target,
+                    extend_to=iterations if resume is not None else None)
     if as_json:
         print_json(res.to_dict())
         return

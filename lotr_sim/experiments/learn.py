@@ -291,7 +291,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
           seed: int = 1, iterations: int = 3, games: int = 100, check_games: int = 20_000,
           budget: int = SEARCH["budget"], start: str = "tuned", l2: float = 1.0, chunk: int = 10,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
-          progress: bool = False, target: str = "choice") -> LearnResult:
+          progress: bool = False, target: str = "choice", extend_to: int | None = None) -> LearnResult:
     """Expert iteration for ``game``'s learned player (see the module docstring): ``iterations``
     rounds of ``games`` recorded search games a side, a fit on all data so far and a paired
     check on ``check_games`` games a side; starting from player ``start`` (default the
@@ -299,7 +299,9 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     ``configs/tuned/<game>.toml`` it is the built-in ``tuned``), ``learn.json`` (the
     iterations) and the data. Ctrl-C keeps every finished chunk of games (``resume``).
     ``target`` is what the fit follows: the search's chosen rows (``"choice"``) or its playouts'
-    values of every row (``"value"``; ``fit_logit``)."""
+    values of every row (``"value"``; ``fit_logit``). With ``resume``, ``extend_to`` raises the
+    run's number of rounds (refused where its last round kept nothing: another round would
+    search the same player on the same games)."""
     from lotr_sim import __version__
     from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso
     from lotr_sim.kernels.rng import check_seed
@@ -318,6 +320,17 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
         config, sets, seed, iterations, games = a["config"], a["sets"], a["seed"], a["iterations"], a["games"]
         check_games, budget, start, l2, chunk = a["check_games"], a["budget"], a["start"], a["l2"], a["chunk"]
         target = a.get("target", "choice")
+        if extend_to is not None:
+            if not isinstance(extend_to, int) or extend_to < 1:
+                raise LotrSimError(f"--iterations must be an integer of at least 1, got {extend_to}")
+            its = st["iterations"]
+            if extend_to > iterations:
+                if its and not its[-1]["kept"]:
+                    raise LotrSimError(f"{outp} stopped after round {len(its)}, which kept nothing: more rounds "
+                                       "would search the same player on the same games")
+                iterations = a["iterations"] = int(extend_to)
+                st.pop("pair", None)        # the pair is chosen again after the last round
+                st.pop("finished", None)
     else:
         check_seed(seed)
         for name, v, lo in (("--iterations", iterations, 1), ("--games", games, 1), ("--check-games", check_games, 100),

@@ -430,6 +430,30 @@ def test_learn_refuses_a_game_without_a_learned_player_and_a_folder_without_a_ru
     assert code != 0 and "no learn run" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
+def test_a_resumed_learn_run_takes_more_rounds_and_equals_one_run_that_long(tmp_path):
+    """``learn --resume DIR -I K`` raises a finished run's rounds: the rounds it adds are the
+    rounds a run started with ``-I K`` plays (The Search, seed 5: round 1 keeps both hobbits).
+    A run whose last round kept nothing (seed 1) is refused with one line."""
+    args = ["learn", "-g", "the-search", "-n", "2", "--budget", "32", "--check-games", "400", "-q",
+            "--threads", "1", "--target", "value"]
+    assert _cli(args + ["-s", "5", "-I", "2", "-o", str(tmp_path / "long")])[0] == 0
+    assert _cli(args + ["-s", "5", "-I", "1", "-o", str(tmp_path / "short")])[0] == 0
+    code, out, err = _cli(["learn", "-g", "the-search", "--resume", str(tmp_path / "short"), "-I", "2", "-q"])
+    assert code == 0, err
+    long = json.loads((tmp_path / "long" / "learn.json").read_text())
+    short = json.loads((tmp_path / "short" / "learn.json").read_text())
+    assert long["iterations"][0]["kept"] and len(short["iterations"]) == 2 == short["args"]["iterations"]
+    for key in ("search_gain", "check", "kept", "player"):
+        assert [it[key] for it in short["iterations"]] == [it[key] for it in long["iterations"]]
+    g = api.get_game("the-search")
+    rows = [g.policy_table.rows(f"tuned:{tmp_path / x / 'learned.toml'}") for x in ("short", "long")]
+    assert all(np.array_equal(rows[0][s], rows[1][s]) for s in g.sides)
+    assert _cli(args + ["-s", "1", "-I", "1", "-o", str(tmp_path / "none")])[0] == 0
+    code, out, err = _cli(["learn", "-g", "the-search", "--resume", str(tmp_path / "none"), "-I", "3", "-q"])
+    assert code != 0 and "kept nothing" in err and len(err.strip().splitlines()) == 1, err
+
+
 @pytest.mark.parametrize("good_rates, choice, stable", [
     # Good's win rate by (Good's row, Evil's row), like Minas Tirith's measured table: learned
     # Good is better against either Evil; against it, the start Evil is the better Evil
