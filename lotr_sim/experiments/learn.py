@@ -53,8 +53,10 @@ from lotr_sim.errors import LotrSimError
 from lotr_sim.players.search import SearchPlayer
 
 #: the recording search's settings: every legal action, 2 playouts each to screen, halving
-#: until the budget (per decision) is spent; the current player plays every seat in its playouts
-SEARCH = dict(width=10_000, start=2, budget=1024, z=1.0, model="opponents")
+#: until the budget (per decision) is spent; the current player plays every seat in its playouts.
+#: Where a game can score a position (LOTR Risk) a playout stops after two rounds, as the
+#: judge's do (``search-wide``); elsewhere the horizon is not taken and playouts run to the end.
+SEARCH = dict(width=10_000, start=2, budget=1024, z=1.0, model="opponents", horizon=2)
 STATE_FILE = "learn.json"
 RESULT = "learned.toml"
 

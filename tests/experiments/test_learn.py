@@ -105,6 +105,14 @@ def test_recorded_values_are_paired_differences_against_the_heuristics_choice(ga
         assert any(dsum[i] == 0 for i in zero)
 
 
+def test_the_recording_search_looks_as_far_as_the_judge():
+    """The data's search stops its playouts where the judge's do: after two rounds in LOTR Risk,
+    which can score a position (LR-11.2); at the end elsewhere."""
+    from lotr_sim.games.players import _SEARCH_WIDE
+    for game, horizon in (("lotr-risk", _SEARCH_WIDE["horizon"]), (MT, 0), ("the-search", 0)):
+        assert LN.RecordingSearch(api.get_game(game), 1, **LN.SEARCH).horizon == horizon
+
+
 def test_fit_with_no_informative_decision_is_one_error():
     with pytest.raises(LN.LotrSimError, match="no decisions"):
         LN.fit_logit([(np.zeros((1, 3)), 0)])
