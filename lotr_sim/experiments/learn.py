@@ -147,7 +147,10 @@ def fit_logit(records: Sequence[tuple], l2: float = 1.0, h_clip: tuple[float, fl
     (a record's sums and counts, ``RecordingSearch``). It keeps the heuristic's preferences
     where the playouts saw nothing and moves them by how much each row won or lost, so every
     row raced says something, not only the one chosen; a decision without playout values
-    fits its chosen row.
+    fits its chosen row. Measured on the same data (docs/players.md): it gains more than the
+    choice where decisions have few rows (The Search) and loses badly where they have dozens
+    (Minas Tirith), since the soft target spends the fit on rows the player never plays; the
+    choice is the default.
 
     Returns ``beta``, ``w`` (the raw coefficients), ``weights`` (``w / beta``), the mean log
     likelihood of the chosen rows per decision with and without the features, the share of
