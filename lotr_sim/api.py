@@ -589,8 +589,8 @@ def learn(game, iterations: int = 3, games: int = 100, budget: int = 1024, check
     data so far, and a paired check on ``check_games`` games a side; stops when a round gains
     nothing. ``target`` is what the fit follows: the search's chosen rows (``"choice"``) or its
     playouts' values of every row (``"value"``); ``extend_to`` raises a resumed run's rounds.
-    Writes ``learned.toml`` (``policies={"good":
-    "tuned:PATH"}`` plays it). Returns a ``LearnResult`` (``lotr_sim.experiments.learn``)."""
+    Writes ``learned.toml`` (``policies={"good": "tuned:PATH"}`` plays it). Returns a
+    ``LearnResult`` (``lotr_sim.experiments.learn``)."""
     from lotr_sim.experiments.learn import learn as _learn
     return _learn(get_game(game), config=config, sets=sets, seed=seed, iterations=iterations, games=games,
                   check_games=check_games, budget=budget, start=start, l2=l2, chunk=chunk, threads=threads,

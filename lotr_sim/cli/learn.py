@@ -55,7 +55,8 @@ def learn(
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     g = api.get_game(game)
     res = api.learn(g, iterations=3 if iterations is None else iterations, games=games, budget=budget,
-                    check_games=check_games, start=start, l2=l2, chunk=chunk, seed=seed, sets=players_sets(game, sets, players) or None,
+                    check_games=check_games, start=start, l2=l2, chunk=chunk, seed=seed,
+                    sets=players_sets(game, sets, players) or None,
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
                     progress=not quiet and not as_json, target=target,
                     extend_to=iterations if resume is not None else None)
