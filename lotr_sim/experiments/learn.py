@@ -39,7 +39,6 @@ finds against the player it searched on.
 """
 from __future__ import annotations
 
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -308,7 +307,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     run's number of rounds (refused where its last round kept nothing: another round would
     search the same player on the same games)."""
     from lotr_sim import __version__
-    from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso
+    from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso, read_manifest_file
     from lotr_sim.kernels.rng import check_seed
 
     table = game.policy_table
@@ -318,7 +317,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
         outp = Path(resume)
         if not (outp / STATE_FILE).is_file():
             raise LotrSimError(f"{outp} holds no learn run to resume (no {STATE_FILE})")
-        st = json.loads((outp / STATE_FILE).read_text())
+        st = read_manifest_file(outp / STATE_FILE)   # a broken file: one error naming it
         if st.get("game") != game.name:
             raise LotrSimError(f"{outp} is a learn run of '{st.get('game')}', not '{game.name}'")
         a = st["args"]

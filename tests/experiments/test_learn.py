@@ -436,6 +436,10 @@ def test_learn_refuses_a_game_without_a_learned_player_and_a_folder_without_a_ru
     (tmp_path / "empty").mkdir()
     code, out, err = _cli(["learn", "-g", MT, "--resume", str(tmp_path / "empty"), "-q"])
     assert code != 0 and "no learn run" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "learn.json").write_text("{oops")
+    code, out, err = _cli(["learn", "-g", MT, "--resume", str(tmp_path / "broken"), "-q"])
+    assert code == 2 and "corrupt JSON" in err and len(err.strip().splitlines()) == 1, err
 
 
 @pytest.mark.slow
