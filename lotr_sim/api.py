@@ -29,6 +29,8 @@ Results are frozen dataclasses with documented fields and ``to_dict()`` (the JSO
 * ``FixResult`` (``fix``): ``fixes`` best first (each with ``set``, ``good``, ``adapted``,
   ``search``), ``closest``, ``played``, ``message``;
 * ``TuneResult`` (``tune``), ``LearnResult`` (``learn``): the weights file and the rounds;
+* ``PopulationResult`` (``fictitious_play``): each side's population, their payoff matrix
+  and the least exploitable pair;
 * ``TilesResult`` (``tiles``), ``FellowshipResult`` (``fellowship``): the analyses' tables,
   laws and plots.
 
@@ -55,6 +57,7 @@ if TYPE_CHECKING:  # the result classes are re-exported lazily (see __getattr__)
     from lotr_sim.experiments.run import RunResult
     from lotr_sim.experiments.sweep import SweepResult
     from lotr_sim.experiments.tune import TuneResult
+    from lotr_sim.experiments.population import PopulationResult
     from lotr_sim.experiments.fix import FixResult
 
 #: The result classes, by name: the module that defines each (imported on first use).
@@ -64,13 +67,14 @@ _RESULTS = {
     "CompareResult": "lotr_sim.experiments.compare",
     "BalanceResult": "lotr_sim.experiments.compare",
     "TuneResult": "lotr_sim.experiments.tune",
+    "PopulationResult": "lotr_sim.experiments.population",
     "FixResult": "lotr_sim.experiments.fix",
     "LearnResult": "lotr_sim.experiments.learn",
     "TilesResult": "lotr_sim.games.the_search.tiles",
     "FellowshipResult": "lotr_sim.games.lotr_risk.fellowship.analysis",
 }
 
-__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "learn", "compare", "balance", "fix",
+__all__ = ["get_game", "run_games", "sweep", "sweep_spec", "skill", "tune", "fictitious_play", "learn", "compare", "balance", "fix",
            "load_results", "report", "export_csv", "fellowship", "tiles", "replay_html", "RunOptions", "StopRule",
            *_RESULTS]
 
@@ -538,6 +542,27 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
                  popsize=popsize, sigma=sigma, final_games=final_games, threads=threads, scheduler=scheduler,
                  cluster=cluster, workers=workers, out=out, resume=resume, progress=progress,
                  sides=sides, start=start, opponents=opponents)
+
+
+def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, games: int = 200,
+                    matrix_games: int = 4000, start: str | None = None, popsize: int | None = None,
+                    sigma: float = 0.2, sets: Sequence[str] | Mapping[str, Any] | None = None,
+                    config: str | None = None, threads: int | None = None, out: str | Path | None = None,
+                    resume: str | Path | None = None, scheduler: str | None = None,
+                    cluster: str | None = None, workers: int | None = None,
+                    progress: bool = False) -> "PopulationResult":
+    """Fictitious play inside a two-sided game's weight family: ``rounds`` rounds, each
+    tuning every side (``generations`` generations of ``games`` paired games) against every
+    weights the other side has had so far, from ``start``'s weights; then every member of one
+    side against every member of the other on ``matrix_games`` fresh games, and each side's
+    maximin member (its least exploitable in the population) written as ``tuned.toml``.
+    Resumable (``resume``), runs on Dask. Returns a ``PopulationResult``
+    (``lotr_sim.experiments.population``)."""
+    from lotr_sim.experiments.population import fictitious_play as _fp
+    return _fp(get_game(game), rounds=rounds, seed=seed, generations=generations, games=games,
+               matrix_games=matrix_games, start=start, popsize=popsize, sigma=sigma, config=config,
+               sets=sets, threads=threads, out=out, resume=resume, scheduler=scheduler, cluster=cluster,
+               workers=workers, progress=progress)
 
 
 @_setup_lines

@@ -14,14 +14,21 @@ from lotr_sim.cli._common import (cli_errors, config_option, game_option, parse_
 @cli_errors
 def tune(
     game: str = game_option(),
-    generations: int = typer.Option(30, "--generations", "-G", parser=parse_count,
-                                    help="CMA-ES generations (default 30)."),
-    games: int = typer.Option(400, "--games", "-n", parser=parse_count,
-                              help="Paired games per candidate, opponent and side in each generation "
-                                   "(default 400)."),
-    final_games: int = typer.Option(2000, "--final-games", parser=parse_count,
-                                    help="Fresh games per side for the final check against greedy "
-                                         "(default 2000)."),
+    generations: Optional[int] = typer.Option(None, "--generations", "-G", parser=parse_count,
+                                              help="CMA-ES generations (default 30; 8 a tune with --rounds)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", parser=parse_count,
+                                        help="Paired games per candidate, opponent and side in each generation "
+                                             "(default 400; 200 with --rounds)."),
+    final_games: Optional[int] = typer.Option(None, "--final-games", parser=parse_count,
+                                              help="Fresh games per side for the final check against greedy "
+                                                   "(default 2000); with --rounds, games per cell of the "
+                                                   "payoff matrix (default 4000)."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", parser=parse_count,
+                                         help="Fictitious play: this many rounds, each tuning every side "
+                                              "against all weights the other side has had so far (from "
+                                              "--start's); then every member against every other on "
+                                              "fresh games, and each side's least exploitable member "
+                                              "written as tuned.toml. Two-sided games."),
     popsize: Optional[int] = typer.Option(None, "--popsize", parser=parse_count,
                                           help="Candidates per generation (default CMA-ES's 4 + 3 ln d)."),
     sigma: float = typer.Option(0.2, "--sigma", help="Initial step, as a share of each weight's range."),
@@ -57,9 +64,27 @@ def tune(
     Ctrl-C keeps every finished generation (--resume DIR)."""
     from lotr_sim import api
     from lotr_sim.errors import LotrSimError
+    from lotr_sim.experiments.population import MANIFEST
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     g = api.get_game(game)
+    if rounds is not None or (resume is not None and (Path(resume) / MANIFEST).is_file()):
+        if sides or opponents:
+            raise LotrSimError("--rounds tunes every side against the other's population: leave out "
+                               "--sides and --opponents")
+        pres = api.fictitious_play(g, rounds=4 if rounds is None else rounds, seed=seed,
+                                   generations=8 if generations is None else generations,
+                                   games=200 if games is None else games,
+                                   matrix_games=4000 if final_games is None else final_games, start=start,
+                                   popsize=popsize, sigma=sigma, sets=players_sets(game, sets, players) or None,
+                                   config=str(config) if config else None, threads=threads, out=out,
+                                   resume=resume, scheduler=scheduler, cluster=cluster, workers=workers,
+                                   progress=not quiet and not as_json)
+        _print_population(g, pres, as_json)
+        return
+    generations = 30 if generations is None else generations
+    games = 400 if games is None else games
+    final_games = 2000 if final_games is None else final_games
     res = api.tune(g, generations=generations, games=games, seed=seed, popsize=popsize, sigma=sigma,
                    final_games=final_games, sets=players_sets(game, sets, players) or None,
                    config=str(config) if config else None, threads=threads, out=out, resume=resume,
@@ -97,6 +122,27 @@ def tune(
                    f"tune was too short to trust: run more --generations and --games (the shipped weights took "
                    f"-G 40 -n 500)", err=True)
     typer.echo("play it with: " + " ".join(f"--policy {p}" for p in policy))
+
+
+def _print_population(g, res, as_json: bool) -> None:
+    """The fictitious-play run's matrix, picks and exploitability (or its JSON)."""
+    s0, s1 = res.sides
+    i, j = res.pick[s0], res.pick[s1]
+    if as_json:
+        print_json(dict(res.to_dict(), weights=g.policy_table.describe(res.name)))
+        return
+    m = res.matrix
+    typer.echo(f"fictitious play in {g.name}'s weight family: {m.shape[0]} {s0} and {m.shape[1]} {s1} weights "
+               f"(the start's and one a round); {s0}'s share of games won, {res.matrix_games:,} games a cell:")
+    typer.echo("        " + "".join(f"{s1[:4]} {c:<3d}" for c in range(m.shape[1])))
+    for r in range(m.shape[0]):
+        typer.echo(f"{s0[:4]} {r:<3d}" + "".join(f"{100 * v:7.1f} " for v in m[r]))
+    typer.echo(f"least exploitable: {s0} {i} (worst {100 * m[i].min():.1f}%), {s1} {j} ({s0}'s best "
+               f"{100 * m[:, j].max():.1f}%); together {s0} {100 * m[i, j]:.1f}%; the matrix's value "
+               f"{100 * res.value:.1f}%")
+    typer.echo(f"inside the population the best answer gains {s0} {res.exploit[s0]:+.1f} points and "
+               f"{s1} {res.exploit[s1]:+.1f} points against this pair")
+    typer.echo(f"weights in {res.path}; play it with: --policy {s0}=tuned:{res.path} --policy {s1}=tuned:{res.path}")
 
 
 def policy_args(game, tuned_sides, path) -> list[str]:

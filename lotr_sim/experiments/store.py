@@ -143,8 +143,8 @@ def output_kind(folder: Path) -> tuple[str, list[str]] | None:
             kind = json.loads((folder / "manifest.json").read_text()).get("kind")
         except (OSError, ValueError, AttributeError):
             kind = None
-    if kind == "tune" or have("state.pkl", "tuned.toml"):
-        return "tune", have("manifest.json", "state.pkl", "tuned.toml", "history.jsonl")
+    if kind == "tune" or have("state.pkl", "tuned.toml", "population.json"):
+        return "tune", have("manifest.json", "state.pkl", "tuned.toml", "history.jsonl", "population.json")
     if have("manifest.json", "results.parquet", "chunks"):
         return "sweep", have("manifest.json", "results.parquet", "chunks")
     if have("games.parquet", "summary.json"):
