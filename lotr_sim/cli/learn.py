@@ -28,6 +28,9 @@ def learn(
     l2: float = typer.Option(1.0, "--l2", help="L2 penalty of the fit (default 1)."),
     target: str = typer.Option("choice", "--target", help="What the fit follows: the search's chosen "
                                "rows (choice, default) or its playouts' values of every row (value)."),
+    sides: Optional[str] = typer.Option(None, "--sides",
+                                        help="Learn only these sides, comma-separated (default every side): "
+                                             "the search plays and the fit is checked only there."),
     chunk: int = typer.Option(10, "--chunk", parser=parse_count,
                               help="Search games saved at a time (what Ctrl-C can lose at most; default 10)."),
     seed: int = seed_option(),
@@ -59,7 +62,8 @@ def learn(
                     sets=players_sets(game, sets, players) or None,
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
                     progress=not quiet and not as_json, target=target,
-                    extend_to=iterations if resume is not None else None)
+                    extend_to=iterations if resume is not None else None,
+                    sides=[x.strip() for x in sides.split(",") if x.strip()] if sides else None)
     if as_json:
         print_json(res.to_dict())
         return

@@ -295,7 +295,8 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
           seed: int = 1, iterations: int = 3, games: int = 100, check_games: int = 20_000,
           budget: int = SEARCH["budget"], start: str = "tuned", l2: float = 1.0, chunk: int = 10,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
-          progress: bool = False, target: str = "choice", extend_to: int | None = None) -> LearnResult:
+          progress: bool = False, target: str = "choice", extend_to: int | None = None,
+          sides: Sequence[str] | None = None) -> LearnResult:
     """Expert iteration for ``game``'s learned player (see the module docstring): ``iterations``
     rounds of ``games`` recorded search games a side, a fit on all data so far and a paired
     check on ``check_games`` games a side; starting from player ``start`` (default the
@@ -305,7 +306,8 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     ``target`` is what the fit follows: the search's chosen rows (``"choice"``) or its playouts'
     values of every row (``"value"``; ``fit_logit``). With ``resume``, ``extend_to`` raises the
     run's number of rounds (refused where its last round kept nothing: another round would
-    search the same player on the same games)."""
+    search the same player on the same games). ``sides`` learns only those sides (the search
+    plays, the fit and the check run only there; default every side)."""
     from lotr_sim import __version__
     from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso, read_manifest_file
     from lotr_sim.kernels.rng import check_seed
@@ -324,6 +326,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
         config, sets, seed, iterations, games = a["config"], a["sets"], a["seed"], a["iterations"], a["games"]
         check_games, budget, start, l2, chunk = a["check_games"], a["budget"], a["start"], a["l2"], a["chunk"]
         target = a.get("target", "choice")
+        sides = a.get("sides")
         if extend_to is not None:
             if not isinstance(extend_to, int) or extend_to < 1:
                 raise LotrSimError(f"--iterations must be an integer of at least 1, got {extend_to}")
@@ -345,6 +348,17 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
             raise LotrSimError(f"--l2 must be >= 0, got {l2}")
         if target not in ("choice", "value"):
             raise LotrSimError(f"--target must be choice or value, got {target!r}")
+        if sides:
+            sides = list(dict.fromkeys(str(x) for x in sides))
+            bad = [x for x in sides if x not in game.sides]
+            if bad:
+                raise LotrSimError(f"--sides: no side '{bad[0]}' in {game.name} (sides: {', '.join(game.sides)})")
+            if table.tie_sides and len(sides) != len(game.sides):
+                raise LotrSimError(f"--sides: {game.name}'s sides play one role and share one learned row; "
+                                   "learn them together (leave --sides out)")
+            sides = [x for x in game.sides if x in sides]
+        else:
+            sides = None
         outp = Path(out) if out is not None else Path("reports") / game.name / (
             "learn-" + time.strftime("%Y%m%d-%H%M%S"))
         if (outp / STATE_FILE).is_file():
@@ -353,7 +367,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
                   args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
                             seed=int(seed), iterations=int(iterations), games=int(games),
                             check_games=int(check_games), budget=int(budget), start=start, l2=float(l2),
-                            chunk=int(chunk), target=target))
+                            chunk=int(chunk), target=target, sides=sides))
     if not table.knows(start):
         raise LotrSimError(f"--start {start!r} is not a player of {game.name}'s weight table: give a preset "
                            f"({', '.join(table.presets)}), tuned or tuned:FILE")
@@ -361,12 +375,12 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     ensure_writable_dir(outp)
     with folder_lock(outp, "learn"):
         return _run(game, table, st, outp, config, sets, seed, iterations, games, check_games, budget, start,
-                    l2, chunk, threads, progress, target)
+                    l2, chunk, threads, progress, target, sides)
 
 
 def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations: int, games: int,
          check_games: int, budget: int, start: str, l2: float, chunk: int, threads: int | None,
-         progress: bool, target: str = "choice") -> LearnResult:
+         progress: bool, target: str = "choice", sides: Sequence[str] | None = None) -> LearnResult:
     """``learn`` with its folder locked: the data of finished iterations, then the rest."""
     from lotr_sim.experiments.store import atomic_write_json
     from lotr_sim.kernels.runner import resolve_threads
@@ -379,7 +393,7 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
     atomic_write_json(outp / STATE_FILE, st)
 
     current = st["iterations"][-1]["player"] if st["iterations"] else start
-    data: dict[str, list] = {s: [] for s in game.sides}
+    data: dict[str, list] = {s: [] for s in (sides or game.sides)}
     for k in range(len(st["iterations"])):        # the data of finished iterations
         for s in data:
             for p in sorted((outp / "data").glob(f"k{k}-{s}-*.npz")):
@@ -392,7 +406,7 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
         from lotr_sim.errors import Interrupted
         raise Interrupted(f"interrupted: the finished chunks of games are saved in {outp}; continue with: "
                           f"lotr-sim learn --game {game.name} --resume {outp}") from None
-    if current != start and len(game.sides) == 2 and not table.tie_sides and "pair" not in st:
+    if current != start and len(game.sides) == 2 and not table.tie_sides and not sides and "pair" not in st:
         st["pair"] = select_pair(game, compiled, table, start, current, seed, check_games, threads)
         atomic_write_json(outp / STATE_FILE, st)
         current = st["pair"]["player"]
@@ -471,7 +485,7 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         rows = {x: r.copy() for x, r in table.rows(current).items()}
         fits = {}
         # sides that play the same role (tie_sides) share one row, fitted on every seat's data
-        groups = {table.sides[0]: list(game.sides)} if table.tie_sides else {s: [s] for s in game.sides}
+        groups = {table.sides[0]: list(game.sides)} if table.tie_sides else {s: [s] for s in data}
         for s, group in groups.items():
             f = fit_logit([r for x in group for r in data[x]], l2=l2, target=target)
             fits[s] = {key: (v.tolist() if isinstance(v, np.ndarray) else v) for key, v in f.items()}
@@ -484,7 +498,7 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
         check = {}
         first = 1_000_000 * (k + 1)     # check games apart from the data games
         b = game.simulate(compiled, {x: current for x in game.sides}, seed, first, check_games, threads=threads)
-        for s in game.sides:
+        for s in data:
             a = game.simulate(compiled, {x: (new if x == s else current) for x in game.sides}, seed, first,
                               check_games, threads=threads)
             check[s] = paired_gain(side_scores(game, a, s), side_scores(game, b, s))

@@ -211,6 +211,7 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
             return table.inline_name({side: members[side][i]}, sides=[side])
 
         t0 = time.perf_counter()
+        tune_games = 0
         try:
             for k in range(rounds):
                 for side, other in ((s0, s1), (s1, s0)):
@@ -229,7 +230,9 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
                         tune(game, threads=threads, scheduler=scheduler, cluster=cluster, workers=workers,
                              progress=progress, chunk=chunk, **kw)
                     # the file's rows, as a resumed run reads them
-                    rows = table.read(sub / RESULT).rows
+                    tw = table.read(sub / RESULT)
+                    rows = tw.rows
+                    tune_games += int(tw.provenance.get("games", 0))
                     members[side].append(np.asarray(rows[side], dtype=float).copy())
             cfg = game.load(config, sets)
             compiled = game.compile(cfg)
@@ -250,7 +253,8 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
         rows = {s0: members[s0][i], s1: members[s1][j]}
         prov = dict(method="fictitious play inside the weight family, then each side's maximin member",
                     seed=int(seed), rounds=int(rounds), generations=int(generations), games_per_match=int(games),
-                    start=start, matrix_games=int(matrix_games), pick=f"{s0} {i}, {s1} {j}",
+                    start=start, matrix_games=int(matrix_games),
+                    games=int(tune_games + n0 * n1 * matrix_games), pick=f"{s0} {i}, {s1} {j}",
                     **{f"{s0}_score": round(float(matrix[i, j]), 5)},
                     value=round(value, 5), **{f"{s}_exploit_in_population": round(exploit[s], 2) for s in (s0, s1)},
                     date=now_iso()[:10], package_version=__version__)

@@ -415,6 +415,25 @@ def test_learn_is_reproducible_resumable_and_writes_a_playable_file(tmp_path, mo
         api.run_games(MT, games=20, policies={"good": name, "evil": name}, progress=False)
 
 
+@pytest.mark.slow
+def test_learn_of_one_side_searches_fits_and_changes_only_that_side(tmp_path):
+    args = ["learn", "-g", MT, "-I", "1", "-n", "4", "--budget", "32", "--check-games", "400", "--chunk", "2",
+            "-q", "--threads", "2", "--sides", "evil", "-o", str(tmp_path / "a")]
+    code, out, err = _cli(args)
+    assert code == 0, err
+    st = json.loads((tmp_path / "a" / "learn.json").read_text())
+    it = st["iterations"][0]
+    assert st["args"]["sides"] == ["evil"] and "pair" not in st
+    assert set(it["search_gain"]) == set(it["check"]) == set(it["fit"]) == {"evil"}
+    assert set(it["kept"]) <= {"evil"}
+    assert sorted(p.name.split("-")[1] for p in (tmp_path / "a" / "data").glob("k0-*.npz")) == ["evil", "evil"]
+    g = api.get_game(MT)
+    rows = g.policy_table.rows(it["player"])
+    assert np.array_equal(rows["good"], g.policy_table.rows("tuned")["good"])
+    code, _, err = _cli(["learn", "-g", "the-search", "--sides", "sam", "-o", str(tmp_path / "b"), "-q"])
+    assert code != 0 and "--sides" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("args, words", [
     (["-n", "0"], "--games"),
     (["--budget", "2"], "--budget"),
@@ -422,6 +441,7 @@ def test_learn_is_reproducible_resumable_and_writes_a_playable_file(tmp_path, mo
     (["--l2", "-1"], "--l2"),
     (["--start", "nobody"], "nobody"),
     (["--target", "best"], "--target"),
+    (["--sides", "orcs"], "--sides: no side 'orcs'"),
 ])
 def test_learn_bad_input_is_one_line(tmp_path, args, words):
     code, out, err = _cli(["learn", "-g", MT, "-o", str(tmp_path / "x"), "-q"] + args)

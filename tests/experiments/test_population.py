@@ -75,6 +75,7 @@ def test_fictitious_play_matrix_picks_and_file(tmp_path):
     tw = t.read(res.path)
     assert t.inline_name(tw.rows) == res.name
     assert tw.provenance["rounds"] == 1 and tw.provenance["matrix_games"] == 60
+    assert tw.provenance["games"] > 4 * 60
     i, j = res.pick["good"], res.pick["evil"]
     assert res.exploit["good"] == pytest.approx(100 * (res.matrix[:, j].max() - res.matrix[i, j]))
     assert res.exploit["evil"] == pytest.approx(100 * (res.matrix[i, j] - res.matrix[i].min()))
