@@ -697,10 +697,21 @@ def _message(outcome: str, target: float, tol: float, fixes: list, closest: list
     head = (f"{outcome.capitalize()} wins {_pct(base['rate'])} [{_pct(base['lo'])}, {_pct(base['hi'])}] "
             f"under the default rules")
     if fixes:
-        f = fixes[0]
-        return (f"{head}; the smallest change found that brings it within ±{fmt_points(tol)} of "
-                f"{_pct(target)}: {f['change']} ({f['levers']} lever{'s' if f['levers'] > 1 else ''}, "
-                f"{outcome.capitalize()} {_pct(f['good']['rate'])} [{_pct(f['good']['lo'])}, {_pct(f['good']['hi'])}] on fresh games).")
+        f, o = fixes[0], outcome.capitalize()
+        g, ad = f["good"], f.get("adapted")
+        levers = f"{f['levers']} lever{'s' if f['levers'] > 1 else ''}"
+        fresh = f"{o} {_pct(g['rate'])} [{_pct(g['lo'])}, {_pct(g['hi'])}] on {g['games']:,} fresh games"
+        after = ""
+        if ad:
+            after = (f"; after the players adapt to it {_pct(ad['rate'])} [{_pct(ad['lo'])}, {_pct(ad['hi'])}]: "
+                     + ("it holds" if ad["holds"] else "it does not hold"))
+        if g.get("confirmed"):
+            return (f"{head}; the smallest change found that brings it within ±{fmt_points(tol)} of "
+                    f"{_pct(target)}: {f['change']} ({levers}, {fresh}){after}.")
+        # the screening games put it within tol, the fresh games do not confirm it: say so first
+        return (f"{head}; no change is confirmed within ±{fmt_points(tol)} of {_pct(target)}. The best "
+                f"candidate, {f['change']} ({levers}), was within it on the search's games but gives {fresh} "
+                f"(not confirmed){after}.")
     if closest:
         c = min(closest, key=lambda r: abs(r["rate"] - target))
         return (f"{head}; no rule set within the ranges searched brings it within ±{fmt_points(tol)} of "

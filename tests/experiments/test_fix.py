@@ -183,14 +183,15 @@ def test_other_commands_folders_are_refused_both_ways(sweep_file, tmp_path):
 def test_adaptation_and_search_on_a_real_game(tmp_path):
     """Minas Tirith, one lever, a tiny budget: each fix is re-checked with both sides' weights
     tuned to its rules (warm start from tuned) and with the search player against them."""
-    r = api.fix("minas-tirith", ["retreat_trigger"], target=0.60, tol=0.04, games=300, confirm_games=600,
+    # MT-7.2's divisor 1 takes Good from about 79% to 46% with the shipped players; 3 leaves it near 81%
+    r = api.fix("minas-tirith", ["evil_banner_divisor"], target=0.46, tol=0.05, games=300, confirm_games=600,
                 final_games=600, tune_generations=1, tune_games=10, adapt_games=300, search_games=2,
                 threads=2, out=tmp_path / "o")
-    assert [f["set"] for f in r.fixes] == [{"retreat_trigger": "modified6"}]
+    assert [f["set"] for f in r.fixes] == [{"evil_banner_divisor": 1}]
     f = r.fixes[0]
     ad = f["adapted"]
     assert ad["games"] == 300 and ad["lo"] <= ad["rate"] <= ad["hi"]
-    assert ad["holds"] == (abs(ad["rate"] - 0.60) <= 0.02)
+    assert ad["holds"] == (abs(ad["rate"] - 0.46) <= 0.02)
     assert ad["tune"]["start"] == "tuned" and ad["tune"]["player"].startswith("weights:")
     assert (tmp_path / "o" / ad["tune"]["folder"] / "tuned.toml").is_file()
     # a side keeps its re-tuned weights only when they beat its start on the same games
@@ -206,7 +207,7 @@ def test_adaptation_and_search_on_a_real_game(tmp_path):
     assert set(f["search"]) == {"games_per_side", "good_search", "evil_search", "flag"}
     assert f["search"]["good_search"]["games"] == 2
     md = (tmp_path / "o" / "report.md").read_text()
-    assert "after adaptation" in md and "retreat_trigger=modified6 |" in md
+    assert "after adaptation" in md and "evil_banner_divisor=1 |" in md
 
 
 def test_model_proposes_the_pairs_when_not_all_fit_the_budget(fake, sweep_file, tmp_path):
@@ -230,3 +231,23 @@ def test_fix_on_a_dask_cluster_equals_local_threads(fake, sweep_file, tmp_path):
                    cluster="local", workers=2)
     assert local.fixes == dask.fixes and local.played == dask.played
     assert local.games_played == dask.games_played > 0
+
+
+def test_verdict_of_a_fix_the_fresh_games_do_not_confirm_says_so_first():
+    """A candidate within the target on the search's games whose fresh games miss ±1.5 is not
+    announced as a fix: the verdict says no change is confirmed, then gives the candidate's
+    fresh-game rate and whether it holds after adaptation; a confirmed one keeps its claim."""
+    base = {"rate": 0.795, "lo": 0.777, "hi": 0.812}
+    fix = {"change": "a=1,b=2", "levers": 2,
+           "good": {"rate": 0.4857, "lo": 0.4787, "hi": 0.4926, "games": 20000, "confirmed": False},
+           "adapted": {"rate": 0.478, "lo": 0.468, "hi": 0.487, "holds": False}}
+    msg = fixmod._message("good", 0.5, 0.01, [fix], [], base)
+    assert "no change is confirmed within ±1 point of 50.0%" in msg, msg
+    assert "brings it within" not in msg
+    assert "a=1,b=2 (2 levers)" in msg and "48.6% [47.9%, 49.3%] on 20,000 fresh games" in msg, msg
+    assert msg.endswith("after the players adapt to it 47.8% [46.8%, 48.7%]: it does not hold."), msg
+    fix["good"] = {"rate": 0.501, "lo": 0.494, "hi": 0.508, "games": 20000, "confirmed": True}
+    fix["adapted"]["holds"] = True
+    msg = fixmod._message("good", 0.5, 0.01, [fix], [], base)
+    assert "the smallest change found that brings it within ±1 point of 50.0%: a=1,b=2" in msg, msg
+    assert msg.endswith(": it holds."), msg
