@@ -40,9 +40,9 @@ def test_short_tune_that_loses_to_greedy_says_so(tmp_path):
 @pytest.mark.slow
 def test_short_tune_worse_than_its_start_says_so(tmp_path):
     """Tuning Minas Tirith's Evil on top of the shipped weights for two generations of 20 games
-    (seed 1) ends below where it started: the command says so, naming the start player."""
+    (seed 4) ends below where it started: the command says so, naming the start player."""
     r = runner.invoke(app, ["tune", "-g", "minas-tirith", "-G", "2", "-n", "20", "--final-games", "200",
-                            "--sides", "evil", "--start", "tuned", "-s", "1", "-q", "-o", str(tmp_path / "t")])
+                            "--sides", "evil", "--start", "tuned", "-s", "4", "-q", "-o", str(tmp_path / "t")])
     assert r.exit_code == 0, r.output
     m = re.search(r"as evil v greedy: ([\d.]+)% .*; start tuned ([\d.]+)%\)", r.output)
     assert m, r.output
