@@ -4,7 +4,6 @@ their next decision, so a long run of search games stops at once instead of afte
 thread's whole share (the fake game, a player that takes 0.2 s a decision)."""
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -30,7 +29,9 @@ def test_an_interrupt_stops_every_threads_games_before_their_next_decision(fake,
     monkeypatch.setitem(players.PLAYERS, "slow-test", players.PlayerEntry(_Slow, "test", {}))
     comp = fake.compile(fake.load())
     # 2 threads x 100 games x 2 decisions x 0.2 s: about 40 s if each thread played its share
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))   # Ctrl-C
+    # Ctrl-C, sent to the main thread itself: os.kill from the timer's thread may be delivered
+    # to that thread, leaving the main thread asleep in its wait until the games are over
+    timer = threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
     t0 = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
