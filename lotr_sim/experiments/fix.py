@@ -693,18 +693,21 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _pct_ci(r: Mapping) -> str:
+    """A rate with its 95% interval, as the verdict writes it: ``48.6% [47.9%, 49.3%]``."""
+    return f"{_pct(r['rate'])} [{_pct(r['lo'])}, {_pct(r['hi'])}]"
+
+
 def _message(outcome: str, target: float, tol: float, fixes: list, closest: list, base: dict) -> str:
-    head = (f"{outcome.capitalize()} wins {_pct(base['rate'])} [{_pct(base['lo'])}, {_pct(base['hi'])}] "
-            f"under the default rules")
+    head = f"{outcome.capitalize()} wins {_pct_ci(base)} under the default rules"
     if fixes:
         f, o = fixes[0], outcome.capitalize()
         g, ad = f["good"], f.get("adapted")
         levers = f"{f['levers']} lever{'s' if f['levers'] > 1 else ''}"
-        fresh = f"{o} {_pct(g['rate'])} [{_pct(g['lo'])}, {_pct(g['hi'])}] on {g['games']:,} fresh games"
+        fresh = f"{o} {_pct_ci(g)} on {g['games']:,} fresh games"
         after = ""
         if ad:
-            after = (f"; after the players adapt to it {_pct(ad['rate'])} [{_pct(ad['lo'])}, {_pct(ad['hi'])}]: "
-                     + ("it holds" if ad["holds"] else "it does not hold"))
+            after = f"; after the players adapt to it {_pct_ci(ad)}: it {'holds' if ad['holds'] else 'does not hold'}"
         if g.get("confirmed"):
             return (f"{head}; the smallest change found that brings it within ±{fmt_points(tol)} of "
                     f"{_pct(target)}: {f['change']} ({levers}, {fresh}){after}.")
@@ -715,8 +718,7 @@ def _message(outcome: str, target: float, tol: float, fixes: list, closest: list
     if closest:
         c = min(closest, key=lambda r: abs(r["rate"] - target))
         return (f"{head}; no rule set within the ranges searched brings it within ±{fmt_points(tol)} of "
-                f"{_pct(target)}; the closest played: {c['change']} at {_pct(c['rate'])} "
-                f"[{_pct(c['lo'])}, {_pct(c['hi'])}].")
+                f"{_pct(target)}; the closest played: {c['change']} at {_pct_ci(c)}.")
     return f"{head}; no fix found."
 
 
