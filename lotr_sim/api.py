@@ -528,20 +528,22 @@ def tune(game, generations: int = 30, games: int = 400, seed: int = 1, popsize: 
          config: str | None = None, threads: int | None = None, out: str | Path | None = None,
          resume: str | Path | None = None, scheduler: str | None = None, cluster: str | None = None,
          workers: int | None = None, progress: bool = False, sides: Sequence[str] | None = None,
-         start: str | None = None, opponents: Sequence[str] | None = None) -> "TuneResult":
+         start: str | None = None, opponents: Sequence[str] | None = None,
+         opponent_weights: Sequence[float] | None = None) -> "TuneResult":
     """Tune the game's heuristic weights by CMA-ES self-play against greedy and the best
     weights so far, ``games`` paired games per side and opponent for each candidate of each of
     ``generations`` generations; then the best weights against greedy on every side on
     ``final_games`` fresh games. Writes ``tuned.toml`` (weights with provenance), which
     ``policies={"good": "tuned:PATH"}`` reads. Resumable (``resume``), runs on Dask.
     ``sides`` tunes only those sides (the others keep ``start``'s weights, default greedy's);
-    ``opponents`` is the pool (default greedy and the best so far, ``("greedy", "best")``).
+    ``opponents`` is the pool (default greedy and the best so far, ``("greedy", "best")``),
+    ``opponent_weights`` weighs a pool of fixed players (a mixed strategy's payoff).
     Returns a ``TuneResult`` (``lotr_sim.experiments.tune``)."""
     from lotr_sim.experiments.tune import tune as _tune
     return _tune(get_game(game), config=config, sets=sets, seed=seed, generations=generations, games=games,
                  popsize=popsize, sigma=sigma, final_games=final_games, threads=threads, scheduler=scheduler,
                  cluster=cluster, workers=workers, out=out, resume=resume, progress=progress,
-                 sides=sides, start=start, opponents=opponents)
+                 sides=sides, start=start, opponents=opponents, opponent_weights=opponent_weights)
 
 
 def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, games: int = 200,
@@ -550,10 +552,12 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
                     config: str | None = None, threads: int | None = None, out: str | Path | None = None,
                     resume: str | Path | None = None, scheduler: str | None = None,
                     cluster: str | None = None, workers: int | None = None,
-                    progress: bool = False) -> "PopulationResult":
+                    progress: bool = False, against: str = "all") -> "PopulationResult":
     """Fictitious play inside a two-sided game's weight family: ``rounds`` rounds, each
     tuning every side (``generations`` generations of ``games`` paired games) against every
-    weights the other side has had so far, from ``start``'s weights; then every member of one
+    weights the other side has had so far (``against="all"``) or against the other side's
+    equilibrium mixture of the population's payoff matrix (``against="nash"``: the double
+    oracle), from ``start``'s weights; then every member of one
     side against every member of the other on ``matrix_games`` fresh games, and each side's
     maximin member (its least exploitable in the population) written as ``tuned.toml``.
     Resumable (``resume``), runs on Dask. Returns a ``PopulationResult``
@@ -562,7 +566,7 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
     return _fp(get_game(game), rounds=rounds, seed=seed, generations=generations, games=games,
                matrix_games=matrix_games, start=start, popsize=popsize, sigma=sigma, config=config,
                sets=sets, threads=threads, out=out, resume=resume, scheduler=scheduler, cluster=cluster,
-               workers=workers, progress=progress)
+               workers=workers, progress=progress, against=against)
 
 
 @_setup_lines

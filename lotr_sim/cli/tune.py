@@ -29,6 +29,11 @@ def tune(
                                               "--start's); then every member against every other on "
                                               "fresh games, and each side's least exploitable member "
                                               "written as tuned.toml. Two-sided games."),
+    against: str = typer.Option("all", "--against",
+                                help="With --rounds: each round's tune meets every weights the other side "
+                                     "has had alike ('all', fictitious play) or the other side's "
+                                     "equilibrium mixture of the payoff matrix so far ('nash', the double "
+                                     "oracle)."),
     popsize: Optional[int] = typer.Option(None, "--popsize", parser=parse_count,
                                           help="Candidates per generation (default CMA-ES's 4 + 3 ln d)."),
     sigma: float = typer.Option(0.2, "--sigma", help="Initial step, as a share of each weight's range."),
@@ -68,6 +73,8 @@ def tune(
     if resume is not None and out is not None:
         raise LotrSimError("give either --resume DIR or --out DIR, not both")
     g = api.get_game(game)
+    if against != "all" and rounds is None and resume is None:
+        raise LotrSimError("--against chooses what each round of --rounds tunes against: give --rounds")
     if rounds is not None or (resume is not None and (Path(resume) / MANIFEST).is_file()):
         if sides or opponents:
             raise LotrSimError("--rounds tunes every side against the other's population: leave out "
@@ -79,7 +86,7 @@ def tune(
                                    popsize=popsize, sigma=sigma, sets=players_sets(game, sets, players) or None,
                                    config=str(config) if config else None, threads=threads, out=out,
                                    resume=resume, scheduler=scheduler, cluster=cluster, workers=workers,
-                                   progress=not quiet and not as_json)
+                                   progress=not quiet and not as_json, against=against)
         _print_population(g, pres, as_json)
         return
     generations = 30 if generations is None else generations
@@ -132,7 +139,8 @@ def _print_population(g, res, as_json: bool) -> None:
         print_json(dict(res.to_dict(), weights=g.policy_table.describe(res.name)))
         return
     m = res.matrix
-    typer.echo(f"fictitious play in {g.name}'s weight family: {m.shape[0]} {s0} and {m.shape[1]} {s1} weights "
+    what = "the double oracle" if res.manifest.get("args", {}).get("against") == "nash" else "fictitious play"
+    typer.echo(f"{what} in {g.name}'s weight family: {m.shape[0]} {s0} and {m.shape[1]} {s1} weights "
                f"(the start's and one a round); {s0}'s share of games won, {res.matrix_games:,} games a cell:")
     typer.echo("        " + "".join(f"{s1[:4]} {c:<3d}" for c in range(m.shape[1])))
     for r in range(m.shape[0]):

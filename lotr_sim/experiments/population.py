@@ -8,6 +8,15 @@ than about the game. Fictitious play tunes each side in turn against *every* wei
 other side has had so far (the tune's opponent pool, scored as the mean), so each new member
 has to hold against the whole population, not only its latest rival.
 
+With ``against="nash"`` each tune instead meets the other side's optimal mixture of the
+population's payoff matrix so far (its members with weight, scored as the mixture's payoff:
+``tune``'s ``opponent_weights``): the double oracle (McMahan, Gordon and Blum 2003; PSRO in
+Lanctot et al. 2017). Fictitious play answers the population's uniform average, so an old
+member that nobody plays any more weighs as much as the latest; the double oracle answers
+what an optimal player of the population would play, so a member that is never in the
+equilibrium stops drawing the tunes. Each new member plays every member of the other side on
+the matrix's games at once (the cells are the same as the final matrix's: the same games).
+
 After ``rounds`` rounds (a round tunes the first side, then the second), every member of
 the first side plays every member of the second on the same fresh games (common random
 numbers), games ``matrix_first .. matrix_first+matrix_games-1``: the payoff matrix, the
@@ -44,6 +53,11 @@ from lotr_sim.experiments.tune import RESULT, STATE, _score_games, tune
 MANIFEST = "population.json"
 #: The payoff matrix's games start here, far from the tunes' own games (0 .. generations*games).
 MATRIX_FIRST = 7_000_000
+#: How each round's tune meets the other side's population: every member alike (fictitious
+#: play) or the population's equilibrium mixture (the double oracle).
+AGAINST = ("all", "nash")
+#: A member is in the equilibrium's support when its weight is at least this.
+SUPPORT = 1e-3
 
 
 @dataclass(frozen=True)
@@ -144,11 +158,12 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
                     sets: Sequence[str] | Mapping[str, Any] | None = None, threads: int | None = None,
                     out: str | Path | None = None, resume: str | Path | None = None,
                     scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
-                    progress: bool = False, chunk: int = 2000) -> PopulationResult:
+                    progress: bool = False, chunk: int = 2000, against: str = "all") -> PopulationResult:
     """Fictitious play in ``game``'s weight family (see the module docstring): ``rounds``
     rounds of one tune per side (``generations`` generations of ``games`` paired games a
     candidate and opponent), started from ``start``'s weights (default the table's base
-    player), then the payoff matrix on ``matrix_games`` games a cell, and the maximin pair
+    player), each against every member of the other side (``against="all"``) or against the
+    other side's equilibrium mixture of the matrix so far (``"nash"``), then the payoff matrix on ``matrix_games`` games a cell, and the maximin pair
     written as ``tuned.toml`` into ``out``."""
     from datetime import datetime
 
@@ -175,8 +190,12 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
             rounds, seed, generations, games = a["rounds"], a["seed"], a["generations"], a["games"]
             matrix_games, start, popsize, sigma = a["matrix_games"], a["start"], a["popsize"], a["sigma"]
             config, sets, chunk = a["config"], a["sets"], a["chunk"]
+            against = a.get("against", "all")
         else:
             check_seed(seed)
+            if against not in AGAINST:
+                raise LotrSimError(f"--against: '{against}' is not one of {', '.join(AGAINST)} (every member "
+                                   f"alike, or the population's equilibrium mixture)")
             rounds = check_count("--rounds", rounds, 1, 100)
             generations = check_count("--generations", generations, 1, 10_000)
             games = check_count("--games", games, 10)
@@ -200,7 +219,7 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
                        args=dict(rounds=int(rounds), seed=int(seed), generations=int(generations),
                                  games=int(games), matrix_games=int(matrix_games), start=start,
                                  popsize=None if popsize is None else int(popsize), sigma=float(sigma),
-                                 config=config, chunk=int(chunk),
+                                 config=config, chunk=int(chunk), against=against,
                                  sets=list(sets) if isinstance(sets, (list, tuple)) else sets))
             atomic_write_json(outp / MANIFEST, man)
         s0, s1 = table.sides
@@ -212,21 +231,51 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
 
         t0 = time.perf_counter()
         tune_games = 0
+        cfg = game.load(config, sets)
+        compiled = game.compile(cfg)
+        cells = np.zeros((0, 0))
+
+        def extend(cells: np.ndarray) -> np.ndarray:
+            """The matrix over every member so far: the cells not played yet, on the matrix's games."""
+            n0, n1 = len(members[s0]), len(members[s1])
+            h0, h1 = cells.shape
+            out_m = np.zeros((n0, n1))
+            out_m[:h0, :h1] = cells
+            parts = [(range(h0, n0), range(n1)), (range(h0), range(h1, n1))]
+            with make_backend(threads, scheduler, cluster, workers) as be:
+                todo = sum(len(r) * len(c) for r, c in parts) * matrix_games
+                with make_progress(progress and todo > 0, f"matrix {game.name}", todo) as bar:
+                    for r, c in parts:
+                        if len(r) and len(c):
+                            sc = _score_games(game, be, compiled, seed, MATRIX_FIRST, matrix_games,
+                                              [member(s0, i) for i in r], [member(s1, j) for j in c],
+                                              [s0], chunk, bar)
+                            out_m[np.ix_(list(r), list(c))] = sc[:, :, 0]
+            return out_m
+
         try:
             for k in range(rounds):
                 for side, other in ((s0, s1), (s1, s0)):
                     sub = outp / f"round{k + 1}-{side}"
                     pair = {side: members[side][-1], other: members[other][-1]}
                     opp = [table.inline_name({side: members[side][-1], other: r}) for r in members[other]]
+                    opp_w = None
+                    if against == "nash" and not (sub / RESULT).is_file() and not (sub / STATE).is_file():
+                        cells = extend(cells)
+                        mix = zero_sum(cells)[2 if side == s0 else 1]
+                        keep = [i for i in range(len(opp)) if mix[i] >= SUPPORT]
+                        opp, opp_w = [opp[i] for i in keep], [float(mix[i]) for i in keep]
                     if not (sub / RESULT).is_file():
                         kw = dict(resume=sub) if (sub / STATE).is_file() else dict(
                             out=sub, seed=int(seed) + 1000 * k + (0 if side == s0 else 500),
                             generations=generations, games=games, popsize=popsize, sigma=sigma,
                             final_games=max(10, min(games, 200)), sides=[side],
-                            start=table.inline_name(pair), opponents=opp, config=config, sets=sets)
+                            start=table.inline_name(pair), opponents=opp, opponent_weights=opp_w,
+                            config=config, sets=sets)
                         if progress:
-                            print(f"round {k + 1} of {rounds}: {side} against {len(opp)} "
-                                  f"{other} weights", flush=True)
+                            what = (f"the equilibrium mixture of {len(opp)} {other} weights" if opp_w is not None
+                                    else f"{len(opp)} {other} weights")
+                            print(f"round {k + 1} of {rounds}: {side} against {what}", flush=True)
                         tune(game, threads=threads, scheduler=scheduler, cluster=cluster, workers=workers,
                              progress=progress, chunk=chunk, **kw)
                     # the file's rows, as a resumed run reads them
@@ -234,24 +283,20 @@ def fictitious_play(game, rounds: int = 4, seed: int = 1, generations: int = 8, 
                     rows = tw.rows
                     tune_games += int(tw.provenance.get("games", 0))
                     members[side].append(np.asarray(rows[side], dtype=float).copy())
-            cfg = game.load(config, sets)
-            compiled = game.compile(cfg)
             n0, n1 = len(members[s0]), len(members[s1])
-            with make_backend(threads, scheduler, cluster, workers) as be:
-                with make_progress(progress, f"matrix {game.name}", n0 * n1 * matrix_games) as bar:
-                    sc = _score_games(game, be, compiled, seed, MATRIX_FIRST, matrix_games,
-                                      [member(s0, i) for i in range(n0)], [member(s1, j) for j in range(n1)],
-                                      [s0], chunk, bar)
+            matrix = extend(cells)
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted: every finished tune is saved in {outp}; continue with: "
                               f"lotr-sim tune --game {game.name} --resume {outp}") from None
-        matrix = sc[:, :, 0]
         value, x, y = zero_sum(matrix)
         i, j = maximin(matrix)
         exploit = {s0: float(100 * (matrix[:, j].max() - matrix[i, j])),
                    s1: float(100 * (matrix[i, j] - matrix[i, :].min()))}
         rows = {s0: members[s0][i], s1: members[s1][j]}
-        prov = dict(method="fictitious play inside the weight family, then each side's maximin member",
+        method = ("double oracle inside the weight family (each round tunes against the other side's "
+                  "equilibrium mixture of the population)" if against == "nash"
+                  else "fictitious play inside the weight family")
+        prov = dict(method=method + ", then each side's maximin member", against=against,
                     seed=int(seed), rounds=int(rounds), generations=int(generations), games_per_match=int(games),
                     start=start, matrix_games=int(matrix_games),
                     games=int(tune_games + n0 * n1 * matrix_games), pick=f"{s0} {i}, {s1} {j}",

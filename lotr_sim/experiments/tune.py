@@ -8,13 +8,16 @@ Each plays every opponent of the pool (greedy and the incumbent) on each side it
 random numbers), so the ranking within a generation is paired, and each generation plays
 fresh games, so the weights are not fitted to one set of deals. A candidate's score is the
 mean, over opponents and sides, of its side's share of games won (draws count half).
-After the generation the mean replaces the incumbent when it scored more against greedy on
-the same games.
+After the generation the mean replaces the incumbent when it scored more against the pool's
+fixed opponents (every one but ``best``; greedy alone in the default pool) on the same games.
 
 The scope can be narrowed: ``sides`` tunes one side's weights while the others keep those of
 a ``start`` player (``--sides good --start tuned`` improves Good on top of the shipped
 weights), and ``opponents`` replaces the pool (``--opponents greedy,tuned``: fixed opponents,
-``best`` standing for the incumbent). Tuning the sides one at a time gives each side's
+``best`` standing for the incumbent), optionally weighted (``opponent_weights``, one per
+fixed opponent: a candidate's score is then the weighted mean over them, as a mixed
+strategy's payoff; ``tune --rounds --against nash`` tunes against an equilibrium mixture this
+way). Tuning the sides one at a time gives each side's
 weights their own signal: scored together, a side whose weights gain little is lost in the
 other side's noise (measured in LOTR Risk: docs/players.md, "Tuned players").
 
@@ -191,7 +194,8 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
          scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
          out: str | Path | None = None, resume: str | Path | None = None, progress: bool = False,
          chunk: int = 2000, sides: Sequence[str] | None = None, start: str | None = None,
-         opponents: Sequence[str] | None = None) -> TuneResult:
+         opponents: Sequence[str] | None = None,
+         opponent_weights: Sequence[float] | None = None) -> TuneResult:
     """Tune ``game``'s heuristic weights by CMA-ES self-play (see the module docstring) and
     write ``tuned.toml`` into ``out`` (default ``reports/<game>/tune-<timestamp>/``).
 
@@ -200,17 +204,19 @@ def tune(game, config: str | None = None, sets: Sequence[str] | Mapping[str, Any
     other sides keep (default greedy; e.g. ``"tuned"`` to improve one side of the shipped
     weights); ``opponents`` is the pool each candidate meets (default ``("greedy", "best")``:
     greedy and the best weights so far; the first must be a fixed player, it decides when the
-    search's mean replaces the best)."""
+    search's mean replaces the best); ``opponent_weights`` weighs a pool of fixed opponents
+    (one non-negative weight each, not all 0; no ``best`` in the pool)."""
     with contextlib.ExitStack() as stack:     # holds the output folder (folder_lock) to the end
         return _tune(stack, game, config=config, sets=sets, seed=seed, generations=generations, games=games,
                      popsize=popsize, sigma=sigma, final_games=final_games, threads=threads,
                      scheduler=scheduler, cluster=cluster, workers=workers, out=out, resume=resume,
-                     progress=progress, chunk=chunk, sides=sides, start=start, opponents=opponents)
+                     progress=progress, chunk=chunk, sides=sides, start=start, opponents=opponents,
+                     opponent_weights=opponent_weights)
 
 
 def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, games, popsize, sigma, final_games,
           threads, scheduler, cluster, workers, out, resume, progress, chunk, sides, start,
-          opponents) -> TuneResult:
+          opponents, opponent_weights) -> TuneResult:
     """``tune``, the output folder held in ``stack`` (``folder_lock``) from the moment it is known."""
     try:
         import cma
@@ -237,6 +243,7 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
         config, sets, seed, generations, games = a["config"], a["sets"], a["seed"], a["generations"], a["games"]
         final_games, chunk = a["final_games"], a["chunk"]
         sides, start, opponents = a.get("sides"), a.get("start"), a.get("opponents")
+        opponent_weights = a.get("opponent_weights")
     else:
         check_seed(seed)
         generations = check_count("--generations", generations, 1, 10_000)
@@ -252,6 +259,7 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
         _refuse_finished_tune(outp)
         st = None
     sides, start, pool = _check_scope(game, table, sides, start, opponents)
+    pool_w = _pool_weights(pool, opponent_weights)
     play_sides = game.sides if table.tie_sides else sides
     cfg = game.load(config, sets)
     compiled = game.compile(cfg)
@@ -280,7 +288,8 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
                    args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
                              seed=int(seed), generations=int(generations), games=int(games),
                              popsize=int(es.popsize), sigma=float(sigma), final_games=int(final_games),
-                             chunk=int(chunk), sides=list(sides), start=start, opponents=list(pool)),
+                             chunk=int(chunk), sides=list(sides), start=start, opponents=list(pool),
+                             **({} if opponent_weights is None else dict(opponent_weights=list(pool_w)))),
                    weights=[f"{s}.{w.name}" for s, w in table.slots(sides)], status="running")
         st = dict(es=es, best=u0, history=[], manifest=man, gen=0)
     es = st["es"]
@@ -299,8 +308,15 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
                     mean = np.asarray(es.mean)
                     players = [name_of(u) for u in cands] + [name_of(mean), name_of(st["best"])]
                     # "best": the incumbent, unless it is still the pool's fixed first opponent
-                    opponents = [p for o in pool for p in ([players[-1]] if o == "best" else [o])
-                                 if o != "best" or players[-1] != table.inline_name(table.rows(pool[0]))]
+                    opponents, fixed, fw = [], [], []
+                    for o, w in zip(pool, pool_w):
+                        if o != "best":
+                            fixed.append(len(opponents))
+                            fw.append(w)
+                            opponents.append(o)
+                        elif players[-1] != table.inline_name(table.rows(pool[0])):
+                            opponents.append(players[-1])
+                    fw = np.asarray(fw) / np.sum(fw)
                     # every tuned side plays, both when the sides share one tuned row (tie_sides)
                     sc = _score_games(game, be, compiled, seed, g * games, games, players, opponents,
                                       play_sides, chunk, bar)
@@ -308,16 +324,17 @@ def _tune(stack: contextlib.ExitStack, game, config, sets, seed, generations, ga
                     bar.advance(per_gen - n_gen)      # a generation with one opponent ends early
                     played += n_gen
                     st["games_played"] = st.get("games_played", 0) + n_gen
-                    score = sc.mean(axis=(1, 2))
+                    # the fixed opponents' weighted mean decides when the mean replaces the best
+                    v_fixed = sc[:, fixed, :].mean(axis=2) @ fw
+                    score = v_fixed if len(fixed) == len(opponents) else sc.mean(axis=(1, 2))
                     es.tell([list(u) for u in cands], [-float(v) for v in score[:-2]])
-                    v_greedy = sc[:, 0, :].mean(axis=1)
-                    replaced = bool(v_greedy[-2] > v_greedy[-1])
+                    replaced = bool(v_fixed[-2] > v_fixed[-1])
                     if replaced:
                         st["best"] = mean.copy()
                     st["history"].append(dict(
                         generation=g + 1, first_game=g * games, games=games,
                         best_candidate=float(score[:-2].max()), mean_candidates=float(score[:-2].mean()),
-                        mean_v_greedy=float(v_greedy[-2]), best_v_greedy=float(v_greedy[-1]),
+                        mean_v_fixed=float(v_fixed[-2]), best_v_fixed=float(v_fixed[-1]),
                         best_replaced=replaced, sigma=float(es.sigma), best=name_of(st["best"])))
                     st["gen"] = g + 1
                     st["manifest"]["generations_done"] = g + 1
@@ -391,6 +408,21 @@ def _check_scope(game, table, sides, start, opponents) -> tuple[tuple[str, ...],
         if o != "best":
             table.check(o)
     return sides, start, pool
+
+
+def _pool_weights(pool: Sequence[str], weights: Sequence[float] | None) -> np.ndarray:
+    """Each pool entry's weight (1 each by default), checked: one per opponent, non-negative,
+    not all 0, and only for a pool of fixed players (``best`` changes every generation)."""
+    if weights is None:
+        return np.ones(len(pool))
+    w = np.asarray([float(x) for x in weights])
+    if len(w) != len(pool):
+        raise LotrSimError(f"opponent weights: {len(w)} for {len(pool)} opponents")
+    if "best" in pool:
+        raise LotrSimError("opponent weights weigh fixed opponents only: leave 'best' out of the pool")
+    if not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
+        raise LotrSimError("opponent weights must be non-negative and not all 0")
+    return w
 
 
 def _pool_text(pool: Sequence[str]) -> str:

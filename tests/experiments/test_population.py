@@ -123,3 +123,32 @@ def test_fictitious_play_bad_input_is_one_line(tmp_path):
     assert code != 0 and "population.json" in err and err.strip().count("\n") == 0, err
     with pytest.raises(LotrSimError, match="already holds"):
         _fp(tmp_path, "pop")
+
+
+@pytest.mark.slow
+def test_double_oracle_tunes_against_the_populations_equilibrium(tmp_path):
+    """--against nash: round 2's tunes meet the other side's optimal mixture of the matrix so far
+    (its support, weighted), and the final matrix is what each pair plays on the matrix's games."""
+    res = _fp(tmp_path, "o", rounds=2, against="nash", threads=2)
+    g = api.get_game("minas-tirith")
+    t = g.policy_table
+    assert res.matrix.shape == (3, 3)
+    # Good's round-2 tune met Evil's mixture of the 2x2 matrix after round 1
+    _, x, y = zero_sum(res.matrix[:2, :2])
+    man = json.loads((tmp_path / "o" / "round2-good" / "manifest.json").read_text())["args"]
+    keep = [j for j in range(2) if y[j] >= 1e-3]
+    assert man["opponent_weights"] == pytest.approx([y[j] for j in keep])
+    assert [t.rows(o)["evil"].tolist() for o in man["opponents"]] == [res.members["evil"][j].tolist() for j in keep]
+    # Evil's round-2 tune met Good's mixture of the 3x2 matrix (Good's round 2 included)
+    _, x, _ = zero_sum(res.matrix[:3, :2])
+    man = json.loads((tmp_path / "o" / "round2-evil" / "manifest.json").read_text())["args"]
+    assert man["opponent_weights"] == pytest.approx([v for v in x if v >= 1e-3])
+    comp = g.compile(g.load())
+    name = t.inline_name({"good": res.members["good"][2], "evil": res.members["evil"][1]})
+    r = g.simulate(comp, {s: name for s in g.sides}, 3, MATRIX_FIRST, 60, threads=1)
+    assert res.matrix[2, 1] == pytest.approx(float(LN.side_scores(g, r, "good").mean()))
+    assert t.read(res.path).provenance["against"] == "nash"
+    code, out, err = _cli(["tune", "-g", "minas-tirith", "--against", "nash"])
+    assert code != 0 and "--rounds" in err
+    code, out, err = _cli(["tune", "-g", "minas-tirith", "--rounds", "1", "--against", "best"])
+    assert code != 0 and "--against: 'best'" in err and err.strip().count("\n") == 0

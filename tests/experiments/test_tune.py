@@ -326,3 +326,29 @@ def test_skill_figures_of_another_search_player_are_not_cited(tmp_path, monkeypa
     for name in ("minas-tirith", "lotr-risk", "the-search"):
         shipped = skillfig.read(shipped_path(name))
         assert shipped["strong_settings"] == skillfig.strong_fingerprint(name, shipped["strong"]), name
+
+
+def test_weighted_pool_scores_the_mixture_and_decides_the_best_by_it(tmp_path):
+    """A pool of fixed opponents weighted 0 and 1 tunes exactly as the weighted one alone: its
+    score and the choice of the best weights follow the weights, not the pool's first entry."""
+    kw = dict(generations=2, games=20, popsize=2, final_games=20, sides=["evil"], start="tuned", seed=5)
+    alone = api.tune("minas-tirith", out=tmp_path / "alone", opponents=["tuned"], **kw)
+    mixed = api.tune("minas-tirith", out=tmp_path / "mixed", opponents=["greedy", "tuned"],
+                     opponent_weights=[0.0, 1.0], **kw)
+    assert mixed.name == alone.name
+    assert mixed.history == alone.history
+    # the weights are kept for a resumed run
+    man = json.loads((tmp_path / "mixed" / "manifest.json").read_text())
+    assert man["args"]["opponent_weights"] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("pool, weights, what", [
+    (["greedy", "tuned"], [1.0], "2 opponents"),
+    (["greedy", "best"], [1.0, 1.0], "leave 'best' out"),
+    (["greedy", "tuned"], [-1.0, 2.0], "non-negative"),
+    (["greedy", "tuned"], [0.0, 0.0], "not all 0"),
+])
+def test_bad_opponent_weights_are_one_error(tmp_path, pool, weights, what):
+    with pytest.raises(LotrSimError, match=what):
+        api.tune("minas-tirith", generations=1, games=10, out=tmp_path / "t", opponents=pool,
+                 opponent_weights=weights)
