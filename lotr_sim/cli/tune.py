@@ -26,7 +26,7 @@ def tune(
     rounds: Optional[int] = typer.Option(None, "--rounds", parser=parse_count,
                                          help="Fictitious play: this many rounds, each tuning every side "
                                               "against all weights the other side has had so far (from "
-                                              "--start's); then every member against every other on "
+                                              "--start's; or their equilibrium mixture, --against nash); then every member against every other on "
                                               "fresh games, and each side's least exploitable member "
                                               "written as tuned.toml. Two-sided games."),
     against: str = typer.Option("all", "--against",

@@ -87,8 +87,9 @@ def test_fictitious_play_matrix_picks_and_file(tmp_path):
 
 
 @pytest.mark.slow
-def test_fictitious_play_resumes_to_the_same_end(tmp_path):
-    full = _fp(tmp_path, "full", rounds=2)
+@pytest.mark.parametrize("against", ["all", "nash"])
+def test_fictitious_play_resumes_to_the_same_end(tmp_path, against):
+    full = _fp(tmp_path, "full", rounds=2, against=against)
     # a run killed after round 1's Good: its folder as it was then
     cut = tmp_path / "cut"
     cut.mkdir()
