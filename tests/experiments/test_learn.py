@@ -171,6 +171,34 @@ def test_move_features_match_a_plain_python_reference():
     assert checked > 100
 
 
+
+def test_minas_tirith_learned_term_is_its_features_weighted_in_order():
+    """The learned term the engine adds to each row's score (policies.learned_bonus_nb, which
+    computes only the row kind's own features) is exactly, to the last bit, the heuristic's
+    score plus the row's features (row_features_nb) weighted in the LF_* order from 0.0."""
+    from lotr_sim.games.minas_tirith import layout as L
+    g = api.get_game(MT)
+    comp = g.compile(g.load())
+    kinds = set()
+    for index in range(2):
+        state = g.bind(comp).new_state({"good": "tuned", "evil": "tuned"}, 9, index)
+        state.heur[:] = state.pol
+        while not state.is_terminal():
+            if state.decision_kind() == "action":
+                F = state.action_features()
+                side = int(state.st[L.S_SIDE])
+                w = [float(x) for x in state.pol[side, L.PL_LF0:L.PL_LF0 + L.NLF]]
+                assert any(w)
+                got = state.action_scores()
+                for i, row in enumerate(state.legal_actions()):
+                    v = 0.0
+                    for k in range(L.NLF):
+                        v += w[k] * float(F[i, 1 + k])
+                    assert got[i] == float(F[i, 0]) + v, (row, got[i], float(F[i, 0]) + v)
+                    kinds.add(int(row[0]))
+            state.apply(state.builtin_choice())
+    assert {L.A_PASS, L.A_MOVE, L.A_ASSAULT, L.A_BOMBARD} <= kinds
+
 def _ts_reference(cf, st, seat, row):
     """The Search's placement features LF_PL_OWN, LF_PL_RIV and LF_PL_EXPOSE, and the move
     flags, recomputed in plain Python from the state (TS-1.3 groups: equal non-mountain

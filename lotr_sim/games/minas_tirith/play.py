@@ -492,7 +492,7 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     for i in range(1, n):
         out[i] = score_action_nb(cf, st, wp, pol, side, act, i)
     if learned_on_nb(pol, side):   # the learned player's term (policies.learned_bonus_nb)
-        refresh_learned_nb(cf, st)
+        refresh_learned_nb(cf, st, side)
         for i in range(n):
             out[i] += learned_bonus_nb(cf, st, wp, pol, side, act, i)
 
@@ -506,7 +506,7 @@ def features_nb(cf, wp, pol, st, act, scr, s, n, out):
     if st[S_PHASE] != PH_ACT:
         return 0
     side = st[S_SIDE]
-    refresh_learned_nb(cf, st)
+    refresh_learned_nb(cf, st, side)
     for i in range(n):
         out[i, 0] = pol[side, PL_PASS] if i == 0 else score_action_nb(cf, st, wp, pol, side, act, i)
         f = row_features_nb(cf, st, wp, side, act, i)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 
 from lotr_sim._numba.jit import njit
-from lotr_sim.kernels.learned import weighted_nb, weights_on_nb
+from lotr_sim.kernels.learned import weights_on_nb
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_ND, C_NU, C_T, MAXDEG, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NB, O_NBN,
@@ -207,30 +207,29 @@ def learned_on_nb(pol, side):
 
 
 @njit(cache=True, _nrt=False)
-def refresh_learned_nb(cf, st):
-    """The learned player's per-decision caches (after refresh_tot_nb): per side and territory,
-    the enemy archers within 2 territories (O_EXP: MT-7.2's archer range) and the enemy units
-    next to it (O_ADJ)."""
+def refresh_learned_nb(cf, st, side):
+    """The learned player's per-decision caches (after refresh_tot_nb) for ``side``, the only
+    ones its features read: per territory, the enemy archers within 2 territories (O_EXP:
+    MT-7.2's archer range) and the enemy units next to it (O_ADJ)."""
     T = cf[C_T]
-    for side in range(2):
-        E = 1 - side
+    E = 1 - side
+    for t in range(T):
+        st[O_EXP + side * MAXT + t] = 0
+        m = 0
+        for j in range(cf[O_NBN + t]):
+            m += st[O_TOT + E * MAXT + cf[O_NB + t * MAXDEG + j]]
+        st[O_ADJ + side * MAXT + t] = m
+    for a in range(T):
+        arch = 0
+        for jj in range(cf[O_NTS + E]):
+            u = cf[O_LORD + E * MAXU + jj]
+            if cf[O_UARCH + u] == 1:
+                arch += st[O_UNITS + a * MAXU + u]
+        if arch == 0:
+            continue
         for t in range(T):
-            st[O_EXP + side * MAXT + t] = 0
-            m = 0
-            for j in range(cf[O_NBN + t]):
-                m += st[O_TOT + E * MAXT + cf[O_NB + t * MAXDEG + j]]
-            st[O_ADJ + side * MAXT + t] = m
-        for a in range(T):
-            arch = 0
-            for jj in range(cf[O_NTS + E]):
-                u = cf[O_LORD + E * MAXU + jj]
-                if cf[O_UARCH + u] == 1:
-                    arch += st[O_UNITS + a * MAXU + u]
-            if arch == 0:
-                continue
-            for t in range(T):
-                if cf[O_DIST + a * MAXT + t] <= 2:
-                    st[O_EXP + side * MAXT + t] += arch
+            if cf[O_DIST + a * MAXT + t] <= 2:
+                st[O_EXP + side * MAXT + t] += arch
 
 
 @njit(cache=True, _nrt=False)
@@ -243,61 +242,90 @@ def leader_risk_nb(nl, exposure, own):
     return nl * e / (1.0 + (own if own > 0 else 0))
 
 
-@njit(cache=True, _nrt=False)
-def row_features_nb(cf, st, wp, side, act, i):
-    """The learned player's features of action row ``i`` for ``side`` (the ``LF_*`` order);
-    the caches of refresh_tot_nb and refresh_learned_nb must be current."""
-    f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = f8 = f9 = 0.0
-    f10 = f11 = f12 = f13 = f14 = f15 = f16 = f17 = f18 = f19 = 0.0
+@njit(cache=True, _nrt=False, inline="always")
+def _move_features_nb(cf, st, side, act, i):
+    """Features 2..9 (LF_MV..LF_MV_EARLY) of a move row (A_MOVE, A_CAV2)."""
     kind = act[i, 0]
     a = act[i, 1]
-    b = act[i, 2]
-    E = 1 - side
     tot = O_TOT + side * MAXT
     ex = O_EXP + side * MAXT
     adj = O_ADJ + side * MAXT
     lat = O_LAT + side * MAXT
+    k = act[i, 3]
+    to = act[i, 5] if kind == A_CAV2 else act[i, 2]
+    oa = st[tot + a]
+    ot = st[tot + to]
+    la = st[lat + a]
+    lt = st[lat + to]
+    f3 = k * (st[ex + to] - st[ex + a]) / 6.0
+    before = leader_risk_nb(la, st[ex + a], oa) + leader_risk_nb(lt, st[ex + to], ot)
+    if oa - k <= 0:      # the leaders go with the last units
+        after = leader_risk_nb(lt + la, st[ex + to], ot + k)
+    else:
+        after = leader_risk_nb(la, st[ex + a], oa - k) + leader_risk_nb(lt, st[ex + to], ot + k)
+    f4 = after - before
+    f5 = k * (st[adj + to] - st[adj + a]) / 10.0
+    f6 = importance_nb(cf, to) - importance_nb(cf, a)
+    f7 = float(cf[O_DCITY + a] - cf[O_DCITY + to])
+    f8 = k / (oa if oa > 0 else 1.0)
+    f9 = 0.0
+    early = 3 - st[S_ROUND]
+    if early > 0:
+        f9 = f7 * early / 3.0
+    return (1.0, f3, f4, f5, f6, f7, f8, f9)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _lmove_risk_nb(st, side, act, i):
+    """Feature 11 (LF_LM_RISK) of a leader's move alone (A_LMOVE)."""
+    src = st[O_LLOC + act[i, 1]]
+    b = act[i, 2]
+    if src < 0:
+        return 0.0
+    ex = O_EXP + side * MAXT
+    tot = O_TOT + side * MAXT
+    return leader_risk_nb(1, st[ex + b], st[tot + b]) - leader_risk_nb(1, st[ex + src], st[tot + src])
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _assault_features_nb(cf, st, wp, side, act, i):
+    """Features 12..15 (LF_AS..LF_AS_LDR) of an assault row."""
+    b = act[i, 2]
+    return (1.0, winp_nb(cf, st, wp, side, act[i, 1], b, act[i, 5]), act[i, 3] / 3.0,
+            float(st[O_LAT + (1 - side) * MAXT + b]))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bombard_kill_nb(st, side, act, i):
+    """Feature 18 (LF_BB_KILL) of a bombardment row: may it take an enemy leader?"""
+    b = act[i, 2]
+    E = 1 - side
+    if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + E * MAXT + b] <= act[i, 4]:
+        return 1.0
+    return 0.0
+
+
+@njit(cache=True, _nrt=False)
+def row_features_nb(cf, st, wp, side, act, i):
+    """The learned player's features of action row ``i`` for ``side`` (the ``LF_*`` order);
+    the caches of refresh_tot_nb and refresh_learned_nb (for ``side``) must be current."""
+    f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = f8 = f9 = 0.0
+    f10 = f11 = f12 = f13 = f14 = f15 = f16 = f17 = f18 = f19 = 0.0
+    kind = act[i, 0]
     if kind == A_PASS:
         f0 = 1.0
         f1 = float(st[S_MISS])
     elif kind == A_MOVE or kind == A_CAV2:
-        k = act[i, 3]
-        to = act[i, 5] if kind == A_CAV2 else b
-        oa = st[tot + a]
-        ot = st[tot + to]
-        la = st[lat + a]
-        lt = st[lat + to]
-        f2 = 1.0
-        f3 = k * (st[ex + to] - st[ex + a]) / 6.0
-        before = leader_risk_nb(la, st[ex + a], oa) + leader_risk_nb(lt, st[ex + to], ot)
-        if oa - k <= 0:      # the leaders go with the last units
-            after = leader_risk_nb(lt + la, st[ex + to], ot + k)
-        else:
-            after = leader_risk_nb(la, st[ex + a], oa - k) + leader_risk_nb(lt, st[ex + to], ot + k)
-        f4 = after - before
-        f5 = k * (st[adj + to] - st[adj + a]) / 10.0
-        f6 = importance_nb(cf, to) - importance_nb(cf, a)
-        f7 = float(cf[O_DCITY + a] - cf[O_DCITY + to])
-        f8 = k / (oa if oa > 0 else 1.0)
-        early = 3 - st[S_ROUND]
-        if early > 0:
-            f9 = f7 * early / 3.0
+        f2, f3, f4, f5, f6, f7, f8, f9 = _move_features_nb(cf, st, side, act, i)
     elif kind == A_LMOVE:
-        src = st[O_LLOC + a]
         f10 = 1.0
-        if src >= 0:
-            f11 = leader_risk_nb(1, st[ex + b], st[tot + b]) - leader_risk_nb(1, st[ex + src], st[tot + src])
+        f11 = _lmove_risk_nb(st, side, act, i)
     elif kind == A_ASSAULT:
-        f12 = 1.0
-        f13 = winp_nb(cf, st, wp, side, a, b, act[i, 5])
-        f14 = act[i, 3] / 3.0
-        f15 = float(st[O_LAT + E * MAXT + b])
+        f12, f13, f14, f15 = _assault_features_nb(cf, st, wp, side, act, i)
     elif kind == A_BOMBARD:
-        dice = act[i, 4]
         f16 = 1.0
-        f17 = dice / 3.0
-        if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + E * MAXT + b] <= dice:
-            f18 = 1.0
+        f17 = act[i, 4] / 3.0
+        f18 = _bombard_kill_nb(st, side, act, i)
     elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
         f19 = 1.0
     return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
@@ -305,9 +333,34 @@ def row_features_nb(cf, st, wp, side, act, i):
 
 @njit(cache=True, _nrt=False)
 def learned_bonus_nb(cf, st, wp, pol, side, act, i):
-    """The learned term of row ``i``'s score: its features weighted by ``side``'s ``PL_LF0..``."""
-    f = row_features_nb(cf, st, wp, side, act, i)
-    return weighted_nb(pol, side, PL_LF0, f)
+    """The learned term of row ``i``'s score: its features weighted by ``side``'s ``PL_LF0..``.
+    Only the row kind's own features are computed and added (the others are 0), in the
+    ``LF_*`` order from 0.0, so the sum is the same float as ``weighted_nb`` over
+    ``row_features_nb`` (adding ``w * 0.0`` changes no sum)."""
+    kind = act[i, 0]
+    o = PL_LF0
+    v = 0.0
+    if kind == A_PASS:
+        v += pol[side, o] * 1.0
+        v += pol[side, o + 1] * float(st[S_MISS])
+    elif kind == A_MOVE or kind == A_CAV2:
+        f = _move_features_nb(cf, st, side, act, i)
+        for k in range(8):
+            v += pol[side, o + 2 + k] * f[k]
+    elif kind == A_LMOVE:
+        v += pol[side, o + 10] * 1.0
+        v += pol[side, o + 11] * _lmove_risk_nb(st, side, act, i)
+    elif kind == A_ASSAULT:
+        f = _assault_features_nb(cf, st, wp, side, act, i)
+        for k in range(4):
+            v += pol[side, o + 12 + k] * f[k]
+    elif kind == A_BOMBARD:
+        v += pol[side, o + 16] * 1.0
+        v += pol[side, o + 17] * (act[i, 4] / 3.0)
+        v += pol[side, o + 18] * _bombard_kill_nb(st, side, act, i)
+    elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
+        v += pol[side, o + 19] * 1.0
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -316,7 +369,7 @@ def choose_action_nb(cf, st, wp, pol, s, side, act, n):
         return randint_nb(s, n)
     lw = learned_on_nb(pol, side)
     if lw:
-        refresh_learned_nb(cf, st)
+        refresh_learned_nb(cf, st, side)
     best = 0
     bestv = pol[side, PL_PASS]      # row 0 is the pass (MT-6): the action to beat
     if lw:
