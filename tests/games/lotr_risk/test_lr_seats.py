@@ -59,11 +59,12 @@ def test_seat_entry_overrides_its_side_LR_2_3(comps):
 
 @pytest.mark.slow
 def test_seat_policy_is_played_LR_2_3(comps):
-    """p1=random p3=greedy with 3 players against all greedy, same seed: p1 (Evil) wins far
-    less often, |z| > 4 from the standard error of the difference of two rates."""
+    """p1=random p3=greedy (and greedy Good on p2) with 3 players against all greedy, same
+    seed: p1 (Evil) wins far less often, |z| > 4 from the standard error of the difference of
+    two rates, and p3 takes its wins (p2 plays as in the reference, so only p1 differs)."""
     c, n = comps[3], 2000
     ref = G.simulate(c, GREEDY, 11, 0, n, threads=2)["winner_seat"]
-    alt = G.simulate(c, {"p1": "random", "p3": "greedy"}, 11, 0, n, threads=2)["winner_seat"]
+    alt = G.simulate(c, {"good": "greedy", "p1": "random", "p3": "greedy"}, 11, 0, n, threads=2)["winner_seat"]
     for seat in (0, 2):
         pa, pb = float(np.mean(ref == seat)), float(np.mean(alt == seat))
         se = np.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
