@@ -171,7 +171,6 @@ def test_move_features_match_a_plain_python_reference():
     assert checked > 100
 
 
-
 def test_minas_tirith_learned_term_is_its_features_weighted_in_order():
     """The learned term the engine adds to each row's score (policies.learned_bonus_nb, which
     computes only the row kind's own features) is exactly, to the last bit, the heuristic's
@@ -198,6 +197,7 @@ def test_minas_tirith_learned_term_is_its_features_weighted_in_order():
                     kinds.add(int(row[0]))
             state.apply(state.builtin_choice())
     assert {L.A_PASS, L.A_MOVE, L.A_ASSAULT, L.A_BOMBARD} <= kinds
+
 
 def _ts_reference(cf, st, seat, row):
     """The Search's placement features LF_PL_OWN, LF_PL_RIV and LF_PL_EXPOSE, and the move

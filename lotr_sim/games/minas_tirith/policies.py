@@ -30,7 +30,7 @@ from __future__ import annotations
 
 
 from lotr_sim._numba.jit import njit
-from lotr_sim.kernels.learned import weights_on_nb
+from lotr_sim.kernels.learned import weighted_nb, weights_on_nb
 from lotr_sim.kernels.rng import randint_nb
 from lotr_sim.games.minas_tirith.config import (
     C_CITY, C_ND, C_NU, C_T, MAXDEG, MAXT, MAXU, N_AB, N_DB, O_BANNER, O_DCITY, O_DIST, O_LORD, O_NB, O_NBN,
@@ -41,6 +41,7 @@ from lotr_sim.games.minas_tirith.layout import (
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
     PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, PL_CAV2, S_DICE, S_DTOP,
     NLF, O_ADJ, O_EXP, O_UNITS, PL_LF0, S_MISS, S_ROUND,
+    LF_AS, LF_BB, LF_CARD, LF_LM, LF_MV, LF_PASS,
 )
 from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
@@ -276,15 +277,15 @@ def _move_features_nb(cf, st, side, act, i):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _lmove_risk_nb(st, side, act, i):
-    """Feature 11 (LF_LM_RISK) of a leader's move alone (A_LMOVE)."""
+def _lmove_features_nb(st, side, act, i):
+    """Features 10..11 (LF_LM, LF_LM_RISK) of a leader's move alone (A_LMOVE)."""
     src = st[O_LLOC + act[i, 1]]
     b = act[i, 2]
     if src < 0:
-        return 0.0
+        return (1.0, 0.0)
     ex = O_EXP + side * MAXT
     tot = O_TOT + side * MAXT
-    return leader_risk_nb(1, st[ex + b], st[tot + b]) - leader_risk_nb(1, st[ex + src], st[tot + src])
+    return (1.0, leader_risk_nb(1, st[ex + b], st[tot + b]) - leader_risk_nb(1, st[ex + src], st[tot + src]))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -296,13 +297,13 @@ def _assault_features_nb(cf, st, wp, side, act, i):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _bombard_kill_nb(st, side, act, i):
-    """Feature 18 (LF_BB_KILL) of a bombardment row: may it take an enemy leader?"""
+def _bombard_features_nb(st, side, act, i):
+    """Features 16..18 (LF_BB..LF_BB_KILL) of a bombardment row: its dice, and may it take an
+    enemy leader?"""
     b = act[i, 2]
     E = 1 - side
-    if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + E * MAXT + b] <= act[i, 4]:
-        return 1.0
-    return 0.0
+    kill = 1.0 if st[O_LAT + E * MAXT + b] > 0 and st[O_TOT + E * MAXT + b] <= act[i, 4] else 0.0
+    return (1.0, act[i, 4] / 3.0, kill)
 
 
 @njit(cache=True, _nrt=False)
@@ -313,19 +314,15 @@ def row_features_nb(cf, st, wp, side, act, i):
     f10 = f11 = f12 = f13 = f14 = f15 = f16 = f17 = f18 = f19 = 0.0
     kind = act[i, 0]
     if kind == A_PASS:
-        f0 = 1.0
-        f1 = float(st[S_MISS])
+        f0, f1 = 1.0, float(st[S_MISS])
     elif kind == A_MOVE or kind == A_CAV2:
         f2, f3, f4, f5, f6, f7, f8, f9 = _move_features_nb(cf, st, side, act, i)
     elif kind == A_LMOVE:
-        f10 = 1.0
-        f11 = _lmove_risk_nb(st, side, act, i)
+        f10, f11 = _lmove_features_nb(st, side, act, i)
     elif kind == A_ASSAULT:
         f12, f13, f14, f15 = _assault_features_nb(cf, st, wp, side, act, i)
     elif kind == A_BOMBARD:
-        f16 = 1.0
-        f17 = act[i, 4] / 3.0
-        f18 = _bombard_kill_nb(st, side, act, i)
+        f16, f17, f18 = _bombard_features_nb(st, side, act, i)
     elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
         f19 = 1.0
     return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
@@ -334,33 +331,23 @@ def row_features_nb(cf, st, wp, side, act, i):
 @njit(cache=True, _nrt=False)
 def learned_bonus_nb(cf, st, wp, pol, side, act, i):
     """The learned term of row ``i``'s score: its features weighted by ``side``'s ``PL_LF0..``.
-    Only the row kind's own features are computed and added (the others are 0), in the
-    ``LF_*`` order from 0.0, so the sum is the same float as ``weighted_nb`` over
-    ``row_features_nb`` (adding ``w * 0.0`` changes no sum)."""
+    Only the row kind's own features are computed and weighted by that kind's slots (the
+    others' features are 0), from 0.0 in the ``LF_*`` order, so the sum is the same float as
+    ``weighted_nb`` over all of ``row_features_nb`` (adding ``w * 0.0`` changes no sum)."""
     kind = act[i, 0]
-    o = PL_LF0
-    v = 0.0
     if kind == A_PASS:
-        v += pol[side, o] * 1.0
-        v += pol[side, o + 1] * float(st[S_MISS])
-    elif kind == A_MOVE or kind == A_CAV2:
-        f = _move_features_nb(cf, st, side, act, i)
-        for k in range(8):
-            v += pol[side, o + 2 + k] * f[k]
-    elif kind == A_LMOVE:
-        v += pol[side, o + 10] * 1.0
-        v += pol[side, o + 11] * _lmove_risk_nb(st, side, act, i)
-    elif kind == A_ASSAULT:
-        f = _assault_features_nb(cf, st, wp, side, act, i)
-        for k in range(4):
-            v += pol[side, o + 12 + k] * f[k]
-    elif kind == A_BOMBARD:
-        v += pol[side, o + 16] * 1.0
-        v += pol[side, o + 17] * (act[i, 4] / 3.0)
-        v += pol[side, o + 18] * _bombard_kill_nb(st, side, act, i)
-    elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
-        v += pol[side, o + 19] * 1.0
-    return v
+        return weighted_nb(pol, side, PL_LF0 + LF_PASS, (1.0, float(st[S_MISS])))
+    if kind == A_MOVE or kind == A_CAV2:
+        return weighted_nb(pol, side, PL_LF0 + LF_MV, _move_features_nb(cf, st, side, act, i))
+    if kind == A_LMOVE:
+        return weighted_nb(pol, side, PL_LF0 + LF_LM, _lmove_features_nb(st, side, act, i))
+    if kind == A_ASSAULT:
+        return weighted_nb(pol, side, PL_LF0 + LF_AS, _assault_features_nb(cf, st, wp, side, act, i))
+    if kind == A_BOMBARD:
+        return weighted_nb(pol, side, PL_LF0 + LF_BB, _bombard_features_nb(st, side, act, i))
+    if kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
+        return weighted_nb(pol, side, PL_LF0 + LF_CARD, (1.0,))
+    return 0.0
 
 
 @njit(cache=True, _nrt=False)
