@@ -278,6 +278,101 @@ def test_the_search_features_match_a_plain_python_reference():
     assert site_miss == 0, (site_miss, checked)
 
 
+def _ts_moves(st, seat):
+    """A plain-Python breadth-first search of ``seat``'s hobbit over the regions it may enter
+    (TS-6.1 - TS-6.3): {region root: (moves, root of the first step)}."""
+    from collections import deque
+
+    from lotr_sim.games.the_search import layout as L
+    from lotr_sim.games.the_search.regions import (
+        SHIRE_CELL, centre_regions_nb, find_nb, may_enter_nb, region_neighbours_nb)
+    scratch = st.copy()
+    def around(x):
+        n = region_neighbours_nb(scratch, x, L.O_TMP, 0, 128)
+        return [int(scratch[L.O_TMP + j]) for j in range(n)]
+    seen, todo = {}, deque()
+    h = int(st[L.S_HOB + seat])
+    if h == L.AT_SHIRE:
+        n = centre_regions_nb(scratch, SHIRE_CELL, L.O_TMP, 0)
+        for r in {int(scratch[L.O_TMP + j]) for j in range(n)}:
+            if may_enter_nb(st, seat, r):
+                seen[r] = (1, r)
+                todo.append(r)
+    elif h >= 0:
+        r = int(find_nb(scratch, h))
+        seen[r] = (0, -1)
+        todo.append(r)
+    while todo:
+        r = todo.popleft()
+        k, first = seen[r]
+        for x in around(r):
+            if x not in seen and may_enter_nb(st, seat, x):
+                seen[x] = (k + 1, x if first < 0 else first)
+                todo.append(x)
+    return seen
+
+
+@pytest.mark.slow
+def test_the_search_token_race_features_match_a_plain_python_search():
+    """At every move of two games of The Search, each step's four token-race features
+    (LF_MV_TOK_*, policies.token_race_nb) equal a reference: a plain breadth-first search of
+    both hobbits, each token on the map put in the class of who reaches it first (the rival
+    strictly nearer: lost; as near: now; one or two moves farther: soon; else free) and the
+    best worth / moves kept per class and first step. Every class occurs. LF_MV_BLOCK is the
+    rival's best worth / moves now less with the hobbit on the step's region (TS-6.3), and it
+    is not always 0."""
+    from lotr_sim.games.the_search import layout as L
+    from lotr_sim.games.the_search.movement import token_worth_nb, unseen_brown_nb
+    g = api.get_game("the-search")
+    comp = g.compile(g.load())
+    cols = 1 + np.array([L.LF_MV_TOK_LOST, L.LF_MV_TOK_NOW, L.LF_MV_TOK_SOON, L.LF_MV_TOK_FREE])
+    seen = np.zeros(4, dtype=int)
+    steps = blocked = 0
+    for index in range(2):
+        state = g.bind(comp).new_state({"frodo": "tuned", "sam": "tuned"}, 5, index)
+        while not state.is_terminal():
+            act = state.legal_actions()
+            if act.shape[0] > 1 and int(state.st[L.S_DK]) == L.DK_MOVE:
+                st = state.st
+                seat = int(st[L.S_SEAT])
+                F = state.action_features()
+                mine, theirs = _ts_moves(st, seat), _ts_moves(st, 1 - seat)
+                brown = unseen_brown_nb(comp.cf, st, state.heur[seat, L.PL_FIGHT])
+                want = {}
+                for r, (k, first) in mine.items():
+                    tok = int(st[L.O_RTOK + r])
+                    if tok < 0 or k <= 0:
+                        continue
+                    kr = theirs.get(r, (99, 0))[0]
+                    c = 0 if kr < k else 1 if kr == k else 2 if kr <= k + 2 else 3
+                    v = int(1000.0 * token_worth_nb(comp.cf, tok, brown) / k) / 1000.0
+                    best = want.setdefault(first, np.zeros(4))
+                    best[c] = max(best[c], v)
+                def rival_best(where, st=st, seat=seat, brown=brown):
+                    moved = st.copy()
+                    moved[L.S_HOB + seat] = where
+                    best = 0
+                    for r, (k, _) in _ts_moves(moved, 1 - seat).items():
+                        tok = int(st[L.O_RTOK + r])
+                        if tok >= 0 and k > 0:
+                            best = max(best, int(1000.0 * token_worth_nb(comp.cf, tok, brown) / k))
+                    return best
+                now = rival_best(int(st[L.S_HOB + seat]))
+                for i, row in enumerate(act):
+                    if row[0] == L.A_STEP and row[1] >= 0:
+                        np.testing.assert_allclose(F[i, cols], want.get(int(row[1]), np.zeros(4)),
+                                                   err_msg=str(row.tolist()))
+                        block = (now - rival_best(int(row[1]))) / 1000.0
+                        assert F[i, 1 + L.LF_MV_BLOCK] == pytest.approx(block), row.tolist()
+                        seen += F[i, cols] > 0
+                        blocked += block != 0
+                        steps += 1
+                    else:
+                        assert not F[i, cols].any() and F[i, 1 + L.LF_MV_BLOCK] == 0, row.tolist()
+            state.apply(state.builtin_choice())
+    assert steps > 100 and seen.min() > 3 and blocked > 3, (steps, seen, blocked)
+
+
 def _lr_reference(comp, st, seat, row, ctx):
     """LOTR Risk's row features (policies.row_features_nb) recomputed in plain Python from the
     raw state; the exact odds, the pressure and P(last turn) are the heuristic's own (``ctx``

@@ -76,6 +76,11 @@ _LEARNED = (
     ("lf_pl_site_theirs", "learned: a placement, sites it closes nearer the rival's hobbit (in moves)"),
     ("lf_mv_doom_late", "learned: a step's moves gained towards Mount Doom, by the share of the map placed"),
     ("lf_mv_race", "learned: a move's lead in the race to Mount Doom (the rival's moves less the own, /4, by the share placed)"),
+    ("lf_mv_tok_lost", "learned: a step, the best token it leads to that the rival reaches first (worth / moves)"),
+    ("lf_mv_tok_now", "learned: a step, the best token it leads to that the rival reaches as soon (worth / moves)"),
+    ("lf_mv_tok_soon", "learned: a step, the best token it leads to that the rival reaches a move or two later"),
+    ("lf_mv_tok_free", "learned: a step, the best token it leads to that the rival reaches later or never"),
+    ("lf_mv_block", "learned: a step, how much worse the rival's best token (worth / moves) gets with the hobbit there (TS-6.3)"),
 )
 assert len(_LEARNED) == L.NLF
 

@@ -53,8 +53,12 @@ PL_TYPE, PL_SITE, PL_NEAR, PL_TOKEN, PL_STEPCOST, PL_RACE, PL_MOVER, PL_BOAT, PL
 PL_LF0 = 11
 (LF_PL_OWN, LF_PL_RIV, LF_PL_EXPOSE, LF_PL_EXPOSE_NEAR, LF_NE_LATE, LF_PL_SITE_NOW, LF_NE_NEAR, LF_MV_STOP,
  LF_MV_STOP3, LF_MV_MOVER, LF_MV_BOAT, LF_MV_GWAIHIR, LF_MV_DOOM, LF_MV_BACK, LF_FI_K, LF_ENT,
- LF_PL_SITE_MINE, LF_PL_SITE_THEIRS, LF_MV_DOOM_LATE, LF_MV_RACE) = range(20)
-NLF = 20
+ LF_PL_SITE_MINE, LF_PL_SITE_THEIRS, LF_MV_DOOM_LATE, LF_MV_RACE, LF_MV_TOK_LOST, LF_MV_TOK_NOW,
+ LF_MV_TOK_SOON, LF_MV_TOK_FREE, LF_MV_BLOCK) = range(25)
+NLF = 25
+# the token race classes of a move's targets (policies.token_race_nb): the rival reaches the
+# token first, it reaches it as soon as the mover (no move to spare), one or two moves later, later
+TR_LOST, TR_NOW, TR_SOON, TR_FREE = range(4)
 NPOL = PL_LF0 + NLF
 
 # trace events
@@ -158,5 +162,12 @@ O_QUEUE = STATE.array("queue", NSEC)
 O_BEST = STATE.array("best", NSEC)     # greedy scratch: best value through a first step (x1000)
 O_TMP = STATE.array("tmp", 256)
 O_LDIST = STATE.array("ldist", 2 * NSEC)  # the learned player's cache per seat: moves from the hobbit (placements) or to Mount Doom (moves), by region root
+O_LRIV = STATE.array("lriv", NSEC)       # the learned player's cache at a move: the rival's search's stamp where it reached a region root
+O_LTOK = STATE.array("ltok", 4 * NSEC)   # ... and per first step's root, by race class TR_*: the best token worth / moves (x1000)
+# ... the rival's best token worth / moves and a face-down brown token's worth (x1000), the count of
+# the move's own breadth-first search (base_scores_nb), the rival's search's stamp, whether the
+# hobbit's region borders what the rival reaches; and the tokens the own hobbit reaches (region, moves, first step)
+O_LRIVB = STATE.array("lrivb", 5)
+O_LLIST = STATE.array("llist", 3 * MAXTOK)
 STATE.freeze()
 ST_SIZE = STATE.size

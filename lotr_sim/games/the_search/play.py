@@ -752,9 +752,9 @@ def features_nb(cf, wp, pol, st, act, scr, s, n, out):
     base_scores_nb(cf, pol, st, act, n, scr)
     for i in range(n):
         out[i, 0] = scr[i]
-    refresh_learned_nb(cf, st)
+    refresh_learned_nb(cf, pol, st, True)
     for i in range(n):
-        f = row_features_nb(cf, st, seat, act, i)
+        f = row_features_nb(cf, st, seat, act, i, True)
         for k in range(NLF):
             out[i, 1 + k] = f[k]
     return 1

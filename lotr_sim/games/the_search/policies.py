@@ -52,12 +52,13 @@ from .layout import (
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, DK_MOVE, NLF, NSEC, O_LDIST, O_RSIZE, O_ROPEN, O_SEEN, O_TMP,
-    PL_LF0, S_HOB, S_NPLACED, S_STAMP,
+    PL_LF0, S_HOB, S_NPLACED, S_STAMP, LF_MV_TOK_LOST, O_LLIST, O_LRIV, O_LRIVB, O_LTOK, TR_FREE, TR_LOST, TR_NOW, TR_SOON,
 )
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
 from .regions import (
-    SHIRE_CELL, bfs_nb, centre_regions_nb, find_nb, fits_box_nb, may_enter_nb, spread_nb, touches_cell_nb,
+    SHIRE_CELL, bfs_nb, centre_regions_nb, find_nb, fits_box_nb, may_enter_nb, region_neighbours_nb, spread_nb,
+    touches_cell_nb,
 )
 
 
@@ -123,9 +124,10 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
     base_scores_nb(cf, pol, st, act, n, out)
     seat = st[S_SEAT]
     if learned_on_nb(pol, seat):
-        refresh_learned_nb(cf, st)
+        race = race_on_nb(pol, seat)
+        refresh_learned_nb(cf, pol, st, race)
         for i in range(n):
-            out[i] += learned_bonus_nb(cf, st, pol, seat, act, i)
+            out[i] += learned_bonus_nb(cf, st, pol, seat, act, i, race)
 
 
 @njit(cache=True, _nrt=False)
@@ -135,12 +137,22 @@ def learned_on_nb(pol, seat):
 
 
 @njit(cache=True, _nrt=False)
-def refresh_learned_nb(cf, st):
+def race_on_nb(pol, seat):
+    """Does ``seat``'s row weigh the token race (``LF_MV_TOK_*``, ``LF_MV_BLOCK``)? Without,
+    its cache and features are not computed (they cost three breadth-first searches a move)."""
+    return weights_on_nb(pol, seat, PL_LF0 + LF_MV_TOK_LOST, NLF - LF_MV_TOK_LOST)
+
+
+@njit(cache=True, _nrt=False)
+def refresh_learned_nb(cf, pol, st, race):
     """The learned player's per-decision cache (``O_LDIST``, per seat and region root, 99 where
     it cannot go): at a placement, each seat's moves from its hobbit (regions.bfs_nb); at a move
     while Mount Doom has a cell, each seat's moves from the region to one that touches Mount
-    Doom's tile (from there one more move reaches it, TS-5.4; ``_doom_moves_nb``)."""
+    Doom's tile (from there one more move reaches it, TS-5.4; ``_doom_moves_nb``); at every
+    move with ``race``, the race for the tokens on the map (``token_race_nb``)."""
     if st[S_DK] == DK_MOVE:
+        if race:
+            token_race_nb(cf, pol, st, st[S_SEAT])
         if st[S_DOOM] >= 0:
             for s in range(2):
                 _doom_moves_nb(st, s)
@@ -154,6 +166,102 @@ def refresh_learned_nb(cf, st):
         for j in range(q):
             r = st[O_QUEUE + j]
             st[O_LDIST + s * NSEC + r] = st[O_DIST + r]
+
+
+@njit(cache=True, _nrt=False)
+def token_race_nb(cf, pol, st, seat):
+    """Who gets each token on the map first (TS-6.4, TS-6.5), for the learned term at a move of
+    ``seat``, right after ``base_scores_nb`` (whose breadth-first search of ``seat``'s hobbit it
+    reads): for each first step the best token reached through it, worth over moves (x1000,
+    ``O_LTOK``), by race class: the rival is nearer (``TR_LOST``: it takes the token first,
+    since it moves as soon as this seat's move ends); as near (``TR_NOW``: the token is this
+    seat's only if it keeps going now); one or two moves farther (``TR_SOON``); farther or
+    unable (``TR_FREE``). Moves count regions entered, as the heuristic's search does (a mover
+    token or a fight's lost moves are not counted); a face-down brown token is worth what the
+    seat can know of it (``unseen_brown_nb``). Also kept for ``LF_MV_BLOCK``: the rival's best
+    token, the regions it reaches (``O_LRIV``) and whether the hobbit's region borders them."""
+    brown = unseen_brown_nb(cf, st, pol[seat, PL_FIGHT])
+    st[O_LRIVB + 1] = int(1000.0 * brown)
+    q = st[O_LRIVB + 2]
+    nt = 0
+    for j in range(q):
+        r = st[O_QUEUE + j]
+        first = st[O_FIRST + r]
+        if first < 0:
+            continue
+        for c in range(4):
+            st[O_LTOK + c * NSEC + first] = 0
+        tok = st[O_RTOK + r]
+        k = st[O_DIST + r]
+        if tok >= 0 and k > 0:
+            st[O_LLIST + 3 * nt] = r
+            st[O_LLIST + 3 * nt + 1] = k
+            st[O_LLIST + 3 * nt + 2] = first
+            nt += 1
+    stamp, q = bfs_nb(cf, st, 1 - seat)
+    st[O_LRIVB] = _best_token_nb(cf, st, q, brown)
+    st[O_LRIVB + 3] = stamp
+    for j in range(q):
+        st[O_LRIV + st[O_QUEUE + j]] = stamp
+    st[O_LRIVB + 4] = 1 if _borders_rival_nb(st, seat, stamp) else 0
+    for e in range(nt):
+        r = st[O_LLIST + 3 * e]
+        k = st[O_LLIST + 3 * e + 1]
+        first = st[O_LLIST + 3 * e + 2]
+        kr = st[O_DIST + r] if st[O_SEEN + r] == stamp else 99
+        c = TR_FREE
+        if kr < k:
+            c = TR_LOST
+        elif kr == k:
+            c = TR_NOW
+        elif kr <= k + 2:
+            c = TR_SOON
+        v = int(1000.0 * token_worth_nb(cf, st[O_RTOK + r], brown) / k)
+        x = O_LTOK + c * NSEC + first
+        if v > st[x]:
+            st[x] = v
+
+
+@njit(cache=True, _nrt=False)
+def _borders_rival_nb(st, seat, stamp):
+    """Could the rival enter ``seat``'s hobbit's region once it leaves (TS-6.3)? It borders a
+    region of the rival's search ``stamp``, or touches the Shire while the rival stands there."""
+    h = st[S_HOB + seat]
+    if h < 0:
+        return False
+    r = find_nb(st, h)
+    if st[S_HOB + 1 - seat] == AT_SHIRE and touches_cell_nb(st, r, SHIRE_CELL):
+        return True
+    n = region_neighbours_nb(st, r, O_TMP, 0, 128)
+    for j in range(n):
+        if st[O_SEEN + st[O_TMP + j]] == stamp:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _best_token_nb(cf, st, q, brown):
+    """The best token worth / moves (x1000, 0 when none is worth anything) over the ``q`` regions
+    of the breadth-first search just run (``O_QUEUE``, ``O_DIST``)."""
+    best = 0
+    for j in range(q):
+        r = st[O_QUEUE + j]
+        k = st[O_DIST + r]
+        tok = st[O_RTOK + r]
+        if tok >= 0 and k > 0:
+            best = max(best, int(1000.0 * token_worth_nb(cf, tok, brown) / k))
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _rival_best_after_nb(cf, st, seat, tgt):
+    """The rival's best token worth / moves (x1000) with ``seat``'s hobbit on region ``tgt``
+    (TS-6.3: the rival may not enter it), the hobbit put back after."""
+    h = st[S_HOB + seat]
+    st[S_HOB + seat] = tgt
+    stamp, q = bfs_nb(cf, st, 1 - seat)
+    st[S_HOB + seat] = h
+    return _best_token_nb(cf, st, q, st[O_LRIVB + 1] / 1000.0)
 
 
 @njit(cache=True, _nrt=False)
@@ -194,16 +302,18 @@ def _doom_moves_from_nb(st, seat, where):
 
 
 @njit(cache=True, _nrt=False)
-def learned_bonus_nb(cf, st, pol, seat, act, i):
-    """The learned term of row ``i``'s score: its features weighted by ``seat``'s ``PL_LF0..``."""
-    f = row_features_nb(cf, st, seat, act, i)
+def learned_bonus_nb(cf, st, pol, seat, act, i, race):
+    """The learned term of row ``i``'s score: its features weighted by ``seat``'s ``PL_LF0..``
+    (the token race's only with ``race``: ``race_on_nb``)."""
+    f = row_features_nb(cf, st, seat, act, i, race)
     return weighted_nb(pol, seat, PL_LF0, f)
 
 
 @njit(cache=True, _nrt=False)
-def row_features_nb(cf, st, seat, act, i):
+def row_features_nb(cf, st, seat, act, i, race):
     """The ``NLF`` features of legal row ``i`` for ``seat`` (layout ``LF_*``), what the learned
-    term weighs. Only what the seat may know is read (the map, the hobbits, counts):
+    term weighs (the token race's left at 0 without ``race``, when ``refresh_learned_nb`` did
+    not compute their cache). Only what the seat may know is read (the map, the hobbits, counts):
 
     * a placement (TS-3): cells from the own and the rival's hobbit (/6, capped at 2); the
       tile's lone sections left facing an empty cell, each a token site the next placer may
@@ -217,10 +327,14 @@ def row_features_nb(cf, st, seat, act, i):
       (TS-6.6), Gwaihir (TS-7.1), a step back into the region just left; in phase 2 once Mount
       Doom has a cell, a step's moves gained towards it (plain and by the share of the map
       placed) and, for a step or a stop, the lead in moves over the rival after it (TS-5.4);
+      for a step, the best token it leads to (worth over moves), split by whether the rival
+      reaches that token first, as soon, a move or two later, or later (``token_race_nb``), and
+      how much worse the rival's best token (worth over moves) becomes with the hobbit standing
+      on the step's region, which the rival may not enter (TS-6.3);
     * a fight (TS-7.3): the fighters used; an Ent (TS-7.2): taking the extra turn."""
     f0 = 0.0; f1 = 0.0; f2 = 0.0; f3 = 0.0; f4 = 0.0; f5 = 0.0; f6 = 0.0; f7 = 0.0
     f8 = 0.0; f9 = 0.0; f10 = 0.0; f11 = 0.0; f12 = 0.0; f13 = 0.0; f14 = 0.0; f15 = 0.0
-    f16 = 0.0; f17 = 0.0; f18 = 0.0; f19 = 0.0
+    f16 = 0.0; f17 = 0.0; f18 = 0.0; f19 = 0.0; f20 = 0.0; f21 = 0.0; f22 = 0.0; f23 = 0.0; f24 = 0.0
     kind = act[i, 0]
     own = st[S_HCELL + seat]
     riv = st[S_HCELL + 1 - seat]
@@ -278,7 +392,8 @@ def row_features_nb(cf, st, seat, act, i):
                 else:
                     f17 += rest
             f3 = lone * near
-        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
+        return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21,
+                f22, f23, f24)
     if kind == A_STOP:
         if st[S_PHASE] == PH3:
             f8 = 1.0
@@ -293,6 +408,15 @@ def row_features_nb(cf, st, seat, act, i):
             f13 = 1.0
         elif prev < 0 and tgt == prev:
             f13 = 1.0
+        if race and tgt >= 0:      # the tokens this first step leads to, by who gets them first
+            f20 = st[O_LTOK + TR_LOST * NSEC + tgt] / 1000.0
+            f21 = st[O_LTOK + TR_NOW * NSEC + tgt] / 1000.0
+            f22 = st[O_LTOK + TR_SOON * NSEC + tgt] / 1000.0
+            f23 = st[O_LTOK + TR_FREE * NSEC + tgt] / 1000.0
+            # standing there shuts the rival out of it (TS-6.3): what that costs the rival's best
+            # token; nothing changes when the rival reaches neither that region nor the one left
+            if st[O_LRIV + tgt] == st[O_LRIVB + 3] or st[O_LRIVB + 4] == 1:
+                f24 = (st[O_LRIVB] - _rival_best_after_nb(cf, st, seat, tgt)) / 1000.0
     elif kind == A_BOAT:
         f10 = 1.0
     # the race to Mount Doom (TS-5.4), in moves, once it has a cell: what a step gains and the
@@ -315,7 +439,8 @@ def row_features_nb(cf, st, seat, act, i):
         f14 = float(act[i, 1])
     elif kind == A_ENT:
         f15 = float(act[i, 1])
-    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21,
+                f22, f23, f24)
 
 
 @njit(cache=True, _nrt=False)
@@ -395,6 +520,7 @@ def base_scores_nb(cf, pol, st, act, n, out):
         return
     # DK_MOVE: values through each first step
     stamp, q = bfs_nb(cf, st, seat)
+    st[O_LRIVB + 2] = q              # read by token_race_nb
     sc = w[PL_STEPCOST]
     fw = w[PL_FIGHT]
     brown = unseen_brown_nb(cf, st, fw)     # a face-down brown token's worth (TS-4.3)
