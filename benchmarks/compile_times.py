@@ -530,7 +530,8 @@ def cmd_plan(args) -> dict:
     """Record every game's scenarios (two at a time, each in a fresh process and cache) and
     write lotr_sim/_numba/compile_plan.json: for each entry point whose direct callees took
     MIN_CALLEE_SECONDS or more, the scenario's recording where they took longest, and the
-    unplanned kept kernels any scenario compiled or JIT-ed after it (``then``)."""
+    unplanned kept kernels any scenario compiled or JIT-ed after it (``then``). With ``-g``, the
+    other games' entries already in the file stay (when it was recorded with the same numba)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from lotr_sim._numba import FULLY_OPTIMISED, MAY_BE_LEAN
@@ -577,6 +578,13 @@ def cmd_plan(args) -> dict:
             for k in planned}
     import numba
 
+    # a run for some games keeps the other games' entries (recorded with the same numba)
+    if warmup.PLAN_FILE.exists():
+        prev = json.loads(warmup.PLAN_FILE.read_text())
+        if prev.get("numba") == numba.__version__:
+            others = {k: e for k, e in prev.get("entries", {}).items()
+                      if e.get("scenario", "").split(" ")[0] not in args.game}
+            keep = dict(sorted({**others, **keep}.items()))
     out = dict(comment="Written by `python benchmarks/compile_times.py plan`: each entry point's callees "
                        "(every depth) in the order a cold compile finishes them, and the entry points "
                        "compiled after it (lotr_sim/_numba/warmup.py).",
