@@ -164,9 +164,11 @@ O_TMP = STATE.array("tmp", 256)
 O_LDIST = STATE.array("ldist", 2 * NSEC)  # the learned player's cache per seat: moves from the hobbit (placements) or to Mount Doom (moves), by region root
 O_LRIV = STATE.array("lriv", NSEC)       # the learned player's cache at a move: the rival's search's stamp where it reached a region root
 O_LTOK = STATE.array("ltok", 4 * NSEC)   # ... and per first step's root, by race class TR_*: the best token worth / moves (x1000)
-# ... the rival's best token worth / moves and a face-down brown token's worth (x1000), the count of
-# the move's own breadth-first search (base_scores_nb), the rival's search's stamp, whether the
-# hobbit's region borders what the rival reaches; and the tokens the own hobbit reaches (region, moves, first step)
+# ... its slots LR_*: the rival's best token worth / moves and a face-down brown token's worth (x1000),
+# the count of the move's own breadth-first search (base_scores_nb), the rival's search's stamp,
+# whether the hobbit's region borders what the rival reaches; and the tokens the own hobbit
+# reaches (region, moves, first step)
+LR_BEST, LR_BROWN, LR_OWNQ, LR_STAMP, LR_BORDERS = range(5)
 O_LRIVB = STATE.array("lrivb", 5)
 O_LLIST = STATE.array("llist", 3 * MAXTOK)
 STATE.freeze()

@@ -52,7 +52,7 @@ from .layout import (
     PL_COUNT, PL_NEAR, PL_RACE, PL_SITE, PL_STEPCOST, PL_MOVER, PL_TOKEN, PL_TYPE, P_RING, P_GOLLUM, S_DK, S_DOOM,
     S_FTOKS, S_HCELL, S_PHASE, S_PREV, S_BOAT, S_BOATS, S_SEAT, S_TN, S_TPOS, T_HELD, T_USED, O_TPOW, WATER, MOUNTAIN,
     A_ENT, A_FIGHT, A_NEUTRAL, A_PLACE, AT_SHIRE, DK_MOVE, NLF, NSEC, O_LDIST, O_RSIZE, O_ROPEN, O_SEEN, O_TMP,
-    PL_LF0, S_HOB, S_NPLACED, S_STAMP, LF_MV_TOK_LOST, O_LLIST, O_LRIV, O_LRIVB, O_LTOK, TR_FREE, TR_LOST, TR_NOW, TR_SOON,
+    PL_LF0, S_HOB, S_NPLACED, S_STAMP, LF_MV_TOK_LOST, O_LLIST, O_LRIV, O_LRIVB, O_LTOK, LR_BEST, LR_BORDERS, LR_BROWN, LR_OWNQ, LR_STAMP, TR_FREE, TR_LOST, TR_NOW, TR_SOON,
 )
 from .movement import fight_lost_nb, token_worth_nb, unseen_brown_nb
 from .placement import GRP, fits_with_nb, groups_nb, site_gain_nb
@@ -181,8 +181,8 @@ def token_race_nb(cf, pol, st, seat):
     seat can know of it (``unseen_brown_nb``). Also kept for ``LF_MV_BLOCK``: the rival's best
     token, the regions it reaches (``O_LRIV``) and whether the hobbit's region borders them."""
     brown = unseen_brown_nb(cf, st, pol[seat, PL_FIGHT])
-    st[O_LRIVB + 1] = int(1000.0 * brown)
-    q = st[O_LRIVB + 2]
+    st[O_LRIVB + LR_BROWN] = int(1000.0 * brown)
+    q = st[O_LRIVB + LR_OWNQ]
     nt = 0
     for j in range(q):
         r = st[O_QUEUE + j]
@@ -199,11 +199,11 @@ def token_race_nb(cf, pol, st, seat):
             st[O_LLIST + 3 * nt + 2] = first
             nt += 1
     stamp, q = bfs_nb(cf, st, 1 - seat)
-    st[O_LRIVB] = _best_token_nb(cf, st, q, brown)
-    st[O_LRIVB + 3] = stamp
+    st[O_LRIVB + LR_BEST] = _best_token_nb(cf, st, q, brown)
+    st[O_LRIVB + LR_STAMP] = stamp
     for j in range(q):
         st[O_LRIV + st[O_QUEUE + j]] = stamp
-    st[O_LRIVB + 4] = 1 if _borders_rival_nb(st, seat, stamp) else 0
+    st[O_LRIVB + LR_BORDERS] = 1 if _borders_rival_nb(st, seat, stamp) else 0
     for e in range(nt):
         r = st[O_LLIST + 3 * e]
         k = st[O_LLIST + 3 * e + 1]
@@ -261,7 +261,7 @@ def _rival_best_after_nb(cf, st, seat, tgt):
     st[S_HOB + seat] = tgt
     stamp, q = bfs_nb(cf, st, 1 - seat)
     st[S_HOB + seat] = h
-    return _best_token_nb(cf, st, q, st[O_LRIVB + 1] / 1000.0)
+    return _best_token_nb(cf, st, q, st[O_LRIVB + LR_BROWN] / 1000.0)
 
 
 @njit(cache=True, _nrt=False)
@@ -393,7 +393,7 @@ def row_features_nb(cf, st, seat, act, i, race):
                     f17 += rest
             f3 = lone * near
         return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21,
-                f22, f23, f24)
+            f22, f23, f24)
     if kind == A_STOP:
         if st[S_PHASE] == PH3:
             f8 = 1.0
@@ -415,8 +415,8 @@ def row_features_nb(cf, st, seat, act, i, race):
             f23 = st[O_LTOK + TR_FREE * NSEC + tgt] / 1000.0
             # standing there shuts the rival out of it (TS-6.3): what that costs the rival's best
             # token; nothing changes when the rival reaches neither that region nor the one left
-            if st[O_LRIV + tgt] == st[O_LRIVB + 3] or st[O_LRIVB + 4] == 1:
-                f24 = (st[O_LRIVB] - _rival_best_after_nb(cf, st, seat, tgt)) / 1000.0
+            if st[O_LRIV + tgt] == st[O_LRIVB + LR_STAMP] or st[O_LRIVB + LR_BORDERS] == 1:
+                f24 = (st[O_LRIVB + LR_BEST] - _rival_best_after_nb(cf, st, seat, tgt)) / 1000.0
     elif kind == A_BOAT:
         f10 = 1.0
     # the race to Mount Doom (TS-5.4), in moves, once it has a cell: what a step gains and the
@@ -440,7 +440,7 @@ def row_features_nb(cf, st, seat, act, i, race):
     elif kind == A_ENT:
         f15 = float(act[i, 1])
     return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21,
-                f22, f23, f24)
+            f22, f23, f24)
 
 
 @njit(cache=True, _nrt=False)
@@ -520,7 +520,7 @@ def base_scores_nb(cf, pol, st, act, n, out):
         return
     # DK_MOVE: values through each first step
     stamp, q = bfs_nb(cf, st, seat)
-    st[O_LRIVB + 2] = q              # read by token_race_nb
+    st[O_LRIVB + LR_OWNQ] = q              # read by token_race_nb
     sc = w[PL_STEPCOST]
     fw = w[PL_FIGHT]
     brown = unseen_brown_nb(cf, st, fw)     # a face-down brown token's worth (TS-4.3)
