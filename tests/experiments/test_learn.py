@@ -199,6 +199,82 @@ def test_minas_tirith_learned_term_is_its_features_weighted_in_order():
     assert {L.A_PASS, L.A_MOVE, L.A_ASSAULT, L.A_BOMBARD} <= kinds
 
 
+def _die_reference(comp, st, side, used, slot):
+    """The mission-die features (LF_DIE..LF_DIE_FRONT) recomputed in plain Python: MT-4.2/4.3
+    (who takes the dice left), MT-4.5, MT-5.6, MT-7.2 (archers' range 2), MT-10.3 (points)."""
+    from lotr_sim.games.minas_tirith import config as C
+    from lotr_sim.games.minas_tirith import layout as L
+    cf = comp.cf
+    T, nu = int(cf[C.C_T]), int(cf[C.C_NU])
+    units = st[L.O_UNITS:L.O_UNITS + C.MAXT * C.MAXU].reshape(C.MAXT, C.MAXU)
+    dist = cf[C.O_DIST:C.O_DIST + C.MAXT * C.MAXT].reshape(C.MAXT, C.MAXT)
+    uside = cf[C.O_USIDE:C.O_USIDE + C.MAXU]
+    arch = cf[C.O_UARCH:C.O_UARCH + C.MAXU]
+    nb = cf[C.O_NB:C.O_NB + C.MAXT * C.MAXDEG].reshape(C.MAXT, C.MAXDEG)
+    nbn = cf[C.O_NBN:C.O_NBN + C.MAXT]
+    own = [units[t, [u for u in range(nu) if uside[u] == side]].sum() for t in range(T)]
+    foe = [units[t, [u for u in range(nu) if uside[u] == 1 - side]].sum() for t in range(T)]
+    own_arch = [units[t, [u for u in range(nu) if uside[u] == side and arch[u]]].sum() for t in range(T)]
+    x = st[L.S_DICE + slot] / 6.0
+    rest = [int(st[L.S_DICE + j]) for j in range(3) if j != slot and not (used >> j) & 1]
+    opp = max(rest) / 6.0 if rest else 0.0
+    later = min(rest) / 6.0 if len(rest) == 2 else 0.0
+    nd = int(cf[C.C_ND])
+    pts = {0: 0, 1: 0}
+    for u in range(nu):       # a captured unit scores for the other side (MT-1.4, MT-10.3)
+        pts[1 - int(uside[u])] += int(st[L.O_CAPT + u]) * int(cf[C.O_UPTS + u])
+    for s_ in (0, 1):
+        pts[s_] += int(st[L.S_LCAP + s_]) * int(cf[C.P_PTS_LEADER])
+    pts[1] += sum(int(cf[C.P_PTS_WALL]) for t in range(T) if cf[C.O_TKIND + t] == 2
+                  and units[t, [u for u in range(nu) if uside[u] == 1]].sum() > 0)
+    pts[1] += int(cf[C.P_PTS_GATE]) if st[L.S_GATE] == 1 else 0
+    shoot = sum(own_arch[a] for a in range(T) if own[a] > 0 and own_arch[a] > 0
+                and any(foe[t] > 0 and dist[a, t] <= 2 for t in range(T)))
+    front = sum(own[a] for a in range(T) if own[a] > 0 and any(foe[nb[a, j]] > 0 for j in range(nbn[a])))
+    return [x, x * x, opp, later, x * (nd - st[L.S_DTOP]) / nd, x * st[L.S_HN + side] / 6.0,
+            x * (pts[side] - pts[1 - side]) / 10.0, x * shoot / 10.0, x * front / 20.0]
+
+
+@pytest.mark.slow
+def test_minas_tirith_die_features_match_a_reference_and_steer_the_die():
+    """At every mission-die decision of three games (both sides, every pick order): the die
+    features equal a plain-Python reference, column 0 is the heuristic's worth of the die (its
+    choice the first highest), and with die weights set the built-in pick is the first highest
+    worth plus the weighted features (policies.choose_die_nb)."""
+    from lotr_sim.games.minas_tirith import layout as L
+    g = api.get_game(MT)
+    comp = g.compile(g.load())
+    rng = np.random.default_rng(0)
+    seen = set()
+    moved = 0
+    for index in range(3):
+        state = g.bind(comp).new_state({"good": "tuned", "evil": "tuned"}, 7, index)
+        w = rng.normal(0.0, 2.0, size=(2, L.NLF_DIE))
+        state.pol[:, L.PL_LF0 + L.LF_DIE:L.PL_LF0 + L.LF_DIE + L.NLF_DIE] = w
+        while not state.is_terminal():
+            if state.decision_kind() == "die":
+                side, used = int(state.st[L.S_SIDE]), int(state.st[L.S_USED])
+                act = state.legal_actions()
+                state.heur[:] = state.pol
+                F = state.action_features()
+                assert F is not None and F.shape[0] == act.shape[0]
+                for i, row in enumerate(act):
+                    ref = _die_reference(comp, state.st, side, used, int(row[1]))
+                    got = F[i, 1 + L.LF_DIE:1 + L.LF_DIE + L.NLF_DIE]
+                    assert got == pytest.approx(ref, abs=1e-12), (index, row, got, ref)
+                    assert not F[i, 1:1 + L.LF_DIE].any()
+                total = F[:, 0] + F[:, 1 + L.LF_DIE:1 + L.LF_DIE + L.NLF_DIE] @ w[side]
+                pick = state.builtin_choice()
+                if act.shape[0] > 1:     # the first highest (equal dice tie to the last bit or so)
+                    first = int(np.flatnonzero(total >= total.max() - 1e-9)[0])
+                    assert pick == first, (total, pick)
+                    moved += int(first != int(np.argmax(F[:, 0])))
+                seen.add((side, bin(used).count("1")))
+            state.apply(state.builtin_choice())
+    assert seen == {(s, k) for s in (0, 1) for k in (0, 1, 2)}
+    assert moved > 5
+
+
 def _ts_reference(cf, st, seat, row):
     """The Search's placement features LF_PL_OWN, LF_PL_RIV and LF_PL_EXPOSE, and the move
     flags, recomputed in plain Python from the state (TS-1.3 groups: equal non-mountain

@@ -149,6 +149,15 @@ _LEARNED = (
     ("lf_bb_dice", "learned: a bombardment, its dice"),
     ("lf_bb_kill", "learned: a bombardment that may take an enemy leader"),
     ("lf_card", "learned: a card action (holder, leader card, catapult, exchange)"),
+    ("lf_die", "learned: a mission die, its value / 6 (MT-4.5: missions; the rest are cards)"),
+    ("lf_die_sq", "learned: a mission die, its value / 6 squared"),
+    ("lf_die_opp", "learned: a mission die, the best die it leaves the opponent / 6 (MT-4.2)"),
+    ("lf_die_later", "learned: a mission die, the die the seat keeps for its later turn / 6"),
+    ("lf_die_deck", "learned: a mission die, value / 6 times the share of the deck left (MT-10.3)"),
+    ("lf_die_hand", "learned: a mission die, value / 6 times the cards in hand / 6 (MT-5.6)"),
+    ("lf_die_lead", "learned: a mission die, value / 6 times the points lead / 10 (MT-10.3)"),
+    ("lf_die_shoot", "learned: a mission die, value / 6 times own archers within range of enemies / 10"),
+    ("lf_die_front", "learned: a mission die, value / 6 times own units next to enemies / 20"),
 )
 assert len(_LEARNED) == L.NLF
 

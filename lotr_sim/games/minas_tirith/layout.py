@@ -148,7 +148,12 @@ PL_LF0 = 18
 (LF_PASS, LF_PASS_MISS, LF_MV, LF_MV_EXP, LF_MV_RISK, LF_MV_ADJ, LF_MV_IMP, LF_MV_CITY, LF_MV_FRAC,
  LF_MV_EARLY, LF_LM, LF_LM_RISK, LF_AS, LF_AS_P, LF_AS_K, LF_AS_LDR, LF_BB, LF_BB_DICE, LF_BB_KILL,
  LF_CARD) = range(20)
-NLF = 20
+# ... and one per feature of a mission die (MT-4.2/4.5; policies.die_features_nb), added to the
+# heuristic's worth of the die
+(LF_DIE, LF_DIE_SQ, LF_DIE_OPP, LF_DIE_LATER, LF_DIE_DECK, LF_DIE_HAND, LF_DIE_LEAD, LF_DIE_SHOOT,
+ LF_DIE_FRONT) = range(20, 29)
+NLF_DIE = 9
+NLF = 29
 NPOL = PL_LF0 + NLF
 # outcome codes
 W_GOOD, W_EVIL, W_DRAW = 0, 1, 2

@@ -49,7 +49,7 @@ from lotr_sim.games.minas_tirith.config import (
     P_LEADER_TO, P_MISSION_BASE,
 )
 from lotr_sim.games.minas_tirith.layout import (
-    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, NLF, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
+    A_CARD, A_DIE, A_LOSE, A_PASS, A_RETREAT, LF_DIE, NLF, NLF_DIE, PH_CARD, PL_CARDS, PL_PASS, PL_TYPE, EVIL, EV_SETUP, EV_TURN, GOOD, MAXA, MAX_TURNS, O_CAPT, O_CFIRED, O_CLOC, O_DMG, O_DORD,
     O_DRAWN, O_FIRED, O_LLOC, O_MTORD, O_POOL, O_UNITS, PH_ACT, PH_DIE, PH_LOSS, PH_RETREAT, PH_ROUND, R_DECK, ST_SIZE, S_BAD,
     S_BADTURN, S_DEBUG, S_DECKOUT, S_DICE, S_DIE, S_GAMEIDX, S_LCAP, S_MISS, S_NDRAWN, S_OVER, S_PE, S_PG,
     S_LOSS_N, S_LOSS_SEAT, S_PHASE, S_RT_SIDE, S_REASON, S_ROUND, S_SIDE, S_TIR, S_TURN, S_DTOP, S_MTTOP, S_TURNEND, S_USED, S_WINNER, W_DRAW,
@@ -64,8 +64,8 @@ from lotr_sim.games.minas_tirith.combat import (
     retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
 )
 from lotr_sim.games.minas_tirith.policies import (
-    choose_action_nb, choose_die_nb, learned_bonus_nb, learned_on_nb, refresh_learned_nb, row_features_nb,
-    score_action_nb,
+    choose_action_nb, choose_die_nb, die_cw_nb, die_features_nb, die_value_nb, learned_bonus_nb, learned_on_nb,
+    refresh_learned_nb, row_features_nb, score_action_nb,
 )
 from lotr_sim.games.minas_tirith.cards import (
     card_options_nb, card_phase_nb, card_score_nb, card_step_nb, draw_cards_nb,
@@ -499,13 +499,26 @@ def scores_nb(cf, wp, pol, st, act, scr, s, n, out):
 
 @njit(cache=True, nogil=True)
 def features_nb(cf, wp, pol, st, act, scr, s, n, out):
-    """What the learned player learns from, at a mission-phase action decision (MT-6/MT-7):
-    per legal row, the heuristic's own score (``pol`` row, its learned term left out) in
-    column 0 and the row's features (policies.row_features_nb, ``NLF`` of them) after it.
-    Returns 1, or 0 at any other decision (dice, losses, retreats, cards: nothing written)."""
+    """What the learned player learns from, at a mission-phase action decision (MT-6/MT-7)
+    or a mission die's (MT-4.2/4.5): per legal row, the heuristic's own score (``pol`` row,
+    its learned term left out: at a die, policies.die_value_nb) in column 0 and the row's
+    features (policies.row_features_nb or die_features_nb, ``NLF`` of them, each kind's
+    slots only) after it. Returns 1, or 0 at any other decision (losses, retreats, cards:
+    nothing written)."""
+    side = st[S_SIDE]
+    if st[S_PHASE] == PH_DIE:
+        cw = die_cw_nb(cf, st, pol, side)
+        for i in range(n):
+            slot = act[i, 1]
+            out[i, 0] = die_value_nb(cf, pol, side, cw, st[S_DICE + slot])
+            for k in range(NLF):
+                out[i, 1 + k] = 0.0
+            f = die_features_nb(cf, st, side, st[S_USED], slot)
+            for k in range(NLF_DIE):
+                out[i, 1 + LF_DIE + k] = f[k]
+        return 1
     if st[S_PHASE] != PH_ACT:
         return 0
-    side = st[S_SIDE]
     refresh_learned_nb(cf, st, side)
     for i in range(n):
         out[i, 0] = pol[side, PL_PASS] if i == 0 else score_action_nb(cf, st, wp, pol, side, act, i)

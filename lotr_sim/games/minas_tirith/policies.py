@@ -23,8 +23,12 @@ MT-8.4), to the enemy units next to them, to importance and distance from the ci
 assault's P(take), dice and enemy leaders; a bombardment's dice and its chance to take a
 leader; a bias per action kind) weighted by the row's ``PL_LF0..`` entries and added to
 ``score_action_nb``'s score (``learned_bonus_nb``). With every such weight 0 (the presets) the
-heuristic plays exactly as without them. Only the mission-phase actions (MT-6/MT-7) are scored
-this way; dice, losses, retreats and cards stay the heuristic's.
+heuristic plays exactly as without them. The mission die (MT-4.2/4.5) has its own features
+(``die_features_nb``: the die's value, what it leaves the opponent and the seat for later, and
+the value times the deck left, the hand, the points lead and what missions can do now: archers
+within range of an enemy, units next to one), weighted by the ``PL_LF0 + LF_DIE..`` entries and
+added to the heuristic's worth of the die (``choose_die_nb``). The mission-phase actions and the
+dice are scored this way; losses, retreats and cards stay the heuristic's.
 """
 from __future__ import annotations
 
@@ -40,10 +44,10 @@ from lotr_sim.games.minas_tirith.layout import (
     A_ASSAULT, A_BOMBARD, A_CATAPULT, A_CAV2, A_EXCHANGE, A_HOLDER, A_LCARD, A_LMOVE, A_MOVE, A_PASS, EVIL,
     GOOD, K_GROND, K_SIEGE, O_HOLD, O_LAT, O_LLOC, O_POOL, O_THR, O_TOT, PL_ADV, PL_CW, PL_DEF, PL_GMIN, PL_MW,
     PL_PASS, PL_THR, PL_TW, PL_TYPE, PL_CATN, PL_CATF, PL_LCN, PL_LCW, PL_FLEE, PL_FLEER, PL_GUARD, PL_CAV2, S_DICE, S_DTOP,
-    NLF, O_ADJ, O_EXP, O_UNITS, PL_LF0, S_MISS, S_ROUND,
-    LF_AS, LF_BB, LF_CARD, LF_LM, LF_MV, LF_PASS,
+    NLF, NLF_DIE, O_ADJ, O_EXP, O_UNITS, PL_LF0, S_HN, S_MISS, S_ROUND,
+    LF_AS, LF_BB, LF_CARD, LF_DIE, LF_LM, LF_MV, LF_PASS,
 )
-from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, refresh_tot_nb
+from lotr_sim.games.minas_tirith.board import holds_nb, may_stand_nb, points_nb, refresh_tot_nb
 from lotr_sim.games.minas_tirith.combat import bonus_fast_nb
 
 
@@ -312,6 +316,7 @@ def row_features_nb(cf, st, wp, side, act, i):
     the caches of refresh_tot_nb and refresh_learned_nb (for ``side``) must be current."""
     f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = f8 = f9 = 0.0
     f10 = f11 = f12 = f13 = f14 = f15 = f16 = f17 = f18 = f19 = 0.0
+    z = 0.0     # the mission-die features (die_features_nb): 0 on an action row
     kind = act[i, 0]
     if kind == A_PASS:
         f0, f1 = 1.0, float(st[S_MISS])
@@ -325,7 +330,8 @@ def row_features_nb(cf, st, wp, side, act, i):
         f16, f17, f18 = _bombard_features_nb(st, side, act, i)
     elif kind == A_HOLDER or kind == A_LCARD or kind == A_CATAPULT or kind == A_EXCHANGE:
         f19 = 1.0
-    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)
+    return (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+            z, z, z, z, z, z, z, z, z)
 
 
 @njit(cache=True, _nrt=False)
@@ -407,8 +413,96 @@ def best_unit_territory_nb(cf, st, s, pol, side, u):
 
 
 @njit(cache=True, _nrt=False)
+def die_cw_nb(cf, st, pol, side):
+    """The heuristic's worth of a reinforcement card against a mission step (MT-4.5), raised by
+    a third for an Evil that holds neither Siege Tower nor Grond (MT-9.1, MT-9.3)."""
+    cw = pol[side, PL_CW]
+    if side == EVIL and holds_nb(cf, st, EVIL, K_SIEGE) == 0 and holds_nb(cf, st, EVIL, K_GROND) == 0:
+        cw *= 1.3
+    return cw
+
+
+@njit(cache=True, _nrt=False)
+def die_value_nb(cf, pol, side, cw, v):
+    """The heuristic's worth of a mission die of value ``v`` (MT-4.5: v mission points, each
+    worth 0.85 times the one before, and ``mission_card_base - v`` cards worth ``cw`` each)."""
+    m = 0.0
+    w = 1.0
+    for _ in range(v):
+        m += w
+        w *= 0.85
+    c = cf[P_MISSION_BASE] - v
+    if c < 0:
+        c = 0
+    return pol[side, PL_MW] * m + cw * c
+
+
+@njit(cache=True, _nrt=False)
+def die_features_nb(cf, st, side, used, slot):
+    """The learned player's features of taking mission die ``slot`` (``used``: the round's
+    dice taken before, a bit each; MT-4.2/4.3 the three dice go to the two sides in turn), in
+    the ``LF_DIE..`` order: its value x = v / 6 and x squared; the best die it leaves the
+    opponent, who picks next (0 when none is left); the die the seat keeps for the round's
+    third turn when it picks first (the lower of the other two, the opponent taking the
+    higher); and x times: the share of the reinforcement deck left (its end ends the game,
+    MT-10.3), the seat's cards in hand / 6 (MT-5.6), its points lead / 10 (MT-10.3), its
+    archers within bombardment range of an enemy (MT-7.2, 2 territories) / 10 and its units
+    next to an enemy / 20 (what mission points can do now)."""
+    x = st[S_DICE + slot] / 6.0
+    hi = -1
+    lo = 7
+    nleft = 0
+    for j in range(3):
+        if j == slot or (used >> j) & 1:
+            continue
+        d = st[S_DICE + j]
+        nleft += 1
+        if d > hi:
+            hi = d
+        if d < lo:
+            lo = d
+    opp = hi / 6.0 if nleft > 0 else 0.0
+    later = lo / 6.0 if nleft == 2 else 0.0
+    nd = cf[C_ND]
+    deck = (nd - st[S_DTOP]) / nd if nd > 0 else 0.0
+    hand = st[S_HN + side] / 6.0
+    pg, pe = points_nb(cf, st)
+    lead = (pg - pe) if side == GOOD else (pe - pg)
+    refresh_tot_nb(cf, st)
+    T = cf[C_T]
+    E = 1 - side
+    shoot = 0
+    front = 0
+    for a in range(T):
+        own = st[O_TOT + side * MAXT + a]
+        if own == 0:
+            continue
+        near = False
+        for j in range(cf[O_NBN + a]):
+            if st[O_TOT + E * MAXT + cf[O_NB + a * MAXDEG + j]] > 0:
+                near = True
+                break
+        if near:
+            front += own
+        arch = 0
+        for jj in range(cf[O_NTS + side]):
+            u = cf[O_LORD + side * MAXU + jj]
+            if cf[O_UARCH + u] == 1:
+                arch += st[O_UNITS + a * MAXU + u]
+        if arch == 0:
+            continue
+        for t in range(T):
+            if st[O_TOT + E * MAXT + t] > 0 and cf[O_DIST + a * MAXT + t] <= 2:
+                shoot += arch
+                break
+    return (x, x * x, opp, later, x * deck, x * hand, x * lead / 10.0, x * shoot / 10.0, x * front / 20.0)
+
+
+@njit(cache=True, _nrt=False)
 def choose_die_nb(cf, st, s, pol, side, used):
-    """MT-4.2/4.5: pick a mission die among the unused ones."""
+    """MT-4.2/4.5: pick a mission die among the unused ones: the heuristic's worth
+    (die_value_nb), plus the learned term over die_features_nb where ``side``'s row weighs it;
+    the first of the highest."""
     nfree = 0
     for i in range(3):
         if not (used >> i) & 1:
@@ -420,26 +514,16 @@ def choose_die_nb(cf, st, s, pol, side, used):
                 if r == 0:
                     return i
                 r -= 1
-    base = cf[P_MISSION_BASE]
-    mw = pol[side, PL_MW]
-    cw = pol[side, PL_CW]
-    if side == EVIL and holds_nb(cf, st, EVIL, K_SIEGE) == 0 and holds_nb(cf, st, EVIL, K_GROND) == 0:
-        cw *= 1.3
+    cw = die_cw_nb(cf, st, pol, side)
+    lw = nfree > 1 and weights_on_nb(pol, side, PL_LF0 + LF_DIE, NLF_DIE)
     best = -1
     bv = -1e9
     for i in range(3):
         if (used >> i) & 1:
             continue
-        v = st[S_DICE + i]
-        m = 0.0
-        w = 1.0
-        for _ in range(v):
-            m += w
-            w *= 0.85
-        c = base - v
-        if c < 0:
-            c = 0
-        val = mw * m + cw * c
+        val = die_value_nb(cf, pol, side, cw, st[S_DICE + i])
+        if lw:
+            val += weighted_nb(pol, side, PL_LF0 + LF_DIE, die_features_nb(cf, st, side, used, i))
         if val > bv:
             bv = val
             best = i
