@@ -612,19 +612,22 @@ def learn(game, iterations: int = 3, games: int = 100, budget: int = 1024, check
           sets: Sequence[str] | Mapping[str, Any] | None = None, config: str | None = None,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
           progress: bool = False, target: str = "choice", extend_to: int | None = None,
-          sides: Sequence[str] | None = None) -> "LearnResult":
+          sides: Sequence[str] | None = None, states: str = "search") -> "LearnResult":
     """Learn a fast player from a wide search's decisions (expert iteration): ``iterations``
     rounds of ``games`` search games a side (``budget`` playouts a decision) against the current
     player (first ``start``), a conditional-logit fit of the learned term's weights on all the
     data so far, and a paired check on ``check_games`` games a side; stops when a round gains
     nothing. ``target`` is what the fit follows: the search's chosen rows (``"choice"``) or its
     playouts' values of every row (``"value"``); ``extend_to`` raises a resumed run's rounds;
-    ``sides`` learns only those sides (default every side). Writes ``learned.toml`` (``policies={"good": "tuned:PATH"}`` plays it). Returns a
+    ``sides`` learns only those sides (default every side); ``states="player"`` plays the search
+    games with the current player's choices, the search only labelling them (its gain is then not
+    measured). Writes ``learned.toml`` (``policies={"good": "tuned:PATH"}`` plays it). Returns a
     ``LearnResult`` (``lotr_sim.experiments.learn``)."""
     from lotr_sim.experiments.learn import learn as _learn
     return _learn(get_game(game), config=config, sets=sets, seed=seed, iterations=iterations, games=games,
                   check_games=check_games, budget=budget, start=start, l2=l2, chunk=chunk, threads=threads,
-                  out=out, resume=resume, progress=progress, target=target, extend_to=extend_to, sides=sides)
+                  out=out, resume=resume, progress=progress, target=target, extend_to=extend_to, sides=sides,
+                  states=states)
 
 
 @_setup_lines

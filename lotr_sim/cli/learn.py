@@ -28,6 +28,9 @@ def learn(
     l2: float = typer.Option(1.0, "--l2", help="L2 penalty of the fit (default 1)."),
     target: str = typer.Option("choice", "--target", help="What the fit follows: the search's chosen "
                                "rows (choice, default) or its playouts' values of every row (value)."),
+    states: str = typer.Option("search", "--states", help="Whose play the search games follow: the "
+                               "search's (search, default; also measures its gain) or the current player's "
+                               "(player: the search only labels the positions the fast player reaches)."),
     sides: Optional[str] = typer.Option(None, "--sides",
                                         help="Learn only these sides, comma-separated (default every side): "
                                              "the search plays and the fit is checked only there."),
@@ -63,7 +66,7 @@ def learn(
                     config=str(config) if config else None, threads=threads, out=out, resume=resume,
                     progress=not quiet and not as_json, target=target,
                     extend_to=iterations if resume is not None else None,
-                    sides=[x.strip() for x in sides.split(",") if x.strip()] if sides else None)
+                    sides=[x.strip() for x in sides.split(",") if x.strip()] if sides else None, states=states)
     if as_json:
         print_json(res.to_dict())
         return
@@ -72,7 +75,9 @@ def learn(
                        for s, x in it["search_gain"].items())
         ck = ", ".join(f"{s} {100 * x['gain']:+.2f} [{100 * x['lo']:+.2f}, {100 * x['hi']:+.2f}]"
                        for s, x in it["check"].items())
-        typer.echo(f"round {it['iteration']}: the search gained {sg} points over the player it searched on; "
+        sg = f"the search gained {sg} points over the player it searched on" if sg else \
+            "the search labelled the player's own games (its gain not measured)"
+        typer.echo(f"round {it['iteration']}: {sg}; "
                    f"the fitted player gains {ck} over it on paired games (kept: {', '.join(it['kept']) or 'none'}; "
                    f"{it['seconds']:.0f} s)")
     if res.path is None:

@@ -12,7 +12,10 @@ the numba step loop at the cost of a dot product per row. ``learn`` sets that te
    choice. Game ``i`` of iteration ``k`` is game ``i`` of the seed's stream, its
    search streams its own (``SearchPlayer``), so the data are reproducible from the seed. Data
    are saved per chunk of games (``data/k<K>-<side>-<first>.npz``): an interrupted run goes on
-   from its last chunk (``resume``).
+   from its last chunk (``resume``). With ``states="player"`` the search only labels: the game
+   goes on with the current player's own choice at every decision, so the data are the
+   positions the fast player reaches (as in DAgger), not the ones the search's play leads to,
+   and the rounds measure no search gain.
 2. **Fit.** Per side (one fit on every seat's data where the sides play the same role and
    share a row, ``PolicyTable.tie_sides``: The Search's hobbits), a conditional logit over each decision's legal rows: the chosen row's
    probability is ``softmax(beta * h + w . f)`` over the rows, ``h`` the heuristic's score,
@@ -94,9 +97,11 @@ class RecordingSearch(SearchPlayer):
 
 
 def play_recorded(game, compiled, player: str, side: str, seed: int, index: int,
-                  settings: Mapping[str, Any]) -> tuple[list[tuple[np.ndarray, int]], dict[str, np.ndarray]]:
+                  settings: Mapping[str, Any], states: str = "search"
+                  ) -> tuple[list[tuple[np.ndarray, int]], dict[str, np.ndarray]]:
     """Game ``index`` with a recording search on ``side`` (on ``player``'s weights) and
-    ``player`` on every other seat: the decisions it recorded and the game's result row."""
+    ``player`` on every other seat: the decisions it recorded and the game's result row. With
+    ``states="player"`` the search's choice is recorded but ``player``'s own is played."""
     policies = {s: player for s in game.sides}
     state = game.bind(compiled).new_state(policies, seed, index)
     want = list(game.sides).index(side)     # the side's first seat (LOTR Risk: p1..pN by side)
@@ -107,7 +112,10 @@ def play_recorded(game, compiled, player: str, side: str, seed: int, index: int,
         s = state.run_builtin([seat])
         if s < 0:
             break
-        state.apply(rec.choose(state))
+        pick = rec.choose(state)
+        if states == "player":       # rec.choose left the player's rows in place (use_base)
+            pick = state.heuristic_choice() if state.legal_actions().shape[0] > 1 else 0
+        state.apply(pick)
     return rec.records, state.result()
 
 
@@ -252,10 +260,10 @@ class LearnResult(Result):
 
 
 def _record_chunk(game, compiled, player: str, side: str, seed: int, first: int, n: int, settings: Mapping,
-                  threads: int) -> tuple[list, np.ndarray]:
+                  threads: int, states: str = "search") -> tuple[list, np.ndarray]:
     """Games first..first+n-1 with a recording search on ``side``: records and the side's scores."""
     def one(i: int):
-        return play_recorded(game, compiled, player, side, seed, first + i, settings)
+        return play_recorded(game, compiled, player, side, seed, first + i, settings, states)
     if threads > 1:
         with ThreadPoolExecutor(max_workers=threads) as ex:
             out = list(ex.map(one, range(n)))
@@ -296,7 +304,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
           budget: int = SEARCH["budget"], start: str = "tuned", l2: float = 1.0, chunk: int = 10,
           threads: int | None = None, out: str | Path | None = None, resume: str | Path | None = None,
           progress: bool = False, target: str = "choice", extend_to: int | None = None,
-          sides: Sequence[str] | None = None) -> LearnResult:
+          sides: Sequence[str] | None = None, states: str = "search") -> LearnResult:
     """Expert iteration for ``game``'s learned player (see the module docstring): ``iterations``
     rounds of ``games`` recorded search games a side, a fit on all data so far and a paired
     check on ``check_games`` games a side; starting from player ``start`` (default the
@@ -307,7 +315,10 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     values of every row (``"value"``; ``fit_logit``). With ``resume``, ``extend_to`` raises the
     run's number of rounds (refused where its last round kept nothing: another round would
     search the same player on the same games). ``sides`` learns only those sides (the search
-    plays, the fit and the check run only there; default every side)."""
+    plays, the fit and the check run only there; default every side). ``states`` is whose play
+    the data games follow: the search's (``"search"``, default; each round also measures the
+    search's gain) or the current player's (``"player"``: the search labels the positions the
+    fast player reaches)."""
     from lotr_sim import __version__
     from lotr_sim.experiments.store import ensure_writable_dir, folder_lock, now_iso, read_manifest_file
     from lotr_sim.kernels.rng import check_seed
@@ -327,6 +338,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
         check_games, budget, start, l2, chunk = a["check_games"], a["budget"], a["start"], a["l2"], a["chunk"]
         target = a.get("target", "choice")
         sides = a.get("sides")
+        states = a.get("states", "search")
         if extend_to is not None:
             if not isinstance(extend_to, int) or extend_to < 1:
                 raise LotrSimError(f"--iterations must be an integer of at least 1, got {extend_to}")
@@ -348,6 +360,8 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
             raise LotrSimError(f"--l2 must be >= 0, got {l2}")
         if target not in ("choice", "value"):
             raise LotrSimError(f"--target must be choice or value, got {target!r}")
+        if states not in ("search", "player"):
+            raise LotrSimError(f"--states must be search or player, got {states!r}")
         if sides:
             sides = list(dict.fromkeys(str(x) for x in sides))
             bad = [x for x in sides if x not in game.sides]
@@ -367,7 +381,7 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
                   args=dict(config=config, sets=list(sets) if isinstance(sets, (list, tuple)) else sets,
                             seed=int(seed), iterations=int(iterations), games=int(games),
                             check_games=int(check_games), budget=int(budget), start=start, l2=float(l2),
-                            chunk=int(chunk), target=target, sides=sides))
+                            chunk=int(chunk), target=target, sides=sides, states=states))
     if not table.knows(start):
         raise LotrSimError(f"--start {start!r} is not a player of {game.name}'s weight table: give a preset "
                            f"({', '.join(table.presets)}), tuned or tuned:FILE")
@@ -375,12 +389,13 @@ def learn(game, config: str | None = None, sets: Sequence[str] | Mapping[str, An
     ensure_writable_dir(outp)
     with folder_lock(outp, "learn"):
         return _run(game, table, st, outp, config, sets, seed, iterations, games, check_games, budget, start,
-                    l2, chunk, threads, progress, target, sides)
+                    l2, chunk, threads, progress, target, sides, states)
 
 
 def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations: int, games: int,
          check_games: int, budget: int, start: str, l2: float, chunk: int, threads: int | None,
-         progress: bool, target: str = "choice", sides: Sequence[str] | None = None) -> LearnResult:
+         progress: bool, target: str = "choice", sides: Sequence[str] | None = None,
+         states: str = "search") -> LearnResult:
     """``learn`` with its folder locked: the data of finished iterations, then the rest."""
     from lotr_sim.experiments.store import atomic_write_json
     from lotr_sim.kernels.runner import resolve_threads
@@ -401,7 +416,7 @@ def _run(game, table, st: dict, outp: Path, config, sets, seed: int, iterations:
     n_chunks = -(-games // chunk)
     try:
         current = _iterate(game, compiled, table, st, outp, data, current, seed, iterations, games, chunk,
-                           n_chunks, check_games, settings, l2, threads, progress, target)
+                           n_chunks, check_games, settings, l2, threads, progress, target, states)
     except KeyboardInterrupt:
         from lotr_sim.errors import Interrupted
         raise Interrupted(f"interrupted: the finished chunks of games are saved in {outp}; continue with: "
@@ -452,7 +467,7 @@ def select_pair(game, compiled, table, start: str, learned: str, seed: int, n: i
 
 def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: str, seed: int, iterations: int,
              games: int, chunk: int, n_chunks: int, check_games: int, settings: Mapping, l2: float,
-             threads: int, progress: bool, target: str = "choice") -> str:
+             threads: int, progress: bool, target: str = "choice", states: str = "search") -> str:
     """The iterations still to do; returns the player the last one kept."""
     from lotr_sim.experiments.progress import make_progress
     from lotr_sim.experiments.store import atomic_write_json
@@ -474,12 +489,14 @@ def _iterate(game, compiled, table, st: dict, outp: Path, data: dict, current: s
                     if path.is_file():
                         recs, sc = _load_chunk(path)
                     else:
-                        recs, sc = _record_chunk(game, compiled, current, s, seed, first, n, settings, threads)
+                        recs, sc = _record_chunk(game, compiled, current, s, seed, first, n, settings, threads,
+                                                 states)
                         _save_chunk(path, recs, sc)
                     data[s] += recs
                     scores.append(sc)
                     bar.advance(n)
-                gains[s] = paired_gain(np.concatenate(scores), side_scores(game, selfplay, s))
+                if states == "search":    # the data games followed the player: no search gain
+                    gains[s] = paired_gain(np.concatenate(scores), side_scores(game, selfplay, s))
         it["search_gain"] = gains
         it["search_seconds"] = round(time.perf_counter() - t0, 1)
         rows = {x: r.copy() for x, r in table.rows(current).items()}

@@ -633,11 +633,28 @@ def test_learn_of_one_side_searches_fits_and_changes_only_that_side(tmp_path):
     assert code != 0 and "--sides" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("game", ["the-search", pytest.param(MT, marks=pytest.mark.slow)])
+def test_recorded_games_on_the_players_states_are_the_players_own_games(game):
+    """``states="player"``: the search labels the decisions (records as ever) but the game goes
+    on with the player's own choice, so each data game is the player's self-play game of that
+    index, result for result."""
+    g = api.get_game(game)
+    comp = g.compile(g.load())
+    side = g.sides[-1]
+    settings = dict(LN.SEARCH, budget=32)
+    own = g.simulate(comp, {s: "tuned" for s in g.sides}, 4, 0, 3, threads=1)
+    for i in range(3):
+        recs, res = LN.play_recorded(g, comp, "tuned", side, 4, i, settings, states="player")
+        assert recs
+        assert all(np.array_equal(np.asarray(res[k]), np.asarray(own[k][i:i + 1])) for k in res if k != "game")
+
+
 @pytest.mark.parametrize("args, words", [
     (["-n", "0"], "--games"),
     (["--budget", "2"], "--budget"),
     (["--check-games", "10"], "--check-games"),
     (["--l2", "-1"], "--l2"),
+    (["--states", "both"], "--states"),
     (["--start", "nobody"], "nobody"),
     (["--target", "best"], "--target"),
     (["--sides", "orcs"], "--sides: no side 'orcs'"),
