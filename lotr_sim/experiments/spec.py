@@ -351,7 +351,11 @@ def pairing_players(game, pairings: bool | list[str]) -> list[str]:
             own.append("tuned")
         return own
     names = list(dict.fromkeys(pairings))
+    table = game.policy_table
     for p in names:
+        if table is not None and table.is_parametric(p):   # tuned:FILE or weights:...
+            table.check(p)
+            continue
         if p not in game.policies:
             raise ConfigError(f"unknown player '{p}'{closest(p, list(game.policies))} "
                               f"(players of {game.name}: {', '.join(game.policies)})")

@@ -191,3 +191,20 @@ def test_an_interrupted_skill_run_says_how_to_continue_and_resumes_without_its_g
     r = runner.invoke(app, ["skill", "--resume", str(out), "-q"])
     assert r.exit_code == 0, r.output
     assert "games in all; 0 games in" in r.stdout, r.stdout
+
+
+def test_pairings_take_a_weights_file_or_inline_weights_and_name_a_broken_one(tmp_path):
+    """``skill --players tuned:FILE`` measures a candidate weights file (a learn run's, or one
+    in docs/learned) as it does a built-in player; a missing file is one clear error."""
+    from lotr_sim.errors import ConfigError
+    from lotr_sim.experiments.spec import pairing_players
+    g = api.get_game("minas-tirith")
+    t = g.policy_table
+    inline = t.inline_name(t.rows("tuned"))
+    path = tmp_path / "w.toml"
+    t.write(path, t.rows("tuned"), g.load().hash, {"seed": 1}, by="a test")
+    assert pairing_players(g, ["tuned", f"tuned:{path}", inline]) == ["tuned", f"tuned:{path}", inline]
+    with pytest.raises(ConfigError, match="nowhere.toml"):
+        pairing_players(g, [f"tuned:{tmp_path / 'nowhere.toml'}"])
+    with pytest.raises(ConfigError, match="unknown player 'clever'"):
+        pairing_players(g, ["clever"])
