@@ -64,7 +64,7 @@ from lotr_sim.games.minas_tirith.combat import (
     retreat_choice_nb, retreat_go_nb, retreat_options_nb, retreat_step_nb, retreat_value_nb,
 )
 from lotr_sim.games.minas_tirith.policies import (
-    choose_action_nb, choose_die_nb, die_cw_nb, die_features_nb, die_value_nb, learned_bonus_nb, learned_on_nb,
+    choose_action_nb, choose_die_nb, die_cw_nb, die_features_nb, die_state_nb, die_value_nb, learned_bonus_nb, learned_on_nb,
     refresh_learned_nb, row_features_nb, score_action_nb,
 )
 from lotr_sim.games.minas_tirith.cards import (
@@ -508,12 +508,13 @@ def features_nb(cf, wp, pol, st, act, scr, s, n, out):
     side = st[S_SIDE]
     if st[S_PHASE] == PH_DIE:
         cw = die_cw_nb(cf, st, pol, side)
+        ctx = die_state_nb(cf, st, side)
         for i in range(n):
             slot = act[i, 1]
             out[i, 0] = die_value_nb(cf, pol, side, cw, st[S_DICE + slot])
             for k in range(NLF):
                 out[i, 1 + k] = 0.0
-            f = die_features_nb(cf, st, side, st[S_USED], slot)
+            f = die_features_nb(st, st[S_USED], slot, ctx)
             for k in range(NLF_DIE):
                 out[i, 1 + LF_DIE + k] = f[k]
         return 1

@@ -212,6 +212,17 @@ def learned_on_nb(pol, side):
 
 
 @njit(cache=True, _nrt=False)
+def archers_at_nb(cf, st, a, side):
+    """``side``'s archers (crossbowmen, mounted archers: O_UARCH, MT-7.2) in territory ``a``."""
+    arch = 0
+    for jj in range(cf[O_NTS + side]):
+        u = cf[O_LORD + side * MAXU + jj]
+        if cf[O_UARCH + u] == 1:
+            arch += st[O_UNITS + a * MAXU + u]
+    return arch
+
+
+@njit(cache=True, _nrt=False)
 def refresh_learned_nb(cf, st, side):
     """The learned player's per-decision caches (after refresh_tot_nb) for ``side``, the only
     ones its features read: per territory, the enemy archers within 2 territories (O_EXP:
@@ -225,11 +236,7 @@ def refresh_learned_nb(cf, st, side):
             m += st[O_TOT + E * MAXT + cf[O_NB + t * MAXDEG + j]]
         st[O_ADJ + side * MAXT + t] = m
     for a in range(T):
-        arch = 0
-        for jj in range(cf[O_NTS + E]):
-            u = cf[O_LORD + E * MAXU + jj]
-            if cf[O_UARCH + u] == 1:
-                arch += st[O_UNITS + a * MAXU + u]
+        arch = archers_at_nb(cf, st, a, E)
         if arch == 0:
             continue
         for t in range(T):
@@ -438,16 +445,49 @@ def die_value_nb(cf, pol, side, cw, v):
 
 
 @njit(cache=True, _nrt=False)
-def die_features_nb(cf, st, side, used, slot):
+def die_state_nb(cf, st, side):
+    """What a mission die's features (die_features_nb) read of the state, the same for every
+    die of the decision: the share of the reinforcement deck left (its end ends the game,
+    MT-10.3), the seat's cards in hand / 6 (MT-5.6), its points lead (MT-10.3), its archers
+    within bombardment range of an enemy (MT-7.2, 2 territories) and its units next to an enemy
+    (what mission points can do now). Refreshes the O_TOT caches it reads."""
+    nd = cf[C_ND]
+    deck = (nd - st[S_DTOP]) / nd if nd > 0 else 0.0
+    hand = st[S_HN + side] / 6.0
+    pg, pe = points_nb(cf, st)
+    lead = (pg - pe) if side == GOOD else (pe - pg)
+    refresh_tot_nb(cf, st)
+    T = cf[C_T]
+    E = 1 - side
+    shoot = 0
+    front = 0
+    for a in range(T):
+        own = st[O_TOT + side * MAXT + a]
+        if own == 0:
+            continue
+        for j in range(cf[O_NBN + a]):
+            if st[O_TOT + E * MAXT + cf[O_NB + a * MAXDEG + j]] > 0:
+                front += own
+                break
+        arch = archers_at_nb(cf, st, a, side)
+        if arch == 0:
+            continue
+        for t in range(T):
+            if st[O_TOT + E * MAXT + t] > 0 and cf[O_DIST + a * MAXT + t] <= 2:
+                shoot += arch
+                break
+    return (deck, hand, float(lead), float(shoot), float(front))
+
+
+@njit(cache=True, _nrt=False)
+def die_features_nb(st, used, slot, ctx):
     """The learned player's features of taking mission die ``slot`` (``used``: the round's
     dice taken before, a bit each; MT-4.2/4.3 the three dice go to the two sides in turn), in
     the ``LF_DIE..`` order: its value x = v / 6 and x squared; the best die it leaves the
     opponent, who picks next (0 when none is left); the die the seat keeps for the round's
     third turn when it picks first (the lower of the other two, the opponent taking the
-    higher); and x times: the share of the reinforcement deck left (its end ends the game,
-    MT-10.3), the seat's cards in hand / 6 (MT-5.6), its points lead / 10 (MT-10.3), its
-    archers within bombardment range of an enemy (MT-7.2, 2 territories) / 10 and its units
-    next to an enemy / 20 (what mission points can do now)."""
+    higher); and x times each of die_state_nb's ``ctx`` (the lead / 10, the archers / 10, the
+    units / 20)."""
     x = st[S_DICE + slot] / 6.0
     hi = -1
     lo = 7
@@ -463,38 +503,7 @@ def die_features_nb(cf, st, side, used, slot):
             lo = d
     opp = hi / 6.0 if nleft > 0 else 0.0
     later = lo / 6.0 if nleft == 2 else 0.0
-    nd = cf[C_ND]
-    deck = (nd - st[S_DTOP]) / nd if nd > 0 else 0.0
-    hand = st[S_HN + side] / 6.0
-    pg, pe = points_nb(cf, st)
-    lead = (pg - pe) if side == GOOD else (pe - pg)
-    refresh_tot_nb(cf, st)
-    T = cf[C_T]
-    E = 1 - side
-    shoot = 0
-    front = 0
-    for a in range(T):
-        own = st[O_TOT + side * MAXT + a]
-        if own == 0:
-            continue
-        near = False
-        for j in range(cf[O_NBN + a]):
-            if st[O_TOT + E * MAXT + cf[O_NB + a * MAXDEG + j]] > 0:
-                near = True
-                break
-        if near:
-            front += own
-        arch = 0
-        for jj in range(cf[O_NTS + side]):
-            u = cf[O_LORD + side * MAXU + jj]
-            if cf[O_UARCH + u] == 1:
-                arch += st[O_UNITS + a * MAXU + u]
-        if arch == 0:
-            continue
-        for t in range(T):
-            if st[O_TOT + E * MAXT + t] > 0 and cf[O_DIST + a * MAXT + t] <= 2:
-                shoot += arch
-                break
+    deck, hand, lead, shoot, front = ctx
     return (x, x * x, opp, later, x * deck, x * hand, x * lead / 10.0, x * shoot / 10.0, x * front / 20.0)
 
 
@@ -516,6 +525,7 @@ def choose_die_nb(cf, st, s, pol, side, used):
                 r -= 1
     cw = die_cw_nb(cf, st, pol, side)
     lw = nfree > 1 and weights_on_nb(pol, side, PL_LF0 + LF_DIE, NLF_DIE)
+    ctx = die_state_nb(cf, st, side) if lw else (0.0, 0.0, 0.0, 0.0, 0.0)
     best = -1
     bv = -1e9
     for i in range(3):
@@ -523,7 +533,7 @@ def choose_die_nb(cf, st, s, pol, side, used):
             continue
         val = die_value_nb(cf, pol, side, cw, st[S_DICE + i])
         if lw:
-            val += weighted_nb(pol, side, PL_LF0 + LF_DIE, die_features_nb(cf, st, side, used, i))
+            val += weighted_nb(pol, side, PL_LF0 + LF_DIE, die_features_nb(st, used, i, ctx))
         if val > bv:
             bv = val
             best = i
